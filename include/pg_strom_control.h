@@ -1,0 +1,138 @@
+/*
+ * pg_strom_control.h
+ *
+ * The control channel between the supervisor (the "PG-Strom GPU Service"
+ * background worker) and the GPU service process (launcher + Go library).
+ *
+ * The channel is an AF_UNIX SOCK_SEQPACKET socketpair, so every message is
+ * delivered whole or not at all.  Each message is a PgStromCtlHeader followed
+ * by the payload that its tag names.  This header is the one definition of
+ * these bytes: the C supervisor, the C launcher and the Go service (via cgo)
+ * all include it.
+ */
+#ifndef PG_STROM_CONTROL_H
+#define PG_STROM_CONTROL_H
+
+#include <stdint.h>
+
+#define PGSTROM_CTL_MAGIC			0x5053434cU	/* "PSCL" */
+#define PGSTROM_CTL_MAX_MESSAGE		65536
+#define PGSTROM_MAX_DEVICES			16
+#define PGSTROM_PATH_LEN			1024
+#define PGSTROM_REASON_LEN			512
+#define PGSTROM_DEVNAME_LEN			256
+#define PGSTROM_PCIE_LEN			64
+
+/* message tags */
+typedef enum PgStromCtlTag
+{
+	/* supervisor -> service */
+	PGSTROM_CTL_CONFIG = 1,		/* payload: PgStromCtlConfig */
+	PGSTROM_CTL_STOP = 2,		/* no payload: shut down cleanly */
+	/* launcher -> supervisor */
+	PGSTROM_CTL_NO_GPU = 10,	/* payload: PgStromCtlReason */
+	/* service -> supervisor */
+	PGSTROM_CTL_READY = 11,		/* payload: PgStromCtlDevices */
+	PGSTROM_CTL_STATUS = 12,	/* payload: PgStromCtlStats */
+	PGSTROM_CTL_FATAL = 13		/* payload: PgStromCtlReason */
+} PgStromCtlTag;
+
+typedef struct PgStromCtlHeader
+{
+	uint32_t	magic;			/* PGSTROM_CTL_MAGIC */
+	uint32_t	tag;			/* PgStromCtlTag */
+	uint32_t	length;			/* whole message, header included */
+	uint32_t	reserved;
+} PgStromCtlHeader;
+
+/*
+ * Configuration pushed at start and after every change.  Sizes are bytes and
+ * times are milliseconds, whatever unit the GUC is declared in.
+ */
+typedef struct PgStromCtlConfig
+{
+	int64_t		mempool_segment_sz;
+	double		mempool_max_ratio;
+	double		mempool_min_ratio;
+	int32_t		mempool_release_delay_ms;
+	int32_t		max_async_tasks;
+	int32_t		cuda_stack_limit;
+	int32_t		debug_output;	/* bool */
+	int32_t		postmaster_pid;
+	int32_t		reserved;
+	char		data_directory[PGSTROM_PATH_LEN];
+	char		cuda_toolkit_basedir[PGSTROM_PATH_LEN];
+	char		kernel_source_dir[PGSTROM_PATH_LEN];	/* installed kernels/ */
+	char		prebuilt_fatbin[PGSTROM_PATH_LEN];	/* "" if make had no nvcc */
+} PgStromCtlConfig;
+
+typedef struct PgStromCtlReason
+{
+	char		reason[PGSTROM_REASON_LEN];
+} PgStromCtlReason;
+
+typedef struct PgStromDeviceInfo
+{
+	int32_t		index;			/* CUDA ordinal; also the N of gpu<N>.sock */
+	int32_t		cc_major;
+	int32_t		cc_minor;
+	int32_t		multiprocessors;
+	uint64_t	total_memory;	/* bytes */
+	char		name[PGSTROM_DEVNAME_LEN];
+	char		pci_bus_id[32];
+	char		pcie_link[PGSTROM_PCIE_LEN];	/* e.g. "PCIe Gen5 x16", or "unknown" */
+} PgStromDeviceInfo;
+
+typedef struct PgStromCtlDevices
+{
+	uint32_t	ndevices;
+	uint32_t	reserved;
+	char		fatbin_path[PGSTROM_PATH_LEN];
+	PgStromDeviceInfo devices[PGSTROM_MAX_DEVICES];
+} PgStromCtlDevices;
+
+typedef struct PgStromDeviceStats
+{
+	int32_t		index;
+	uint32_t	workers;		/* running worker goroutines */
+	uint32_t	connections;	/* open client sockets */
+	uint32_t	queued;			/* commands waiting for a worker */
+	uint64_t	pool_used;		/* bytes handed out as chunks */
+	uint64_t	pool_total;		/* bytes held in segments */
+	uint64_t	pool_limit;		/* max_ratio x device memory */
+} PgStromDeviceStats;
+
+typedef struct PgStromCtlStats
+{
+	uint64_t	dropped_log_lines;
+	uint32_t	ndevices;
+	uint32_t	reserved;
+	PgStromDeviceStats devices[PGSTROM_MAX_DEVICES];
+} PgStromCtlStats;
+
+/*
+ * Launcher command line:
+ *     pg_strom_gpuserv <path of pg_strom_gosvc.so> <control fd> <log fd>
+ * Exit codes the supervisor acts upon.
+ */
+#define PGSTROM_EXIT_STOPPED		0	/* clean stop on request */
+#define PGSTROM_EXIT_FAILED			1	/* fatal error: restart with back-off */
+#define PGSTROM_EXIT_USAGE			2	/* bad command line: do not restart */
+#define PGSTROM_EXIT_NO_GPU			3	/* no usable GPU: do not restart */
+#define PGSTROM_EXIT_LOAD_FAILED	4	/* Go library missing/broken: back-off */
+
+/* the one symbol the launcher looks up in the Go library */
+#define PGSTROM_SERVICE_ENTRY		"PgStromServiceMain"
+typedef int (*PgStromServiceEntry) (int ctl_fd, int log_fd);
+
+/*
+ * Log pipe: one line per message, written with a single write() of at most
+ * PIPE_BUF bytes (longer messages are truncated), newline-terminated:
+ *     <source>|<LEVEL>|<file>|<line>|<func>|<message>\n
+ * <source> is "GPU<n>" for a device or "SVC" for the service as a whole;
+ * <LEVEL> is one of DEBUG, LOG, NOTICE, WARNING.  Newlines and '|' are not
+ * escaped in <message> except that newlines become spaces.
+ */
+#define PGSTROM_LOG_MAX_LINE		4096
+
+#endif							/* PG_STROM_CONTROL_H */

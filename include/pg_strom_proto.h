@@ -1,0 +1,72 @@
+/*
+ * pg_strom_proto.h
+ *
+ * Wire protocol between backends and the GPU service on
+ *     PGDATA/.pg_strom.<postmaster pid>.gpu<N>.sock
+ *
+ * Every message begins with PgStromMsgHeader; length covers the whole
+ * message.  Offsets inside a payload are relative to the message start.
+ * The service validates every offset and length against the message length
+ * before use; a bad message gets an Error reply and the connection is closed.
+ */
+#ifndef PG_STROM_PROTO_H
+#define PG_STROM_PROTO_H
+
+#include <stdint.h>
+
+#define PGSTROM_MSG_MAGIC			0x5047534dU	/* "PGSM" */
+#define PGSTROM_MSG_MAX_LENGTH		(1U << 30)	/* 1GB: a chunk plus slack */
+
+typedef enum PgStromMsgTag
+{
+	/* requests */
+	PGSTROM_MSG_OPEN_SESSION = 1,
+	PGSTROM_MSG_TASK_EXEC = 2,
+	PGSTROM_MSG_TASK_FINAL = 3,
+	PGSTROM_MSG_STATUS = 4,		/* no payload */
+	/* replies */
+	PGSTROM_MSG_SUCCESS = 64,
+	PGSTROM_MSG_SUCCESS_HALFWAY = 65,
+	PGSTROM_MSG_ERROR = 66,		/* payload: PgStromMsgError */
+	PGSTROM_MSG_CPU_FALLBACK = 67
+} PgStromMsgTag;
+
+typedef struct PgStromMsgHeader
+{
+	uint32_t	magic;			/* PGSTROM_MSG_MAGIC */
+	uint16_t	tag;			/* PgStromMsgTag */
+	uint16_t	flags;			/* must be 0 for now */
+	uint32_t	length;			/* whole message, header included */
+	uint32_t	request_id;		/* echoed in the reply */
+} PgStromMsgHeader;
+
+/* error codes carried by PgStromMsgError.code */
+#define PGSTROM_ERR_PROTOCOL		1	/* malformed message */
+#define PGSTROM_ERR_UNSUPPORTED		2	/* known tag, not implemented yet */
+#define PGSTROM_ERR_NO_MEMORY		3
+#define PGSTROM_ERR_DEVICE			4
+#define PGSTROM_ERR_INTERNAL		5
+
+typedef struct PgStromMsgError
+{
+	int32_t		code;
+	int32_t		lineno;
+	char		filename[64];
+	char		funcname[64];
+	char		message[512];
+} PgStromMsgError;
+
+/* reply payload of PGSTROM_MSG_STATUS (tag PGSTROM_MSG_SUCCESS) */
+typedef struct PgStromMsgStatusReply
+{
+	int32_t		device_index;
+	uint32_t	workers;
+	uint32_t	connections;
+	uint32_t	queued;
+	uint64_t	pool_used;
+	uint64_t	pool_total;
+	uint64_t	pool_limit;
+	uint64_t	requests_served;
+} PgStromMsgStatusReply;
+
+#endif							/* PG_STROM_PROTO_H */
