@@ -1,0 +1,93 @@
+# pg_strom: one `make` builds the C extension (PGXS), the service launcher,
+# the Go service library and, when nvcc exists, the kernels fatbin.
+#
+#   make [PG_CONFIG=...]          build everything
+#   make install                  install into the PostgreSQL PG_CONFIG names
+#   make demo                     throwaway cluster: print service status, stop
+#   make test                     build, install, run every suite
+#   make check-cuda13 CUDA13_INCLUDE=dir   compile the Go service against CUDA 13 headers
+
+EXTENSION = pg_strom
+MODULE_big = pg_strom
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pgext/*.c)))
+DATA = $(wildcard sql/pg_strom--*.sql)
+PG_CPPFLAGS = -I$(srcdir)/include -I$(srcdir)/pgext
+REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
+REGRESS_OPTS = --inputdir=test --outputdir=test
+EXTRA_CLEAN = $(GOSVC_LIB) pg_strom_gosvc.h $(LAUNCHER) $(FATBIN) $(FATBIN).srchash
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---- Go service library -------------------------------------------------
+GO ?= $(firstword $(wildcard /usr/local/go/bin/go) go)
+GOSVC_LIB = pg_strom_gosvc.so
+GO_SOURCES = $(shell find gosvc -name '*.go' -not -name '*_test.go') go.mod go.sum
+CUDA_COMPAT = $(CURDIR)/build/cuda_compat.h
+CGO_CFLAGS_SVC = -O2 -g -include $(CUDA_COMPAT) $(if $(CUDA_INCLUDE),-I$(CUDA_INCLUDE))
+
+$(GOSVC_LIB): $(GO_SOURCES) $(wildcard include/*.h) $(CUDA_COMPAT)
+	CGO_ENABLED=1 CGO_CFLAGS="$(CGO_CFLAGS_SVC)" $(GO) build -buildmode=c-shared -o $@ ./gosvc
+
+# ---- launcher (plain C: it must not link PostgreSQL or Go) ---------------
+LAUNCHER = pgext/launcher/pg_strom_gpuserv
+$(LAUNCHER): pgext/launcher/pg_strom_gpuserv.c $(wildcard include/*.h)
+	$(CC) -O2 -g -Wall -Werror -Iinclude -o $@ $< -ldl
+
+# ---- kernels fatbin (only when nvcc is present) ---------------------------
+NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+# Debian's nvcc 11.8 rejects gcc 12, the system compiler; clang 14 is accepted.
+NVCC_CCBIN ?= $(if $(shell $(NVCC) --version 2>/dev/null | grep -q 'release 11\.' && command -v clang-14),-ccbin clang-14)
+KERNEL_SOURCES = $(sort $(wildcard kernels/*.cu kernels/*.h) $(wildcard include/pg_strom_*.h))
+FATBIN = kernels/pg_strom_kernels.fatbin
+ifneq ($(NVCC),)
+all: $(FATBIN)
+endif
+
+$(FATBIN): $(KERNEL_SOURCES)
+	$(NVCC) $(NVCC_CCBIN) -fatbin -O3 -Ikernels -Iinclude \
+		-gencode arch=compute_80,code=sm_80 \
+		-gencode arch=compute_90,code=sm_90 \
+		-gencode arch=compute_90,code=compute_90 \
+		-o $@ kernels/pg_strom_kernels.cu
+	cat $$(for f in $(KERNEL_SOURCES); do echo $$f; done | awk -F/ '{print $$NF"\t"$$0}' | LC_ALL=C sort | cut -f2) | sha256sum | cut -d' ' -f1 > $@.srchash
+
+all: $(GOSVC_LIB) $(LAUNCHER)
+
+# ---- install --------------------------------------------------------------
+KERNEL_DIR = $(datadir)/pg_strom/kernels
+
+install: install-service
+install-service: $(GOSVC_LIB) $(LAUNCHER)
+	$(MKDIR_P) '$(DESTDIR)$(pkglibdir)' '$(DESTDIR)$(KERNEL_DIR)'
+	$(INSTALL_SHLIB) $(GOSVC_LIB) '$(DESTDIR)$(pkglibdir)/$(GOSVC_LIB)'
+	$(INSTALL_PROGRAM) $(LAUNCHER) '$(DESTDIR)$(pkglibdir)/pg_strom_gpuserv'
+	rm -f '$(DESTDIR)$(KERNEL_DIR)'/*.cu '$(DESTDIR)$(KERNEL_DIR)'/*.h
+	$(INSTALL_DATA) $(KERNEL_SOURCES) '$(DESTDIR)$(KERNEL_DIR)/'
+	if [ -f $(FATBIN) ]; then \
+		$(INSTALL_DATA) $(FATBIN) $(FATBIN).srchash '$(DESTDIR)$(pkglibdir)/'; \
+	else \
+		rm -f '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin' '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.srchash'; \
+	fi
+
+uninstall: uninstall-service
+uninstall-service:
+	rm -f '$(DESTDIR)$(pkglibdir)/$(GOSVC_LIB)' '$(DESTDIR)$(pkglibdir)/pg_strom_gpuserv' \
+		'$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin' '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.srchash'
+	rm -rf '$(DESTDIR)$(datadir)/pg_strom'
+
+# ---- developer entry points -----------------------------------------------
+.PHONY: demo test check-cuda13 install-service uninstall-service
+
+demo:
+	bash test/demo.sh
+
+test:
+	bash test/run_all.sh
+
+check-cuda13:
+	@test -n "$(CUDA13_INCLUDE)" || { echo "set CUDA13_INCLUDE to a directory holding CUDA 13's cuda.h" >&2; exit 1; }
+	CGO_ENABLED=1 CGO_CFLAGS="-O2 -I$(abspath $(CUDA13_INCLUDE)) -include $(CUDA_COMPAT)" \
+		$(GO) build -buildmode=c-shared -o /tmp/pg_strom_gosvc.cuda13.so ./gosvc
+	@echo "check-cuda13: built against $$(grep -m1 '#define CUDA_VERSION' $(CUDA13_INCLUDE)/cuda.h)"

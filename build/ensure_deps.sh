@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Makes sure the build and test prerequisites are present.
+# As root on Debian 12 it installs what is missing; elsewhere it names exactly
+# what is missing and fails.
+set -euo pipefail
+
+PG_MAJOR=15
+GO_MIN=1.24
+missing=()
+
+have_pg_server() { [ -x /usr/lib/postgresql/$PG_MAJOR/bin/postgres ] || [ -x "$(pg_config --bindir 2>/dev/null)/postgres" ]; }
+have_pg_dev() { [ -f "$(pg_config --pgxs 2>/dev/null)" ] && [ -f "$(pg_config --includedir-server 2>/dev/null)/postgres.h" ]; }
+have_cuda_h() { [ -f /usr/include/cuda.h ] || [ -f /usr/local/cuda/include/cuda.h ]; }
+have_libcuda() { ls /usr/lib/x86_64-linux-gnu/libcuda.so /usr/local/cuda/lib64/stubs/libcuda.so /usr/local/cuda/lib64/libcuda.so >/dev/null 2>&1; }
+find_go() { for g in /usr/local/go/bin/go "$(command -v go 2>/dev/null)"; do [ -n "$g" ] && [ -x "$g" ] && { echo "$g"; return; }; done; }
+go_ok() {
+	local g; g=$(find_go) || return 1; [ -n "$g" ] || return 1
+	local v; v=$("$g" env GOVERSION | sed 's/^go//')
+	[ "$(printf '%s\n%s\n' "$GO_MIN" "$v" | sort -V | head -1)" = "$GO_MIN" ]
+}
+
+check() {
+	missing=()
+	have_pg_server || missing+=("PostgreSQL $PG_MAJOR server (Debian: postgresql-$PG_MAJOR)")
+	have_pg_dev || missing+=("PostgreSQL $PG_MAJOR server headers and PGXS (Debian: postgresql-server-dev-$PG_MAJOR)")
+	have_cuda_h || missing+=("CUDA driver API header cuda.h (Debian non-free: nvidia-cuda-dev)")
+	have_libcuda || missing+=("libcuda.so to link against (Debian non-free: nvidia-cuda-dev / libcuda1)")
+	command -v make >/dev/null || missing+=("make")
+	command -v gcc >/dev/null || missing+=("gcc")
+	go_ok || missing+=("Go >= $GO_MIN (https://go.dev/dl, installed as /usr/local/go)")
+	command -v runuser >/dev/null || missing+=("runuser (util-linux)")
+}
+
+check
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" = 0 ] && grep -q 'VERSION_ID="12"' /etc/os-release 2>/dev/null && command -v apt-get >/dev/null; then
+	echo "ensure_deps: installing: ${missing[*]}"
+	src=/etc/apt/sources.list.d/debian.sources
+	# cuda.h and libcuda live in Debian's non-free component.
+	if [ -f "$src" ] && ! grep -q 'non-free' "$src"; then
+		sed -i 's/^Components: main$/Components: main contrib non-free non-free-firmware/' "$src"
+	elif [ -f /etc/apt/sources.list ] && ! grep -q 'non-free' /etc/apt/sources.list; then
+		sed -i -E 's/^(deb .* main)$/\1 contrib non-free non-free-firmware/' /etc/apt/sources.list
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# --no-install-recommends keeps the NVIDIA kernel module (DKMS) out:
+	# building needs only the headers and libcuda to link.
+	apt-get install -y -qq --no-install-recommends \
+		postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR \
+		nvidia-cuda-dev make gcc util-linux ca-certificates >/dev/null
+	check
+	[ ${#missing[@]} -eq 0 ] && exit 0
+fi
+
+echo "ensure_deps: missing prerequisites:" >&2
+for m in "${missing[@]}"; do echo "  - $m" >&2; done
+[ "$(id -u)" = 0 ] || echo "run as root on Debian 12 to have them installed automatically" >&2
+exit 1

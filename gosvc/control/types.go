@@ -1,0 +1,75 @@
+package control
+
+import "time"
+
+// Config is the supervisor's configuration (PgStromCtlConfig) in Go units.
+type Config struct {
+	SegmentSize        uint64        // pg_strom.gpu_mempool_segment_sz, bytes
+	MaxRatio           float64       // pg_strom.gpu_mempool_max_ratio
+	MinRatio           float64       // pg_strom.gpu_mempool_min_ratio
+	ReleaseDelay       time.Duration // pg_strom.gpu_mempool_release_delay
+	MaxAsyncTasks      int           // pg_strom.max_async_tasks: workers per device
+	CudaStackLimit     int           // pg_strom.cuda_stack_limit, bytes
+	Debug              bool          // pg_strom.gpuserv_debug_output
+	PostmasterPID      int
+	DataDir            string
+	CudaToolkitBaseDir string
+	KernelSourceDir    string
+	PrebuiltFatbin     string // "" when make had no nvcc
+}
+
+// Message is what Receive returns: ConfigMessage or StopMessage.
+type Message interface{ isMessage() }
+
+// ConfigMessage carries the configuration sent at start and after each reload.
+type ConfigMessage struct{ Config Config }
+
+// StopMessage asks the service to shut down cleanly.
+type StopMessage struct{}
+
+func (ConfigMessage) isMessage() {}
+func (StopMessage) isMessage()   {}
+
+// DeviceInfo describes one GPU in the READY message (PgStromDeviceInfo).
+type DeviceInfo struct {
+	Index           int // CUDA ordinal; the N of gpu<N>.sock
+	CCMajor         int
+	CCMinor         int
+	Multiprocessors int
+	TotalMemory     uint64 // bytes
+	Name            string
+	PCIBusID        string // e.g. "0000:3b:00.0"
+	PCIeLink        string // e.g. "PCIe 32.0 GT/s x16", or "unknown"
+}
+
+// DeviceStats is one device's line of the STATUS message (PgStromDeviceStats).
+type DeviceStats struct {
+	Index       int
+	Workers     uint32 // running worker goroutines
+	Connections uint32 // open client sockets
+	Queued      uint32 // commands waiting for a worker
+	PoolUsed    uint64 // bytes handed out as chunks
+	PoolTotal   uint64 // bytes held in segments
+	PoolLimit   uint64 // max_ratio x device memory
+}
+
+// Stats is the periodic STATUS message (PgStromCtlStats).
+type Stats struct {
+	DroppedLogLines uint64
+	Devices         []DeviceStats
+}
+
+// The messages the service sends, as the supervisor (or a test) decodes them.
+type (
+	// ReadyMessage is PGSTROM_CTL_READY.
+	ReadyMessage struct {
+		FatbinPath string
+		Devices    []DeviceInfo
+	}
+	// StatusMessage is PGSTROM_CTL_STATUS.
+	StatusMessage struct{ Stats Stats }
+	// FatalMessage is PGSTROM_CTL_FATAL.
+	FatalMessage struct{ Reason string }
+	// NoGPUMessage is PGSTROM_CTL_NO_GPU (sent by the launcher).
+	NoGPUMessage struct{ Reason string }
+)

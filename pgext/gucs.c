@@ -1,0 +1,291 @@
+/*-------------------------------------------------------------------------
+ *
+ * gucs.c
+ *		Every configuration parameter of pg_strom.
+ *
+ * Names, defaults, ranges, units and contexts follow PG-Strom 5.x so that
+ * existing postgresql.conf files keep working.  Two parameters are "live":
+ * pg_strom.max_async_tasks and pg_strom.gpuserv_debug_output take effect in
+ * the running GPU service without a restart or reload.  A superuser's SET
+ * of one of them is cluster-wide: the assign hook stores the value in shared
+ * memory and wakes the supervisor, which pushes a new configuration to the
+ * service; SHOW reports the shared, effective value.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <float.h>
+#include <limits.h>
+
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "pg_strom.h"
+
+/* GPU service */
+int			pgstrom_gpu_mempool_segment_sz_kb;
+double		pgstrom_gpu_mempool_max_ratio;
+double		pgstrom_gpu_mempool_min_ratio;
+int			pgstrom_gpu_mempool_release_delay_ms;
+int			pgstrom_max_async_tasks;
+char	   *pgstrom_cuda_toolkit_basedir;
+int			pgstrom_cuda_stack_limit_kb;
+bool		pgstrom_gpuserv_debug_output;
+
+/* planner and executor */
+bool		pgstrom_enabled;
+bool		pgstrom_enable_gpuscan;
+bool		pgstrom_enable_gpupreagg;
+bool		pgstrom_enable_gpujoin;
+double		pgstrom_gpu_setup_cost;
+double		pgstrom_gpu_tuple_cost;
+double		pgstrom_gpu_operator_cost;
+bool		pgstrom_cpu_fallback_enabled;
+bool		pgstrom_regression_test_mode;
+
+/*
+ * The assign hooks run in the postmaster too (initial load, reloads), where
+ * shared memory either does not exist yet or must not be written; only
+ * processes under the postmaster publish the value.
+ */
+static bool
+live_gucs_can_publish(void)
+{
+	return pgstrom_service_shared != NULL && IsUnderPostmaster;
+}
+
+static void
+assign_max_async_tasks(int newval, void *extra)
+{
+	if (!live_gucs_can_publish())
+		return;
+	pg_atomic_write_u32(&pgstrom_service_shared->max_async_tasks,
+						(uint32) newval);
+	pgstrom_service_wakeup_supervisor();
+}
+
+static const char *
+show_max_async_tasks(void)
+{
+	static char buf[32];
+	int			value = pgstrom_max_async_tasks;
+
+	if (pgstrom_service_shared != NULL)
+		value = (int) pg_atomic_read_u32(&pgstrom_service_shared->max_async_tasks);
+	snprintf(buf, sizeof(buf), "%d", value);
+	return buf;
+}
+
+static void
+assign_gpuserv_debug_output(bool newval, void *extra)
+{
+	if (!live_gucs_can_publish())
+		return;
+	pg_atomic_write_u32(&pgstrom_service_shared->debug_output,
+						newval ? 1 : 0);
+	pgstrom_service_wakeup_supervisor();
+}
+
+static const char *
+show_gpuserv_debug_output(void)
+{
+	bool		value = pgstrom_gpuserv_debug_output;
+
+	if (pgstrom_service_shared != NULL)
+		value = pg_atomic_read_u32(&pgstrom_service_shared->debug_output) != 0;
+	return value ? "on" : "off";
+}
+
+static void
+init_service_gucs(void)
+{
+	DefineCustomIntVariable("pg_strom.gpu_mempool_segment_sz",
+							"Size of one segment of the GPU device memory pool.",
+							NULL,
+							&pgstrom_gpu_mempool_segment_sz_kb,
+							1048576,	/* 1GB */
+							262144,		/* 256MB */
+							16777216,	/* 16GB */
+							PGC_SIGHUP,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	/* max_ratio comes first: it is the upper bound of min_ratio */
+	DefineCustomRealVariable("pg_strom.gpu_mempool_max_ratio",
+							 "Largest fraction of device memory the GPU memory pool may hold.",
+							 NULL,
+							 &pgstrom_gpu_mempool_max_ratio,
+							 0.5,
+							 0.2,
+							 0.8,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("pg_strom.gpu_mempool_min_ratio",
+							 "Fraction of device memory the GPU memory pool keeps even when idle.",
+							 NULL,
+							 &pgstrom_gpu_mempool_min_ratio,
+							 0.05,
+							 0.0,
+							 pgstrom_gpu_mempool_max_ratio,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_strom.gpu_mempool_release_delay",
+							"How long an idle GPU memory pool segment is kept before it is released.",
+							NULL,
+							&pgstrom_gpu_mempool_release_delay_ms,
+							5000,
+							1,
+							INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_strom.max_async_tasks",
+							"Number of GPU tasks the GPU service runs concurrently per device.",
+							"Takes effect in the running GPU service, cluster-wide.",
+							&pgstrom_max_async_tasks,
+							12,
+							1,
+							256,
+							PGC_SUSET,
+							GUC_SUPERUSER_ONLY,
+							NULL,
+							assign_max_async_tasks,
+							show_max_async_tasks);
+
+	DefineCustomStringVariable("pg_strom.cuda_toolkit_basedir",
+							   "Directory of the CUDA toolkit the GPU service builds kernels with.",
+							   NULL,
+							   &pgstrom_cuda_toolkit_basedir,
+							   "/usr/local/cuda",
+							   PGC_POSTMASTER,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_strom.cuda_stack_limit",
+							"Stack size of one GPU thread.",
+							NULL,
+							&pgstrom_cuda_stack_limit_kb,
+							32,
+							4,
+							2048,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.gpuserv_debug_output",
+							 "Makes the GPU service write debug messages to the server log.",
+							 "Takes effect in the running GPU service, cluster-wide.",
+							 &pgstrom_gpuserv_debug_output,
+							 false,
+							 PGC_SUSET,
+							 GUC_SUPERUSER_ONLY,
+							 NULL,
+							 assign_gpuserv_debug_output,
+							 show_gpuserv_debug_output);
+}
+
+static void
+init_planner_gucs(void)
+{
+	DefineCustomBoolVariable("pg_strom.enabled",
+							 "Enables the planner's use of GPU paths.",
+							 NULL,
+							 &pgstrom_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.enable_gpuscan",
+							 "Enables the planner's use of GpuScan.",
+							 NULL,
+							 &pgstrom_enable_gpuscan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.enable_gpupreagg",
+							 "Enables the planner's use of GpuPreAgg.",
+							 NULL,
+							 &pgstrom_enable_gpupreagg,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.enable_gpujoin",
+							 "Enables the planner's use of GpuJoin.",
+							 NULL,
+							 &pgstrom_enable_gpujoin,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("pg_strom.gpu_setup_cost",
+							 "Planner's estimate of the cost to set up a GPU task.",
+							 NULL,
+							 &pgstrom_gpu_setup_cost,
+							 100.0,
+							 0.0,
+							 DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("pg_strom.gpu_tuple_cost",
+							 "Planner's estimate of the cost to send one tuple to the GPU.",
+							 NULL,
+							 &pgstrom_gpu_tuple_cost,
+							 0.01,
+							 0.0,
+							 DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("pg_strom.gpu_operator_cost",
+							 "Planner's estimate of the cost of one operator or function on the GPU.",
+							 NULL,
+							 &pgstrom_gpu_operator_cost,
+							 0.00015,
+							 0.0,
+							 DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.cpu_fallback",
+							 "Lets rows the GPU cannot process be evaluated on the CPU instead of raising an error.",
+							 NULL,
+							 &pgstrom_cpu_fallback_enabled,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.regression_test_mode",
+							 "Offers GPU paths without a usable GPU, for regression tests.",
+							 NULL,
+							 &pgstrom_regression_test_mode,
+							 false,
+							 PGC_USERSET,
+							 GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+}
+
+void
+pgstrom_init_gucs(void)
+{
+	init_service_gucs();
+	init_planner_gucs();
+
+	MarkGUCPrefixReserved("pg_strom");
+}

@@ -1,0 +1,37 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_strom.c
+ *		Entry point of the pg_strom extension.
+ *
+ * pg_strom needs shared memory and a background worker (the supervisor of
+ * the GPU service), and both can only be had while the postmaster loads
+ * shared_preload_libraries.  Loading it any other way is refused outright
+ * instead of half-working.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+
+#include "pg_strom.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_strom must be loaded via shared_preload_libraries"),
+				 errhint("Add pg_strom to shared_preload_libraries in postgresql.conf and restart the server.")));
+
+	/* GUCs first: the shared state is initialized from their values */
+	pgstrom_init_gucs();
+	pgstrom_init_service_state();
+	pgstrom_register_supervisor();
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# There (the GPU machine), from the repository root with .device carried:
+# start a cluster, show status and devices, run pg_regress, a pgbench load with
+# kill -9 of the service, the GPU-only Go tests and the lifecycle tests.
+set -uo pipefail
+R=.device/remote.sh
+export OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+psqlc() { bash $R psql "$@"; }
+
+echo "=== start"
+bash $R start || exit 1
+eval "$(bash $R env)"
+psqlc -c 'CREATE EXTENSION pg_strom'
+psqlc -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
+	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+psqlc -c 'SELECT * FROM pgstrom.gpu_service_status()' -c 'SELECT * FROM pgstrom.gpu_device_info()'
+ls -la /data/pgstrom/.pgstrom_fatbin /data/pgstrom/.pg_strom.* 2>&1
+
+echo "=== pg_regress"
+tests=$(ls test/sql | sed 's/\.sql$//' | sort)
+/opt/pg15/lib/postgresql/pgxs/src/test/regress/pg_regress --inputdir=test --outputdir="$OUT" \
+	--bindir=/opt/pg15/bin --host=/tmp --user=pgstrom --dbname=contrib_regression $tests \
+	|| cat "$OUT/regression.diffs"
+
+echo "=== pgbench -c 8 -S with kill -9 of the GPU service"
+/opt/pg15/bin/pgbench -q -i -s 10 postgres >/dev/null 2>&1
+/opt/pg15/bin/pgbench -n -S -c 8 -j 8 -T 25 postgres > "$OUT/pgbench.txt" 2>&1 &
+bench=$!
+sleep 5
+old=$(psqlc -Atc 'SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1')
+before=$(psqlc -Atc "SELECT count(*) FROM pg_stat_activity WHERE application_name='pgbench'")
+t0=$(date +%s.%N); kill -9 "$old"
+for i in $(seq 1 300); do
+	st=$(psqlc -Atc "SELECT state||' '||coalesce(pid::text,'') FROM pgstrom.gpu_service_status() LIMIT 1")
+	case "$st" in "ready "*) [ "${st#ready }" != "$old" ] && break;; esac
+	sleep 0.1
+done
+t1=$(date +%s.%N)
+after=$(psqlc -Atc "SELECT count(*) FROM pg_stat_activity WHERE application_name='pgbench'")
+echo "killed service pid $old; back as '$st' after $(echo "$t1 - $t0" | bc 2>/dev/null || python3 -c "print($t1-$t0)") s; pgbench backends before $before, after $after"
+wait $bench; echo "pgbench exit $?"; grep -E "aborted|number of transactions actually|tps|failed" "$OUT/pgbench.txt"
+psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
+grep -E "terminated by signal|GPU Service|GPU0:|SVC:" /data/pgstrom/server.log | tail -15
+
+echo "=== stop"
+t0=$(date +%s.%N); bash $R stop; t1=$(date +%s.%N)
+echo "stop took $(python3 -c "print(round($t1-$t0,2))") s; sockets left: $(ls /data/pgstrom/.pg_strom.* 2>/dev/null | wc -l)"
+grep -E "GPU0:|SVC:" /data/pgstrom/server.log | head -20
+
+echo "=== GPU-only Go tests"
+(cd gosvc/gpu && ../../.device/gpu.test -test.v -test.count=1 2>&1 | tail -40)
+
+echo "=== lifecycle tests"
+PG_CONFIG=/opt/pg15/bin/pg_config ./.device/lifecycle.test -test.v -test.timeout 6m 2>&1 | grep -vE '^\s*$' | tail -60

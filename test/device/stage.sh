@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Here (no GPU): build against the portable PostgreSQL of shared/device and
+# stage everything the GPU machine needs into .device/ (git-ignored, carried).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+shared=${PGSTROM_SHARED:-$(cd .. && pwd)/shared}
+export PATH=/usr/local/go/bin:$PATH
+PGC=/opt/pg15/bin/pg_config
+[ -x $PGC ] || tar xzf "$shared/device/pg15-opt.tgz" -C /
+make -s clean PG_CONFIG=$PGC >/dev/null
+make -s PG_CONFIG=$PGC
+make -s install PG_CONFIG=$PGC
+mkdir -p .device
+tar czf .device/pg15.tgz -C / opt/pg15
+cp "$shared/device/remote.sh" test/device/on_gpu.sh .device/
+CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c -tags gpu -o .device/gpu.test ./gosvc/gpu
+go test -c -tags lifecycle -o .device/lifecycle.test ./test/lifecycle
+du -sh .device

@@ -1,0 +1,180 @@
+//go:build lifecycle
+
+// Package lifecycle tests the extension, its supervisor and the GPU service
+// against real PostgreSQL clusters. Run as root (clusters run as an
+// unprivileged user through runuser) or as an ordinary user.
+package lifecycle
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+var nextPort atomic.Int32
+
+func init() { nextPort.Store(55460) }
+
+type cluster struct {
+	t      *testing.T
+	dir    string
+	port   int
+	bindir string
+	owner  string
+}
+
+func pgBindir(t *testing.T) string {
+	pgConfig := os.Getenv("PG_CONFIG")
+	if pgConfig == "" {
+		pgConfig = "pg_config"
+	}
+	out, err := exec.Command(pgConfig, "--bindir").Output()
+	if err != nil {
+		t.Fatalf("pg_config --bindir: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// ownerName is the unprivileged account that runs clusters when we are root.
+func ownerName(t *testing.T) string {
+	if os.Geteuid() != 0 {
+		u, err := user.Current()
+		if err != nil {
+			t.Fatalf("current user: %v", err)
+		}
+		return u.Username
+	}
+	name := os.Getenv("PGSTROM_TEST_USER")
+	if name == "" {
+		name = "pgstrom_test"
+	}
+	if _, err := user.Lookup(name); err != nil {
+		if out, err := exec.Command("useradd", "-m", name).CombinedOutput(); err != nil {
+			t.Fatalf("useradd %s: %v: %s", name, err, out)
+		}
+	}
+	return name
+}
+
+func (c *cluster) asOwner(args ...string) *exec.Cmd {
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", c.owner, "--"}, args...)...)
+	}
+	return exec.Command(args[0], args[1:]...)
+}
+
+func (c *cluster) run(args ...string) {
+	c.t.Helper()
+	if out, err := c.asOwner(args...).CombinedOutput(); err != nil {
+		c.t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// newCluster initdb's a cluster with pg_strom preloaded; it is not started.
+func newCluster(t *testing.T, extraConf ...string) *cluster {
+	t.Helper()
+	c := &cluster{t: t, bindir: pgBindir(t), owner: ownerName(t), port: int(nextPort.Add(1))}
+	dir, err := os.MkdirTemp("", "pg_strom_lifecycle.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.dir = dir
+	if os.Geteuid() == 0 {
+		c.run("true")
+		if out, err := exec.Command("chown", c.owner, dir).CombinedOutput(); err != nil {
+			t.Fatalf("chown: %v %s", err, out)
+		}
+	}
+	c.run(filepath.Join(c.bindir, "initdb"), "-D", dir, "-A", "trust", "-E", "UTF8", "--locale=C")
+	conf := fmt.Sprintf(`
+shared_preload_libraries = 'pg_strom'
+port = %d
+unix_socket_directories = '%s'
+listen_addresses = ''
+max_worker_processes = 16
+log_line_prefix = '%%m [%%p] '
+%s
+`, c.port, dir, strings.Join(extraConf, "\n"))
+	f, err := os.OpenFile(filepath.Join(dir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(conf); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	t.Cleanup(func() {
+		c.stopQuietly()
+		if t.Failed() {
+			t.Logf("server log of %s:\n%s", dir, c.serverLog())
+		}
+		os.RemoveAll(dir)
+	})
+	return c
+}
+
+func (c *cluster) start() {
+	c.t.Helper()
+	c.run(filepath.Join(c.bindir, "pg_ctl"), "-D", c.dir, "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "start")
+}
+
+// stop returns how long a fast shutdown took.
+func (c *cluster) stop() time.Duration {
+	c.t.Helper()
+	t0 := time.Now()
+	c.run(filepath.Join(c.bindir, "pg_ctl"), "-D", c.dir, "-m", "fast", "-w", "-t", "60", "stop")
+	return time.Since(t0)
+}
+
+func (c *cluster) stopQuietly() {
+	if _, err := os.Stat(filepath.Join(c.dir, "postmaster.pid")); err == nil {
+		c.asOwner(filepath.Join(c.bindir, "pg_ctl"), "-D", c.dir, "-m", "immediate", "-w", "stop").Run()
+	}
+}
+
+func (c *cluster) serverLog() string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
+	return string(b)
+}
+
+func (c *cluster) connect(ctx context.Context) *pgx.Conn {
+	c.t.Helper()
+	return c.connectAs(ctx, c.owner)
+}
+
+func (c *cluster) connectAs(ctx context.Context, role string) *pgx.Conn {
+	c.t.Helper()
+	dsn := fmt.Sprintf("host=%s port=%d user=%s dbname=postgres", c.dir, c.port, role)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		c.t.Fatalf("connect: %v", err)
+	}
+	c.t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func (c *cluster) postmasterPID() int {
+	c.t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.dir, "postmaster.pid"))
+	if err != nil {
+		c.t.Fatalf("postmaster.pid: %v", err)
+	}
+	var pid int
+	fmt.Sscanf(string(bytes.SplitN(b, []byte("\n"), 2)[0]), "%d", &pid)
+	return pid
+}
+
+func (c *cluster) socketFiles() []string {
+	m, _ := filepath.Glob(filepath.Join(c.dir, ".pg_strom.*.gpu*.sock"))
+	return m
+}
