@@ -21,7 +21,7 @@
 #ifndef __ASSEMBLER__
 
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE
+#define _GNU_SOURCE 1
 #endif
 
 #include <cuda.h>

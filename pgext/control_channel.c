@@ -68,10 +68,9 @@ copy_reason(char *dst, const char *payload, size_t payload_len)
 {
 	size_t		n = Min(payload_len, (size_t) PGSTROM_REASON_LEN - 1);
 
+	/* the sender may fill the whole fixed-size buffer, NUL or not */
 	memcpy(dst, payload, n);
 	dst[n] = '\0';
-	/* the sender may have sent the whole fixed-size buffer */
-	dst[strnlen(dst, PGSTROM_REASON_LEN - 1)] = '\0';
 }
 
 static void
@@ -91,10 +90,7 @@ handle_no_gpu(PgStromServiceChild *child, const char *payload, size_t len)
 	memset(&ss->stats, 0, sizeof(ss->stats));
 	LWLockRelease(ss->lock);
 	child->got_reason = true;
-
-	ereport(LOG,
-			(errmsg("PG-Strom GPU service found no usable GPU, GPU acceleration is disabled"),
-			 errdetail_internal("%s", reason)));
+	/* logged once, when the launcher exits as it said it would */
 }
 
 static void
@@ -242,6 +238,8 @@ handle_message(PgStromServiceChild *child, ssize_t nbytes)
 bool
 pgstrom_ctl_receive(PgStromServiceChild *child)
 {
+	bool		reset_seen = false;
+
 	for (;;)
 	{
 		ssize_t		nbytes;
@@ -259,6 +257,18 @@ pgstrom_ctl_receive(PgStromServiceChild *child)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return true;
+
+		/*
+		 * A service that exits without reading everything we sent (the
+		 * configuration, say) makes the kernel report ECONNRESET once,
+		 * ahead of the messages it sent before exiting.  Those messages
+		 * (NO_GPU, FATAL) are the ones that explain the exit: keep reading.
+		 */
+		if (errno == ECONNRESET && !reset_seen)
+		{
+			reset_seen = true;
+			continue;
+		}
 		ereport(LOG,
 				(errcode_for_socket_access(),
 				 errmsg("could not receive from the GPU service control channel: %m")));

@@ -18,8 +18,8 @@ func TestLoggerLinesCarryCaller(t *testing.T) {
 	w, br, _ := testPipe(t)
 	log := NewLogger(w)
 
+	line := here() + 1
 	log.Info().Msg("hello")
-	line := here()
 	got := readLine(t, br)
 	want := "SVC|LOG|logpipe/logger_test.go|" + strconv.Itoa(line) + "|logpipe.TestLoggerLinesCarryCaller|hello\n"
 	if got != want {

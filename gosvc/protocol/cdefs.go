@@ -1,0 +1,96 @@
+package protocol
+
+// Every size, offset and constant of the wire format comes from
+// include/pg_strom_proto.h through cgo, so the C backend and this service
+// cannot drift apart. Test files cannot use cgo; they see the exported
+// constants below.
+
+// #cgo CFLAGS: -I${SRCDIR}/../../include
+// #include "pg_strom_proto.h"
+import "C"
+
+import "unsafe"
+
+const (
+	// HeaderSize is sizeof(PgStromMsgHeader).
+	HeaderSize = int(C.sizeof_PgStromMsgHeader)
+	// MaxLength is PGSTROM_MSG_MAX_LENGTH, the largest message accepted.
+	MaxLength = uint32(C.PGSTROM_MSG_MAX_LENGTH)
+	// Magic is PGSTROM_MSG_MAGIC, the first four bytes of every message.
+	Magic = uint32(C.PGSTROM_MSG_MAGIC)
+
+	// StatusReplySize is sizeof(PgStromMsgStatusReply).
+	StatusReplySize = int(C.sizeof_PgStromMsgStatusReply)
+	// ErrorPayloadSize is sizeof(PgStromMsgError).
+	ErrorPayloadSize = int(C.sizeof_PgStromMsgError)
+	// ErrorFileSize, ErrorFuncSize and ErrorMessageSize are the C char
+	// arrays of PgStromMsgError, NUL terminator included.
+	ErrorFileSize    = int(unsafe.Sizeof(C.PgStromMsgError{}.filename))
+	ErrorFuncSize    = int(unsafe.Sizeof(C.PgStromMsgError{}.funcname))
+	ErrorMessageSize = int(unsafe.Sizeof(C.PgStromMsgError{}.message))
+)
+
+// Tags, from enum PgStromMsgTag.
+const (
+	TagOpenSession    = Tag(C.PGSTROM_MSG_OPEN_SESSION)
+	TagTaskExec       = Tag(C.PGSTROM_MSG_TASK_EXEC)
+	TagTaskFinal      = Tag(C.PGSTROM_MSG_TASK_FINAL)
+	TagStatus         = Tag(C.PGSTROM_MSG_STATUS)
+	TagSuccess        = Tag(C.PGSTROM_MSG_SUCCESS)
+	TagSuccessHalfway = Tag(C.PGSTROM_MSG_SUCCESS_HALFWAY)
+	TagError          = Tag(C.PGSTROM_MSG_ERROR)
+	TagCPUFallback    = Tag(C.PGSTROM_MSG_CPU_FALLBACK)
+)
+
+// Error codes carried in PgStromMsgError.code.
+const (
+	ErrCodeProtocol    = int32(C.PGSTROM_ERR_PROTOCOL)
+	ErrCodeUnsupported = int32(C.PGSTROM_ERR_UNSUPPORTED)
+	ErrCodeNoMemory    = int32(C.PGSTROM_ERR_NO_MEMORY)
+	ErrCodeDevice      = int32(C.PGSTROM_ERR_DEVICE)
+	ErrCodeInternal    = int32(C.PGSTROM_ERR_INTERNAL)
+)
+
+// Field offsets, relative to the start of their struct.
+const (
+	offHdrMagic     = int(unsafe.Offsetof(C.PgStromMsgHeader{}.magic))
+	offHdrTag       = int(unsafe.Offsetof(C.PgStromMsgHeader{}.tag))
+	offHdrFlags     = int(unsafe.Offsetof(C.PgStromMsgHeader{}.flags))
+	offHdrLength    = int(unsafe.Offsetof(C.PgStromMsgHeader{}.length))
+	offHdrRequestID = int(unsafe.Offsetof(C.PgStromMsgHeader{}.request_id))
+
+	offErrCode    = int(unsafe.Offsetof(C.PgStromMsgError{}.code))
+	offErrLine    = int(unsafe.Offsetof(C.PgStromMsgError{}.lineno))
+	offErrFile    = int(unsafe.Offsetof(C.PgStromMsgError{}.filename))
+	offErrFunc    = int(unsafe.Offsetof(C.PgStromMsgError{}.funcname))
+	offErrMessage = int(unsafe.Offsetof(C.PgStromMsgError{}.message))
+
+	offStDeviceIndex    = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.device_index))
+	offStWorkers        = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.workers))
+	offStConnections    = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.connections))
+	offStQueued         = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.queued))
+	offStPoolUsed       = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.pool_used))
+	offStPoolTotal      = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.pool_total))
+	offStPoolLimit      = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.pool_limit))
+	offStRequestsServed = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.requests_served))
+)
+
+// The encoders write fixed-width integers; these fail to compile if the
+// header ever changes a field's width, instead of silently misencoding.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.magic)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.tag)-2]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.flags)-2]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.length)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.request_id)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgError{}.code)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgError{}.lineno)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.device_index)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.workers)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.connections)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.queued)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.pool_used)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.pool_total)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.pool_limit)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.requests_served)-8]
+)

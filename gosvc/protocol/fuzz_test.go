@@ -1,0 +1,61 @@
+package protocol
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// fuzzMaxLen keeps each fuzz iteration's allocation small; lengths up to
+// MaxLength are covered by the unit tests.
+const fuzzMaxLen = 1 << 20
+
+func FuzzParseMessage(f *testing.F) {
+	status := EncodeRequest(TagStatus, 1, nil)
+	f.Add(status)
+	f.Add(status[:HeaderSize-2])
+	f.Add(withU32(status, offHdrMagic, 0x4d534750))
+	f.Add(withU32(status, offHdrLength, MaxLength+1))
+	f.Add(EncodeRequest(TagTaskExec, 2, []byte("kds")))
+	f.Add(EncodeRequest(TagSuccess, 3, nil))
+	f.Add(EncodeStatusReply(4, StatusReply{Workers: 1}))
+	f.Add(append(EncodeRequest(TagStatus, 5, nil), EncodeRequest(TagStatus, 6, nil)...))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		msg, h, err := ReadMessage(bytes.NewReader(data), fuzzMaxLen)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrProtocol) {
+				t.Fatalf("ReadMessage: unexpected error class: %v", err)
+			}
+			if errors.Is(err, io.EOF) && len(data) != 0 {
+				t.Fatalf("io.EOF with %d bytes of input", len(data))
+			}
+			return
+		}
+		if len(msg) != int(h.Length) || !bytes.Equal(msg, data[:len(msg)]) {
+			t.Fatalf("ReadMessage returned %d bytes, header says %d, or bytes differ from input", len(msg), h.Length)
+		}
+
+		req, err := ParseRequest(msg)
+		if err != nil {
+			if !errors.Is(err, ErrProtocol) && !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("ParseRequest: unexpected error class: %v", err)
+			}
+			return
+		}
+		// Success must mean the bytes are exactly a well-formed request.
+		if !req.Tag().IsRequest() || req.Tag() != h.Tag {
+			t.Fatalf("request tag %s, header tag %s", req.Tag(), h.Tag)
+		}
+		if h.Magic != Magic || h.Flags != 0 || int(h.Length) != len(msg) {
+			t.Fatalf("accepted inconsistent header %+v for %d bytes", h, len(msg))
+		}
+		if h.Tag == TagStatus && len(msg) != HeaderSize {
+			t.Fatalf("Status accepted with %d bytes", len(msg))
+		}
+		if re := EncodeRequest(h.Tag, h.RequestID, msg[HeaderSize:]); !bytes.Equal(re, msg) {
+			t.Fatalf("re-encoding differs: % x vs % x", re, msg)
+		}
+	})
+}

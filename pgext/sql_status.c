@@ -1,0 +1,151 @@
+/*-------------------------------------------------------------------------
+ *
+ * sql_status.c
+ *		SQL functions that show the GPU service's state.
+ *
+ * Both read the supervisor's copy in shared memory; neither talks to the
+ * service, so they answer instantly whatever state the service is in.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "storage/lwlock.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "pg_strom.h"
+
+PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
+PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);
+
+#define GPU_DEVICE_INFO_COLS		7
+#define GPU_SERVICE_STATUS_COLS		10
+
+/* a consistent snapshot of the shared state */
+static PgStromServiceShared *
+snapshot_service_state(void)
+{
+	PgStromServiceShared *ss = pgstrom_service_shared;
+	PgStromServiceShared *copy;
+
+	if (ss == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_strom must be loaded via shared_preload_libraries")));
+
+	copy = palloc(sizeof(PgStromServiceShared));
+	LWLockAcquire(ss->lock, LW_SHARED);
+	memcpy(copy, ss, sizeof(PgStromServiceShared));
+	LWLockRelease(ss->lock);
+	return copy;
+}
+
+Datum
+pgstrom_gpu_device_info(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PgStromServiceShared *snap;
+	uint32		i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	snap = snapshot_service_state();
+
+	for (i = 0; i < Min(snap->devices.ndevices, PGSTROM_MAX_DEVICES); i++)
+	{
+		PgStromDeviceInfo *dev = &snap->devices.devices[i];
+		Datum		values[GPU_DEVICE_INFO_COLS];
+		bool		nulls[GPU_DEVICE_INFO_COLS];
+
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = Int32GetDatum(dev->index);
+		values[1] = CStringGetTextDatum(dev->name);
+		values[2] = Int64GetDatum((int64) dev->total_memory);
+		values[3] = CStringGetTextDatum(psprintf("%d.%d",
+												 dev->cc_major, dev->cc_minor));
+		values[4] = Int32GetDatum(dev->multiprocessors);
+		values[5] = CStringGetTextDatum(dev->pcie_link);
+		values[6] = CStringGetTextDatum(dev->pci_bus_id);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+							 values, nulls);
+	}
+	return (Datum) 0;
+}
+
+static PgStromDeviceStats *
+find_device_stats(PgStromCtlStats *stats, int32 index)
+{
+	uint32		i;
+
+	for (i = 0; i < Min(stats->ndevices, PGSTROM_MAX_DEVICES); i++)
+	{
+		if (stats->devices[i].index == index)
+			return &stats->devices[i];
+	}
+	return NULL;
+}
+
+Datum
+pgstrom_gpu_service_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PgStromServiceShared *snap;
+	Datum		values[GPU_SERVICE_STATUS_COLS];
+	bool		nulls[GPU_SERVICE_STATUS_COLS];
+	uint32		ndevices;
+	uint32		i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	snap = snapshot_service_state();
+	snap->reason[PGSTROM_REASON_LEN - 1] = '\0';
+
+	/* the columns that describe the service as a whole */
+	memset(nulls, 0, sizeof(nulls));
+	if (snap->service_pid > 0)
+		values[0] = Int32GetDatum((int32) snap->service_pid);
+	else
+		nulls[0] = true;
+	values[1] = CStringGetTextDatum(pgstrom_service_state_name(snap->state));
+	if (snap->reason[0] != '\0')
+		values[2] = CStringGetTextDatum(snap->reason);
+	else
+		nulls[2] = true;
+	values[3] = Int32GetDatum(snap->restarts);
+	values[9] = Int64GetDatum((int64) (snap->dropped_log_lines +
+									   snap->stats.dropped_log_lines));
+
+	ndevices = Min(snap->devices.ndevices, PGSTROM_MAX_DEVICES);
+	if (ndevices == 0)
+	{
+		/* still one row, so the state and reason are always visible */
+		for (i = 4; i <= 8; i++)
+			nulls[i] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+							 values, nulls);
+		return (Datum) 0;
+	}
+
+	for (i = 0; i < ndevices; i++)
+	{
+		int32		index = snap->devices.devices[i].index;
+		PgStromDeviceStats *st = find_device_stats(&snap->stats, index);
+		int			col;
+
+		values[4] = Int32GetDatum(index);
+		nulls[4] = false;
+		for (col = 5; col <= 8; col++)
+			nulls[col] = (st == NULL);
+		if (st != NULL)
+		{
+			values[5] = Int32GetDatum((int32) st->workers);
+			values[6] = Int64GetDatum((int64) st->pool_used);
+			values[7] = Int64GetDatum((int64) st->pool_total);
+			values[8] = Int32GetDatum((int32) st->connections);
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+							 values, nulls);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,57 @@
+--
+-- GPU service status.  This suite passes with a GPU (state 'ready', one
+-- row per device) and without one (state 'no_gpu', one row, no devices),
+-- so it prints no machine-specific values.
+--
+
+-- right after server start the service may still be starting
+DO $$
+BEGIN
+    FOR i IN 1..600 LOOP
+        EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+END
+$$;
+
+-- one state for every row, and it is a final one
+SELECT count(DISTINCT state) AS states,
+       bool_and(state IN ('no_gpu', 'ready')) AS state_ok
+  FROM pgstrom.gpu_service_status();
+
+-- no_gpu exactly when there is no device
+SELECT ((SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) = 'no_gpu') =
+       ((SELECT count(*) FROM pgstrom.gpu_device_info()) = 0) AS no_gpu_iff_no_device;
+
+-- one row per device, or a single row without device columns
+SELECT count(*) = greatest((SELECT count(*) FROM pgstrom.gpu_device_info()), 1) AS row_count_ok,
+       bool_and(CASE state
+                WHEN 'no_gpu' THEN reason IS NOT NULL AND reason <> ''
+                                   AND pid IS NULL
+                                   AND device IS NULL AND workers IS NULL
+                                   AND pool_used IS NULL AND pool_total IS NULL
+                                   AND connections IS NULL
+                ELSE reason IS NULL AND pid IS NOT NULL AND device IS NOT NULL
+                END) AS columns_ok,
+       bool_and(restarts >= 0 AND dropped_log_lines >= 0) AS counters_ok
+  FROM pgstrom.gpu_service_status();
+
+-- the status rows name the same devices as gpu_device_info
+SELECT (SELECT array_agg(device ORDER BY device) FROM pgstrom.gpu_device_info())
+       IS NOT DISTINCT FROM
+       (SELECT array_agg(device ORDER BY device) FROM pgstrom.gpu_service_status()
+         WHERE device IS NOT NULL) AS same_devices;
+
+-- device attributes are plausible (vacuously true without devices)
+SELECT coalesce(bool_and(device >= 0 AND name <> '' AND total_memory > 0
+                         AND compute_capability ~ '^[0-9]+\.[0-9]+$'
+                         AND multiprocessors > 0
+                         AND pcie_link <> '' AND pci_bus_id <> ''), true) AS devices_ok
+  FROM pgstrom.gpu_device_info();
+
+-- the functions read shared memory only, so they work for anyone
+CREATE ROLE regress_pgstrom_user;
+SET ROLE regress_pgstrom_user;
+SELECT count(*) > 0 AS visible FROM pgstrom.gpu_service_status();
+RESET ROLE;
+DROP ROLE regress_pgstrom_user;
