@@ -1,0 +1,253 @@
+package fatbin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Arch is a device compute capability, e.g. {9, 0} for sm_90.
+type Arch struct{ Major, Minor int }
+
+func (a Arch) String() string { return fmt.Sprintf("%d%d", a.Major, a.Minor) }
+
+// Runner runs a command and returns its combined output; tests replace it.
+type Runner func(ctx context.Context, name string, args ...string) ([]byte, error)
+
+// ExecRunner runs the command with os/exec.
+func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return exec.CommandContext(ctx, name, args...).CombinedOutput()
+}
+
+// Config says where things are and what to build for.
+type Config struct {
+	DataDir            string // PGDATA; the cache is DataDir/.pgstrom_fatbin
+	KernelSourceDir    string // installed kernels/
+	CudaToolkitBaseDir string // nvcc is <dir>/bin/nvcc; "" means DefaultToolkitDir
+	PrebuiltFatbin     string // "" when make had no nvcc
+	DriverVersion      int    // cuDriverGetVersion, e.g. 12080
+	Archs              []Arch // the devices' compute capabilities
+	Run                Runner // nil means ExecRunner
+	BuildTimeout       time.Duration
+}
+
+// Defaults for Config fields left zero.
+const (
+	DefaultToolkitDir   = "/usr/local/cuda"
+	DefaultBuildTimeout = 10 * time.Minute
+	CacheDirName        = ".pgstrom_fatbin"
+	KernelMainSource    = "pg_strom_kernels.cu"
+)
+
+// Origin says where the fatbin Ensure returned came from.
+type Origin int
+
+// Origins of a fatbin.
+const (
+	Cached   Origin = iota // already in the cache
+	Prebuilt               // copied from the prebuilt fatbin
+	Built                  // built with nvcc now
+)
+
+func (o Origin) String() string {
+	switch o {
+	case Cached:
+		return "cached"
+	case Prebuilt:
+		return "prebuilt"
+	case Built:
+		return "built"
+	}
+	return fmt.Sprintf("Origin(%d)", int(o))
+}
+
+// Result is a fatbin ready to load.
+type Result struct {
+	Path       string
+	Origin     Origin
+	SourceHash string
+}
+
+// CachePath is where the fatbin for these sources and driver lives:
+// <DataDir>/.pgstrom_fatbin/pg_strom-<first 16 hex of hash>-drv<version>.fatbin.
+func CachePath(dataDir, sourceHash string, driverVersion int) string {
+	short := sourceHash
+	if len(short) > 16 {
+		short = short[:16]
+	}
+	return filepath.Join(dataDir, CacheDirName, fmt.Sprintf("pg_strom-%s-drv%d.fatbin", short, driverVersion))
+}
+
+// Ensure returns a fatbin for the current sources and driver: the cached
+// one, else the prebuilt one if its .srchash matches (copied into the
+// cache), else one built with nvcc.
+func Ensure(cfg Config) (Result, error) {
+	hash, err := SourceHash(cfg.KernelSourceDir)
+	if err != nil {
+		return Result{}, err
+	}
+	path := CachePath(cfg.DataDir, hash, cfg.DriverVersion)
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		return Result{Path: path, Origin: Cached, SourceHash: hash}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return Result{}, fmt.Errorf("create fatbin cache directory: %w", err)
+	}
+	if cfg.PrebuiltFatbin != "" {
+		if prebuiltHash, err := readSrcHash(cfg.PrebuiltFatbin); err == nil && prebuiltHash == hash {
+			if err := copyAtomically(cfg.PrebuiltFatbin, path); err != nil {
+				return Result{}, err
+			}
+			return Result{Path: path, Origin: Prebuilt, SourceHash: hash}, nil
+		}
+	}
+	if err := build(cfg, path); err != nil {
+		return Result{}, err
+	}
+	return Result{Path: path, Origin: Built, SourceHash: hash}, nil
+}
+
+// Rebuild builds the fatbin with nvcc for cfg.Archs and replaces the cached
+// file; the caller uses it once when a device cannot load what Ensure gave.
+func Rebuild(cfg Config) (Result, error) {
+	hash, err := SourceHash(cfg.KernelSourceDir)
+	if err != nil {
+		return Result{}, err
+	}
+	path := CachePath(cfg.DataDir, hash, cfg.DriverVersion)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return Result{}, fmt.Errorf("create fatbin cache directory: %w", err)
+	}
+	if err := build(cfg, path); err != nil {
+		return Result{}, err
+	}
+	return Result{Path: path, Origin: Built, SourceHash: hash}, nil
+}
+
+// NvccPath is the nvcc that Ensure and Rebuild run.
+func NvccPath(toolkitDir string) string {
+	if toolkitDir == "" {
+		toolkitDir = DefaultToolkitDir
+	}
+	return filepath.Join(toolkitDir, "bin", "nvcc")
+}
+
+// NvccArgs is nvcc's command line: real code for every distinct device
+// architecture plus PTX for the highest, so a newer device can JIT it.
+func NvccArgs(kernelSourceDir string, archs []Arch, output string) []string {
+	args := []string{"-fatbin", "-O3", "-I" + kernelSourceDir}
+	for _, a := range distinctArchs(archs) {
+		args = append(args, "-gencode", fmt.Sprintf("arch=compute_%s,code=sm_%s", a, a))
+	}
+	if d := distinctArchs(archs); len(d) > 0 {
+		hi := d[len(d)-1]
+		args = append(args, "-gencode", fmt.Sprintf("arch=compute_%s,code=compute_%s", hi, hi))
+	}
+	return append(args, "-o", output, filepath.Join(kernelSourceDir, KernelMainSource))
+}
+
+// distinctArchs sorts and deduplicates.
+func distinctArchs(archs []Arch) []Arch {
+	out := append([]Arch(nil), archs...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Major != out[j].Major {
+			return out[i].Major < out[j].Major
+		}
+		return out[i].Minor < out[j].Minor
+	})
+	n := 0
+	for i, a := range out {
+		if i == 0 || a != out[n-1] {
+			out[n] = a
+			n++
+		}
+	}
+	return out[:n]
+}
+
+// build runs nvcc into a temporary file in the cache directory and renames
+// it to path, so a reader never sees a partial fatbin.
+func build(cfg Config, path string) error {
+	if len(cfg.Archs) == 0 {
+		return errors.New("cannot build the kernels fatbin: no device architectures given")
+	}
+	nvcc := NvccPath(cfg.CudaToolkitBaseDir)
+	if st, err := os.Stat(nvcc); err != nil || st.IsDir() {
+		if err == nil {
+			err = errors.New("is a directory")
+		}
+		return fmt.Errorf("cannot build the kernels fatbin: nvcc not found at %s (set pg_strom.cuda_toolkit_basedir): %w", nvcc, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".build-*.fatbin")
+	if err != nil {
+		return fmt.Errorf("create temporary fatbin: %w", err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpPath) // no-op after the rename
+
+	run := cfg.Run
+	if run == nil {
+		run = ExecRunner
+	}
+	timeout := cfg.BuildTimeout
+	if timeout <= 0 {
+		timeout = DefaultBuildTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	args := NvccArgs(cfg.KernelSourceDir, cfg.Archs, tmpPath)
+	if out, err := run(ctx, nvcc, args...); err != nil {
+		return fmt.Errorf("build the kernels fatbin: %s %s: %w\n%s", nvcc, strings.Join(args, " "), err, lastLines(out, 20))
+	}
+	if st, err := os.Stat(tmpPath); err != nil || st.Size() == 0 {
+		return fmt.Errorf("build the kernels fatbin: %s produced no output in %s", nvcc, tmpPath)
+	}
+	if err := os.Rename(tmpPath, path); err != nil {
+		return fmt.Errorf("install fatbin %s: %w", path, err)
+	}
+	return nil
+}
+
+func lastLines(out []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// copyAtomically copies src to a temporary file next to dst and renames it.
+func copyAtomically(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("open prebuilt fatbin: %w", err)
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".copy-*.fatbin")
+	if err != nil {
+		return fmt.Errorf("create temporary fatbin: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		return fmt.Errorf("copy prebuilt fatbin %s: %w", src, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("copy prebuilt fatbin %s: %w", src, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
+		return fmt.Errorf("chmod temporary fatbin: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return fmt.Errorf("install fatbin %s: %w", dst, err)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"gorgonia.org/cu"
+)
+
+// Device is one GPU with its retained primary context.  CUDA calls go
+// through Do, which makes the context current on a locked OS thread: Go
+// moves goroutines between threads, and the current context is per thread.
+type Device struct {
+	index int
+	dev   cu.Device
+	ctx   cu.CUContext
+}
+
+// OpenDevice retains device index's primary context and sets its per-thread
+// stack limit (pg_strom.cuda_stack_limit, bytes; 0 leaves the default).
+func OpenDevice(index, stackLimit int) (*Device, error) {
+	dev, err := cu.GetDevice(index)
+	if err != nil {
+		return nil, fmt.Errorf("device %d: cuDeviceGet: %w", index, err)
+	}
+	ctx, err := dev.RetainPrimaryCtx()
+	if err != nil {
+		return nil, fmt.Errorf("device %d: cuDevicePrimaryCtxRetain: %w", index, err)
+	}
+	d := &Device{index: index, dev: dev, ctx: ctx}
+	if stackLimit > 0 {
+		err := d.Do(func() error { return cu.SetLimit(cu.StackSize, int64(stackLimit)) })
+		if err != nil {
+			dev.ReleasePrimaryCtx()
+			return nil, fmt.Errorf("device %d: set CU_LIMIT_STACK_SIZE to %d: %w", index, stackLimit, err)
+		}
+	}
+	return d, nil
+}
+
+// Index is the CUDA ordinal.
+func (d *Device) Index() int { return d.index }
+
+// Do runs fn with the device's context current on a locked OS thread.
+func (d *Device) Do(fn func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cu.PushCurrentCtx(d.ctx); err != nil {
+		return fmt.Errorf("device %d: cuCtxPushCurrent: %w", d.index, err)
+	}
+	fnErr := fn()
+	if _, err := cu.PopCurrentCtx(); err != nil {
+		return errors.Join(fnErr, fmt.Errorf("device %d: cuCtxPopCurrent: %w", d.index, err))
+	}
+	return fnErr
+}
+
+// Alloc allocates device memory (cuMemAlloc); with Free it implements
+// mempool.Allocator.
+func (d *Device) Alloc(size uint64) (uintptr, error) {
+	if size == 0 {
+		return 0, fmt.Errorf("device %d: cuMemAlloc of 0 bytes", d.index)
+	}
+	var ptr cu.DevicePtr
+	err := d.Do(func() (err error) {
+		ptr, err = cu.MemAlloc(int64(size))
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("device %d: cuMemAlloc(%d): %w", d.index, size, err)
+	}
+	return uintptr(ptr), nil
+}
+
+// Free releases memory from Alloc (cuMemFree).
+func (d *Device) Free(ptr uintptr) error {
+	err := d.Do(func() error { return cu.MemFree(cu.DevicePtr(ptr)) })
+	if err != nil {
+		return fmt.Errorf("device %d: cuMemFree(%#x): %w", d.index, ptr, err)
+	}
+	return nil
+}
+
+// Close releases the primary context; free memory and unload modules first.
+func (d *Device) Close() error {
+	if err := d.dev.ReleasePrimaryCtx(); err != nil {
+		return fmt.Errorf("device %d: cuDevicePrimaryCtxRelease: %w", d.index, err)
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package gpu
+
+import (
+	"bytes"
+	"fmt"
+	"unsafe"
+
+	"gorgonia.org/cu"
+)
+
+// Names the kernels module must define (kernels/pg_strom_kernels.cu).
+const (
+	CatalogSymbol = "pgstrom_kernel_catalog"
+	ProbeKernel   = "kern_gpuservice_probe"
+	ProbeMagic    = 0x50535052 // PGSTROM_PROBE_MAGIC in kernels/pg_strom_catalog.h
+)
+
+// maxCatalogBytes bounds what is copied back for the catalog string.
+const maxCatalogBytes = 1 << 20
+
+// Module is the kernels module loaded on one device.
+type Module struct {
+	dev     *Device
+	mod     cu.Module
+	catalog string
+}
+
+// LoadModule loads a fatbin image (cuModuleLoadData) on the device and reads
+// its catalog back; an image without the catalog symbol is not ours and is
+// rejected.
+func (d *Device) LoadModule(image []byte) (*Module, error) {
+	if len(image) == 0 {
+		return nil, fmt.Errorf("device %d: empty fatbin image", d.index)
+	}
+	m := &Module{dev: d}
+	err := d.Do(func() (err error) {
+		m.mod, err = cu.LoadData(string(image))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("device %d: cuModuleLoadData: %w", d.index, err)
+	}
+	if m.catalog, err = m.readCatalog(); err != nil {
+		m.Unload()
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Module) readCatalog() (string, error) {
+	var buf []byte
+	err := m.dev.Do(func() error {
+		ptr, size, err := m.mod.Global(CatalogSymbol)
+		if err != nil {
+			return fmt.Errorf("the fatbin has no %s symbol (not a pg_strom kernels module?): cuModuleGetGlobal: %w", CatalogSymbol, err)
+		}
+		if size <= 0 || size > maxCatalogBytes {
+			return fmt.Errorf("%s has size %d bytes", CatalogSymbol, size)
+		}
+		buf = make([]byte, size)
+		return cu.MemcpyDtoH(unsafe.Pointer(&buf[0]), ptr, size)
+	})
+	if err != nil {
+		return "", fmt.Errorf("device %d: read kernel catalog: %w", m.dev.index, err)
+	}
+	if i := bytes.IndexByte(buf, 0); i >= 0 {
+		buf = buf[:i]
+	}
+	return string(buf), nil
+}
+
+// Catalog is the module's pgstrom_kernel_catalog string.
+func (m *Module) Catalog() string { return m.catalog }
+
+// Function looks a kernel up by its extern "C" name.
+func (m *Module) Function(name string) (cu.Function, error) {
+	var fn cu.Function
+	err := m.dev.Do(func() (err error) {
+		fn, err = m.mod.Function(name)
+		return err
+	})
+	if err != nil {
+		return fn, fmt.Errorf("device %d: kernel %s: %w", m.dev.index, name, err)
+	}
+	return fn, nil
+}
+
+// Probe launches kern_gpuservice_probe with one block of blockDim threads
+// and returns what it wrote: {ProbeMagic, first catalog byte, blockDim}.
+func (m *Module) Probe(blockDim int) ([3]uint32, error) {
+	var out [3]uint32
+	fn, err := m.Function(ProbeKernel)
+	if err != nil {
+		return out, err
+	}
+	err = m.dev.Do(func() error {
+		dptr, err := cu.MemAlloc(int64(unsafe.Sizeof(out)))
+		if err != nil {
+			return fmt.Errorf("cuMemAlloc: %w", err)
+		}
+		defer cu.MemFree(dptr)
+		if err := cu.MemsetD32(dptr, 0, int64(len(out))); err != nil {
+			return fmt.Errorf("cuMemsetD32: %w", err)
+		}
+		args := []unsafe.Pointer{unsafe.Pointer(&dptr)}
+		if err := fn.Launch(1, 1, 1, blockDim, 1, 1, 0, cu.Stream{}, args); err != nil {
+			return fmt.Errorf("cuLaunchKernel: %w", err)
+		}
+		if err := cu.Synchronize(); err != nil {
+			return fmt.Errorf("cuCtxSynchronize: %w", err)
+		}
+		return cu.MemcpyDtoH(unsafe.Pointer(&out[0]), dptr, int64(unsafe.Sizeof(out)))
+	})
+	if err != nil {
+		return out, fmt.Errorf("device %d: probe kernel: %w", m.dev.index, err)
+	}
+	return out, nil
+}
+
+// Unload unloads the module (cuModuleUnload).
+func (m *Module) Unload() error {
+	err := m.dev.Do(func() error { return m.mod.Unload() })
+	if err != nil {
+		return fmt.Errorf("device %d: cuModuleUnload: %w", m.dev.index, err)
+	}
+	return nil
+}

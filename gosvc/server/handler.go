@@ -1,0 +1,84 @@
+package server
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+)
+
+// execute runs one command on a worker and writes its reply.  A panic is
+// recovered, answered with ErrCodeInternal, and the connection is closed:
+// whatever state the request touched can no longer be trusted.
+func (s *Server) execute(cmd command) {
+	defer cmd.conn.inflight.Done()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Warn().Interface("panic", r).Str("stack", stack()).
+				Uint32("request_id", cmd.header.RequestID).Msg("recovered panic while handling a request")
+			e := errorReply(protocol.ErrCodeInternal, fmt.Sprintf("internal error: %v", r))
+			if err := cmd.conn.write(protocol.EncodeError(cmd.header.RequestID, e)); err != nil {
+				s.log.Debug().Err(err).Msg("sending an error reply")
+			}
+			cmd.conn.close()
+		}
+	}()
+	reply, keepOpen := s.handle(cmd)
+	if err := cmd.conn.write(reply); err != nil {
+		s.log.Debug().Err(err).Msg("writing a reply; closing the connection")
+		cmd.conn.close()
+		return
+	}
+	if !keepOpen {
+		cmd.conn.close()
+		return
+	}
+	s.served.Add(1)
+}
+
+// handle builds the reply to one request; keepOpen is false when the
+// connection must be closed after the reply.
+func (s *Server) handle(cmd command) (reply []byte, keepOpen bool) {
+	id := cmd.header.RequestID
+	switch cmd.req.Tag() {
+	case protocol.TagStatus:
+		return protocol.EncodeStatusReply(id, s.statusReply()), true
+	default:
+		e := errorReply(protocol.ErrCodeUnsupported,
+			fmt.Sprintf("request tag %d is not supported by this GPU service yet", cmd.req.Tag()))
+		return protocol.EncodeError(id, e), false
+	}
+}
+
+func (s *Server) statusReply() protocol.StatusReply {
+	ps := s.cfg.Pool.Stats()
+	st := s.Stats()
+	return protocol.StatusReply{
+		DeviceIndex:    int32(s.cfg.DeviceIndex),
+		Workers:        st.Workers,
+		Connections:    st.Connections,
+		Queued:         st.Queued,
+		PoolUsed:       ps.Used,
+		PoolTotal:      ps.Total,
+		PoolLimit:      ps.Limit,
+		RequestsServed: st.RequestsServed,
+	}
+}
+
+// errorReply fills an Error reply with the caller's position, which the
+// backend shows in its ereport.
+func errorReply(code int32, msg string) protocol.ErrorReply {
+	e := protocol.ErrorReply{Code: code, Message: msg}
+	if pc, file, line, ok := runtime.Caller(1); ok {
+		e.File = filepath.Base(file)
+		e.Line = int32(line)
+		if fn := runtime.FuncForPC(pc); fn != nil {
+			e.Func = filepath.Base(fn.Name())
+		}
+	}
+	return e
+}
+
+func stack() string { return string(debug.Stack()) }

@@ -1,0 +1,169 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+)
+
+// PoolStatser is the part of the device memory pool the server reports in
+// Status replies; *mempool.Pool satisfies it.
+type PoolStatser interface {
+	Stats() mempool.Stats
+}
+
+// Config describes one device's server.
+type Config struct {
+	SocketPath  string // see SocketPath
+	DeviceIndex int
+	Workers     int // initial worker count (pg_strom.max_async_tasks)
+	QueueDepth  int // command queue capacity; 0 means DefaultQueueDepth
+	Pool        PoolStatser
+	Logger      zerolog.Logger
+}
+
+// Limits on the worker count, matching pg_strom.max_async_tasks.
+const (
+	MinWorkers        = 1
+	MaxWorkers        = 256
+	DefaultQueueDepth = 1024
+	listenBacklog     = 128
+)
+
+// Stats is a snapshot of one server's counters.
+type Stats struct {
+	Workers        uint32 // running worker goroutines
+	Connections    uint32 // open client sockets
+	Queued         uint32 // commands waiting for a worker
+	RequestsServed uint64 // requests answered successfully
+}
+
+// Server serves one device's socket.
+type Server struct {
+	cfg      Config
+	log      zerolog.Logger
+	listenFd int
+	accept   *acceptLoop
+	queue    chan command
+	done     chan struct{} // closed by Close
+
+	workersMu sync.Mutex
+	workers   []chan struct{} // one stop channel per wanted worker
+
+	connsMu sync.Mutex
+	conns   map[*clientConn]struct{}
+	closed  bool
+
+	running     atomic.Int32 // workers actually running
+	connections atomic.Int32
+	served      atomic.Uint64
+
+	enqueueMu sync.RWMutex // see enqueue
+
+	acceptDone sync.WaitGroup
+	receivers  sync.WaitGroup
+	workerWG   sync.WaitGroup
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// New starts listening on cfg.SocketPath (replacing a stale socket file) and
+// starts the accept loop and cfg.Workers workers.
+func New(cfg Config) (*Server, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("server config has no pool")
+	}
+	if cfg.QueueDepth <= 0 {
+		cfg.QueueDepth = DefaultQueueDepth
+	}
+	listenFd, err := listenUnix(cfg.SocketPath, listenBacklog)
+	if err != nil {
+		return nil, fmt.Errorf("device %d: %w", cfg.DeviceIndex, err)
+	}
+	loop, err := newAcceptLoop(listenFd)
+	if err != nil {
+		closeListener(listenFd, cfg.SocketPath)
+		return nil, fmt.Errorf("device %d: %w", cfg.DeviceIndex, err)
+	}
+	s := &Server{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		listenFd: listenFd,
+		accept:   loop,
+		queue:    make(chan command, cfg.QueueDepth),
+		done:     make(chan struct{}),
+		conns:    make(map[*clientConn]struct{}),
+	}
+	s.SetWorkers(cfg.Workers)
+	s.acceptDone.Add(1)
+	go func() {
+		defer s.acceptDone.Done()
+		loop.run(s.serveConn, func(err error) {
+			s.log.Warn().Err(err).Msg("accepting clients")
+		})
+	}()
+	return s, nil
+}
+
+func closeListener(fd int, path string) {
+	unix.Close(fd)
+	os.Remove(path)
+}
+
+// SocketPath is the path the server listens on.
+func (s *Server) SocketPath() string { return s.cfg.SocketPath }
+
+// Stats returns the current counters.
+func (s *Server) Stats() Stats {
+	return Stats{
+		Workers:        uint32(s.running.Load()),
+		Connections:    uint32(s.connections.Load()),
+		Queued:         uint32(len(s.queue)),
+		RequestsServed: s.served.Load(),
+	}
+}
+
+// Close stops accepting, closes every client connection, stops the workers,
+// waits for all goroutines and removes the socket file.  Commands still
+// queued are dropped: their clients are disconnected anyway.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		if err := s.accept.wake(); err != nil {
+			s.closeErr = err
+		}
+		s.acceptDone.Wait()
+		s.accept.closeFds()
+		unix.Close(s.listenFd)
+		if err := os.Remove(s.cfg.SocketPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.closeErr = errors.Join(s.closeErr, fmt.Errorf("remove %s: %w", s.cfg.SocketPath, err))
+		}
+
+		// Workers see done and exit after their current command; then no
+		// enqueue is in progress (write lock) and the queue can be drained,
+		// which releases every receiver waiting on its client's inflight.
+		s.workersMu.Lock()
+		s.workers = nil
+		s.workersMu.Unlock()
+		s.workerWG.Wait()
+		s.enqueueMu.Lock()
+		s.drainQueue()
+		s.enqueueMu.Unlock()
+
+		s.connsMu.Lock()
+		s.closed = true
+		for c := range s.conns {
+			c.close()
+		}
+		s.connsMu.Unlock()
+		s.receivers.Wait()
+	})
+	return s.closeErr
+}

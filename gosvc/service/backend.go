@@ -1,0 +1,27 @@
+package service
+
+import (
+	"github.com/pgstrom-go/pg_strom/gosvc/control"
+	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+)
+
+// Backend is everything the service needs from CUDA.  Devices are addressed
+// by CUDA ordinal (control.DeviceInfo.Index), so no CUDA type leaks out of
+// the gpu package; *gpu.Backend implements it.
+type Backend interface {
+	// DriverVersion is cuDriverGetVersion, e.g. 12080.
+	DriverVersion() (int, error)
+	// Devices lists the CUDA devices.
+	Devices() ([]control.DeviceInfo, error)
+	// OpenDevice retains the device's context and sets its stack limit.
+	OpenDevice(index, stackLimit int) error
+	// Allocator returns the device-memory allocator of an open device.
+	Allocator(index int) (mempool.Allocator, error)
+	// LoadModule loads a fatbin image on an open device, replacing any
+	// module loaded before, and returns the module's kernel catalog.  It
+	// fails when the image has no code for the device's architecture.
+	LoadModule(index int, image []byte) (catalog string, err error)
+	// Close unloads modules and releases the devices; memory from the
+	// allocators must have been freed before.
+	Close() error
+}

@@ -1,0 +1,120 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/control"
+	"github.com/pgstrom-go/pg_strom/gosvc/logpipe"
+)
+
+// loop serves until STOP or until the supervisor goes away.
+func (s *service) loop() int {
+	ticker := time.NewTicker(statusInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case r := <-s.msgs:
+			switch {
+			case r.err == nil:
+			case errors.Is(r.err, control.ErrMalformed):
+				s.log.Warn().Err(r.err).Msg("ignoring a malformed control message")
+				continue
+			case isGone(r.err):
+				s.log.Info().Msg("the supervisor closed the control channel; stopping")
+				return control.ExitStopped
+			default:
+				return s.fatal(fmt.Errorf("control channel: %w", r.err))
+			}
+			switch m := r.msg.(type) {
+			case control.ConfigMessage:
+				s.reconfigure(m.Config)
+			case control.StopMessage:
+				s.log.Info().Msg("stop requested; shutting down")
+				return control.ExitStopped
+			}
+		case now := <-ticker.C:
+			for _, p := range s.pools {
+				p.ReleaseIdle(now)
+			}
+			s.sendStatus()
+		}
+	}
+}
+
+func (s *service) sendStatus() {
+	st := control.Stats{DroppedLogLines: s.logw.Dropped()}
+	for i, d := range s.devices {
+		if i >= len(s.servers) {
+			break
+		}
+		srv, pool := s.servers[i].Stats(), s.pools[i].Stats()
+		st.Devices = append(st.Devices, control.DeviceStats{
+			Index:       d.Index,
+			Workers:     srv.Workers,
+			Connections: srv.Connections,
+			Queued:      srv.Queued,
+			PoolUsed:    pool.Used,
+			PoolTotal:   pool.Total,
+			PoolLimit:   pool.Limit,
+		})
+	}
+	if err := s.ch.SendStatus(st); err != nil {
+		s.log.Debug().Err(err).Msg("sending STATUS")
+	}
+}
+
+// reconfigure applies a reload without restarting: debug output, pool
+// settings and the worker count change live; settings that need a restart
+// (postmaster context) are reported and kept as they were.
+func (s *service) reconfigure(nc control.Config) {
+	old := s.cfg
+	if nc.Debug != old.Debug {
+		logpipe.SetDebug(nc.Debug)
+		s.log.Info().Msgf("gpuserv_debug_output changed: %v -> %v", old.Debug, nc.Debug)
+		s.cfg.Debug = nc.Debug
+	}
+
+	if nc.SegmentSize != old.SegmentSize || nc.MaxRatio != old.MaxRatio ||
+		nc.MinRatio != old.MinRatio || nc.ReleaseDelay != old.ReleaseDelay {
+		applied := true
+		for i, p := range s.pools {
+			if err := p.Reconfigure(poolConfig(nc, s.devices[i])); err != nil {
+				applied = false
+				s.devLog(s.devices[i].Index).Warn().Err(err).Msg("new memory pool settings rejected; keeping the old ones")
+			}
+		}
+		if applied {
+			s.log.Info().Msgf("memory pool settings changed: segment %d -> %d bytes, max_ratio %g -> %g, min_ratio %g -> %g, release_delay %v -> %v",
+				old.SegmentSize, nc.SegmentSize, old.MaxRatio, nc.MaxRatio, old.MinRatio, nc.MinRatio, old.ReleaseDelay, nc.ReleaseDelay)
+			s.cfg.SegmentSize, s.cfg.MaxRatio, s.cfg.MinRatio, s.cfg.ReleaseDelay =
+				nc.SegmentSize, nc.MaxRatio, nc.MinRatio, nc.ReleaseDelay
+		}
+	}
+
+	if nc.MaxAsyncTasks != old.MaxAsyncTasks {
+		for _, srv := range s.servers {
+			srv.SetWorkers(nc.MaxAsyncTasks)
+		}
+		s.log.Info().Msgf("max_async_tasks changed: %d -> %d workers per device", old.MaxAsyncTasks, nc.MaxAsyncTasks)
+		s.cfg.MaxAsyncTasks = nc.MaxAsyncTasks
+	}
+
+	restartOnly := []struct {
+		name     string
+		old, new any
+	}{
+		{"data_directory", old.DataDir, nc.DataDir},
+		{"postmaster pid", old.PostmasterPID, nc.PostmasterPID},
+		{"cuda_stack_limit", old.CudaStackLimit, nc.CudaStackLimit},
+		{"cuda_toolkit_basedir", old.CudaToolkitBaseDir, nc.CudaToolkitBaseDir},
+		{"kernel source directory", old.KernelSourceDir, nc.KernelSourceDir},
+		{"prebuilt fatbin", old.PrebuiltFatbin, nc.PrebuiltFatbin},
+	}
+	for _, r := range restartOnly {
+		if r.old != r.new {
+			s.log.Warn().Msgf("%s changed (%v -> %v); it takes effect when the GPU service restarts", r.name, r.old, r.new)
+		}
+	}
+}
