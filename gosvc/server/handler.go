@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/logpipe"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 )
 
@@ -44,6 +45,9 @@ func (s *Server) handle(cmd command) (reply []byte, keepOpen bool) {
 	id := cmd.header.RequestID
 	switch cmd.req.Tag() {
 	case protocol.TagStatus:
+		if logpipe.DebugEnabled() {
+			s.log.Debug().Uint32("request_id", id).Msg("status request served")
+		}
 		return protocol.EncodeStatusReply(id, s.statusReply()), true
 	default:
 		e := errorReply(protocol.ErrCodeUnsupported,

@@ -78,7 +78,7 @@ func TestReloadPushesConfigWithoutRestart(t *testing.T) {
 		t.Skipf("no GPU service to push the configuration to (state %s); checked the state stays put", before[0].State)
 	}
 	// The service acknowledges the new value in its log, through the relay.
-	ack := regexp.MustCompile(`(GPU\d+|SVC): .*release_delay.*4321`)
+	ack := regexp.MustCompile(`(GPU\d+|SVC): .*release_delay [^ ]+ -> 4\.321s`)
 	deadline = time.Now().Add(10 * time.Second)
 	for !ack.MatchString(c.serverLog()) {
 		if time.Now().After(deadline) {
@@ -294,7 +294,7 @@ func TestDebugOutputSwitchesLive(t *testing.T) {
 	ctx := context.Background()
 	c, conn, st := startedCluster(ctx, t)
 	requireReady(t, st)
-	debugLine := regexp.MustCompile(`(?m)^.*LOG:  GPU0: .*status request`)
+	debugLine := regexp.MustCompile(`(?m)^.*LOG:  GPU0: status request served`)
 	statusOverSocket(t, c.socketFiles()[0], 1)
 	time.Sleep(1500 * time.Millisecond)
 	if debugLine.MatchString(c.serverLog()) {
@@ -310,5 +310,23 @@ func TestDebugOutputSwitchesLive(t *testing.T) {
 		}
 		statusOverSocket(t, c.socketFiles()[0], 1)
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func TestLoadingWithoutPreloadIsRefused(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(t, "shared_preload_libraries = ''")
+	c.start()
+	conn := c.connect(ctx)
+	_, err := conn.Exec(ctx, "LOAD 'pg_strom'")
+	if err == nil || !strings.Contains(err.Error(), "pg_strom must be loaded via shared_preload_libraries") {
+		t.Fatalf("LOAD without preload: err = %v", err)
+	}
+	var alive int
+	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&alive); err != nil {
+		t.Fatalf("session unusable after the refused LOAD: %v", err)
+	}
+	if c.socketFiles() != nil {
+		t.Fatal("a GPU service started without preload")
 	}
 }
