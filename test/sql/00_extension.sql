@@ -1,6 +1,9 @@
 --
 -- The extension's objects
 --
+-- a role named like the schema would put pgstrom on the search path
+-- through "$user" and change how names print
+SET search_path = public;
 CREATE EXTENSION pg_strom;
 
 SELECT e.extname, e.extversion, n.nspname AS schema, e.extrelocatable
