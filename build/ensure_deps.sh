@@ -11,7 +11,13 @@ missing=()
 have_pg_server() { [ -x /usr/lib/postgresql/$PG_MAJOR/bin/postgres ] || [ -x "$(pg_config --bindir 2>/dev/null)/postgres" ]; }
 have_pg_dev() { [ -f "$(pg_config --pgxs 2>/dev/null)" ] && [ -f "$(pg_config --includedir-server 2>/dev/null)/postgres.h" ]; }
 have_cuda_h() { [ -f /usr/include/cuda.h ] || [ -f /usr/local/cuda/include/cuda.h ]; }
-have_libcuda() { ls /usr/lib/x86_64-linux-gnu/libcuda.so /usr/local/cuda/lib64/stubs/libcuda.so /usr/local/cuda/lib64/libcuda.so >/dev/null 2>&1; }
+have_libcuda() {
+	local f
+	for f in /usr/lib/x86_64-linux-gnu/libcuda.so /usr/local/cuda/lib64/stubs/libcuda.so /usr/local/cuda/lib64/libcuda.so; do
+		[ -e "$f" ] && return 0
+	done
+	return 1
+}
 find_go() { for g in /usr/local/go/bin/go "$(command -v go 2>/dev/null)"; do [ -n "$g" ] && [ -x "$g" ] && { echo "$g"; return; }; done; }
 go_ok() {
 	local g; g=$(find_go) || return 1; [ -n "$g" ] || return 1

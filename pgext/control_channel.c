@@ -73,42 +73,51 @@ copy_reason(char *dst, const char *payload, size_t payload_len)
 	dst[n] = '\0';
 }
 
+/*
+ * Records a final state and its reason.  NO_GPU drops the device list and
+ * figures, since no service will report them; FAILED keeps the last ones
+ * until a restarted service replaces them.
+ */
 static void
-handle_no_gpu(PgStromServiceChild *child, const char *payload, size_t len)
+record_reason(PgStromServiceChild *child, PgStromServiceState state,
+			  const char *payload, size_t len, const char *fallback,
+			  char *reason)
 {
 	PgStromServiceShared *ss = pgstrom_service_shared;
-	char		reason[PGSTROM_REASON_LEN];
 
 	copy_reason(reason, payload, len);
 	if (reason[0] == '\0')
-		strlcpy(reason, "no usable GPU", sizeof(reason));
+		strlcpy(reason, fallback, PGSTROM_REASON_LEN);
 
 	LWLockAcquire(ss->lock, LW_EXCLUSIVE);
-	ss->state = PGSTROM_SERVICE_NO_GPU;
+	ss->state = state;
 	strlcpy(ss->reason, reason, sizeof(ss->reason));
-	memset(&ss->devices, 0, sizeof(ss->devices));
-	memset(&ss->stats, 0, sizeof(ss->stats));
+	if (state == PGSTROM_SERVICE_NO_GPU)
+	{
+		memset(&ss->devices, 0, sizeof(ss->devices));
+		memset(&ss->stats, 0, sizeof(ss->stats));
+	}
 	LWLockRelease(ss->lock);
 	child->got_reason = true;
+}
+
+static void
+handle_no_gpu(PgStromServiceChild *child, const char *payload, size_t len)
+{
+	char		reason[PGSTROM_REASON_LEN];
+
 	/* logged once, when the launcher exits as it said it would */
+	record_reason(child, PGSTROM_SERVICE_NO_GPU, payload, len,
+				  "no usable GPU", reason);
 }
 
 static void
 handle_fatal(PgStromServiceChild *child, const char *payload, size_t len)
 {
-	PgStromServiceShared *ss = pgstrom_service_shared;
 	char		reason[PGSTROM_REASON_LEN];
 
-	copy_reason(reason, payload, len);
-	if (reason[0] == '\0')
-		strlcpy(reason, "unknown fatal error", sizeof(reason));
-
-	LWLockAcquire(ss->lock, LW_EXCLUSIVE);
-	ss->state = PGSTROM_SERVICE_FAILED;
-	strlcpy(ss->reason, reason, sizeof(ss->reason));
-	LWLockRelease(ss->lock);
-	child->got_reason = true;
-
+	record_reason(child, PGSTROM_SERVICE_FAILED, payload, len,
+				  "unknown fatal error", reason);
 	ereport(WARNING,
 			(errmsg("PG-Strom GPU service (pid %d) reported a fatal error: %s",
 					(int) child->pid, reason)));

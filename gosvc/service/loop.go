@@ -1,7 +1,6 @@
 package service
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -16,18 +15,15 @@ func (s *service) loop() int {
 	for {
 		select {
 		case r := <-s.msgs:
+			msg, gone, err := s.screen(r)
 			switch {
-			case r.err == nil:
-			case errors.Is(r.err, control.ErrMalformed):
-				s.log.Warn().Err(r.err).Msg("ignoring a malformed control message")
-				continue
-			case isGone(r.err):
+			case err != nil:
+				return s.fatal(fmt.Errorf("control channel: %w", err))
+			case gone:
 				s.log.Info().Msg("the supervisor closed the control channel; stopping")
 				return control.ExitStopped
-			default:
-				return s.fatal(fmt.Errorf("control channel: %w", r.err))
 			}
-			switch m := r.msg.(type) {
+			switch m := msg.(type) {
 			case control.ConfigMessage:
 				s.reconfigure(m.Config)
 			case control.StopMessage:

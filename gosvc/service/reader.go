@@ -38,3 +38,20 @@ func (s *service) startReader() {
 
 // isGone says whether a receive error means the supervisor has gone away.
 func isGone(err error) bool { return errors.Is(err, io.EOF) }
+
+// screen sorts one receive result: a malformed message is logged and
+// skipped (msg nil, gone false, err nil), a closed channel reports gone, and
+// any other error is returned for the caller to treat as fatal.
+func (s *service) screen(r received) (msg control.Message, gone bool, err error) {
+	switch {
+	case r.err == nil:
+		return r.msg, false, nil
+	case errors.Is(r.err, control.ErrMalformed):
+		s.log.Warn().Err(r.err).Msg("ignoring a malformed control message")
+		return nil, false, nil
+	case isGone(r.err):
+		return nil, true, nil
+	default:
+		return nil, false, r.err
+	}
+}

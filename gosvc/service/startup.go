@@ -21,18 +21,15 @@ func (s *service) waitFirstConfig() (cfg control.Config, stop bool, err error) {
 	for {
 		select {
 		case r := <-s.msgs:
+			msg, gone, err := s.screen(r)
 			switch {
-			case r.err == nil:
-			case errors.Is(r.err, control.ErrMalformed):
-				s.log.Warn().Err(r.err).Msg("ignoring a malformed control message")
-				continue
-			case isGone(r.err):
+			case err != nil:
+				return cfg, false, err
+			case gone:
 				s.log.Info().Msg("the supervisor closed the control channel before sending the configuration")
 				return cfg, true, nil
-			default:
-				return cfg, false, r.err
 			}
-			switch m := r.msg.(type) {
+			switch m := msg.(type) {
 			case control.ConfigMessage:
 				return m.Config, false, nil
 			case control.StopMessage:
