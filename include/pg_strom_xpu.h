@@ -1,0 +1,310 @@
+/*
+ * pg_strom_xpu.h
+ *
+ * The device program ("xPU program") of a GpuScan and the chunk/result
+ * layouts that travel in TaskExec messages.  The C code generator writes
+ * these bytes, the Go service validates them, and the CUDA kernels execute
+ * them: this header is the one definition for all three.
+ *
+ * Design:
+ *  - A program is a flat array of XpuNode in post-order: every argument of
+ *    node i is a node j < i, and the last node (root) is the boolean qual.
+ *    The kernel evaluates nodes 0..root in order, each into its own slot.
+ *    There is no short-circuit: AND/OR/CASE/COALESCE evaluate all their
+ *    arguments and then combine them with PostgreSQL's three-valued rules.
+ *  - The device never raises an error.  Any condition under which
+ *    PostgreSQL could raise an error or behave in a way the device does not
+ *    model (integer overflow, division by zero, numeric out of the 128-bit
+ *    range, numeric NaN/Inf, infinite dates in date arithmetic, compressed
+ *    or external varlena, a tuple with fewer attributes than needed, ...)
+ *    marks the row RECHECK.  The backend evaluates the device quals of such
+ *    rows with PostgreSQL's own executor, which then raises exactly
+ *    PostgreSQL's error if, and only if, PostgreSQL would.
+ *  - The device returns tuple positions, not values: the backend still holds
+ *    the page copies it shipped, so it forms the tuples itself and
+ *    projects on the CPU.  Values are therefore always PostgreSQL's own.
+ */
+#ifndef PG_STROM_XPU_H
+#define PG_STROM_XPU_H
+
+#include <stdint.h>
+
+#define XPU_PROGRAM_MAGIC		0x58505531U		/* "XPU1" */
+#define XPU_MAX_NODES			1024
+#define XPU_MAX_ATTRS			1600			/* MaxHeapAttributeNumber */
+#define XPU_BLCKSZ				8192
+#define XPU_MAX_BLOCKS_PER_CHUNK	8192		/* 64MB of pages */
+#define XPU_MAX_TUPLES_PER_PAGE	291				/* MaxHeapTuplesPerPage at 8kB */
+
+/*
+ * Device types.  X(name, pg_type_oid, fixed_len)
+ */
+#define XPU_TYPE_LIST(X) \
+	X(BOOL,        16,   1) \
+	X(INT2,        21,   2) \
+	X(INT4,        23,   4) \
+	X(INT8,        20,   8) \
+	X(FLOAT4,     700,   4) \
+	X(FLOAT8,     701,   8) \
+	X(NUMERIC,   1700,  -1) \
+	X(DATE,      1082,   4) \
+	X(TIMESTAMP, 1114,   8) \
+	X(TIMESTAMPTZ, 1184, 8) \
+	X(TEXT,        25,  -1) \
+	X(VARCHAR,   1043,  -1) \
+	X(BPCHAR,    1042,  -1)
+
+typedef enum XpuType
+{
+	XPU_TYPE_INVALID = 0,
+#define XPU_TYPE_ENUM(name, oid, len) XPU_TYPE_##name,
+	XPU_TYPE_LIST(XPU_TYPE_ENUM)
+#undef XPU_TYPE_ENUM
+	XPU_TYPE__COUNT
+} XpuType;
+
+/*
+ * Opcodes.  X(name, nargs, signature)
+ *   nargs: exact count, or -1 for "2 or more" (AND, OR, COALESCE, CASE: see
+ *   below).
+ *   signature (what validation checks; restype is the node's restype):
+ *     LEAF     no args (VAR, CONST)
+ *     CMP      2 args of the same type T, T comparable, restype BOOL
+ *     ARITH    args of restype's type (1 or 2 args by opcode)
+ *     CAST     1 arg of any type, restype = target (pair must be supported)
+ *     BOOLOP   args BOOL, restype BOOL
+ *     TEST     1 arg of any type, restype BOOL
+ *     SPECIAL  checked per opcode
+ */
+#define XPU_OPCODE_LIST(X) \
+	X(VAR,        0, LEAF) \
+	X(CONST,      0, LEAF) \
+	X(EQ,         2, CMP) \
+	X(NE,         2, CMP) \
+	X(LT,         2, CMP) \
+	X(LE,         2, CMP) \
+	X(GT,         2, CMP) \
+	X(GE,         2, CMP) \
+	X(ADD,        2, ARITH) \
+	X(SUB,        2, ARITH) \
+	X(MUL,        2, ARITH) \
+	X(DIV,        2, ARITH) \
+	X(MOD,        2, ARITH) \
+	X(NEG,        1, ARITH) \
+	X(ABS,        1, ARITH) \
+	X(CAST,       1, CAST) \
+	X(AND,       -1, BOOLOP) \
+	X(OR,        -1, BOOLOP) \
+	X(NOT,        1, BOOLOP) \
+	X(IS_NULL,    1, TEST) \
+	X(IS_NOT_NULL, 1, TEST) \
+	X(IS_TRUE,    1, TEST) \
+	X(IS_NOT_TRUE, 1, TEST) \
+	X(IS_FALSE,   1, TEST) \
+	X(IS_NOT_FALSE, 1, TEST) \
+	X(IS_UNKNOWN, 1, TEST) \
+	X(IS_NOT_UNKNOWN, 1, TEST) \
+	X(CASE,      -1, SPECIAL) \
+	X(COALESCE,  -1, SPECIAL) \
+	X(DATE_PLI,   2, SPECIAL) \
+	X(DATE_MII,   2, SPECIAL) \
+	X(DATE_MI,    2, SPECIAL) \
+	X(EXTRACT,    1, SPECIAL) \
+	X(DATE_PART,  1, SPECIAL) \
+	X(LIKE,       2, SPECIAL) \
+	X(NOT_LIKE,   2, SPECIAL)
+
+typedef enum XpuOpcode
+{
+	XPU_OP_INVALID = 0,
+#define XPU_OPCODE_ENUM(name, nargs, sig) XPU_OP_##name,
+	XPU_OPCODE_LIST(XPU_OPCODE_ENUM)
+#undef XPU_OPCODE_ENUM
+	XPU_OP__COUNT
+} XpuOpcode;
+
+/*
+ * Per-opcode details (fields of XpuNode not named here must be 0):
+ *
+ * VAR       aux = attribute index (0-based, attnum - 1) into the attribute
+ *           descriptors; restype = that attribute's xtype.
+ * CONST     aux = byte offset of the value in the constant pool, flags has
+ *           XPU_NODE_CONST_NULL for NULL (then aux is 0).  Pool encoding by
+ *           type: BOOL 1 byte; INT2/INT4/INT8/DATE/TIMESTAMP/TIMESTAMPTZ as
+ *           int16/int32/int64/int32/int64/int64 little-endian; FLOAT4/FLOAT8
+ *           IEEE; NUMERIC as XpuNumericConst; TEXT/VARCHAR/BPCHAR as
+ *           XpuTextConst followed by the bytes.  Each value starts at a
+ *           multiple of 16 in the pool.
+ * CMP       TEXT/VARCHAR/BPCHAR comparisons: flags XPU_NODE_TEXT_BYTEWISE
+ *           must be set for LT/LE/GT/GE (the collation orders by bytes, i.e.
+ *           "C" or "POSIX"); EQ/NE need a deterministic collation only.
+ *           BPCHAR compares ignore trailing spaces, as bpchareq/bpcharcmp.
+ *           BOOL supports EQ/NE only.
+ * ARITH     INT2/INT4/INT8/FLOAT4/FLOAT8: all; NUMERIC: ADD, SUB, MUL, NEG,
+ *           ABS; MOD on integers only.  Overflow, division by zero and
+ *           float overflow/underflow (as PostgreSQL's float checks) give
+ *           RECHECK.
+ * CAST      supported (from -> to): any of INT2/INT4/INT8 -> any of
+ *           INT2/INT4/INT8/FLOAT4/FLOAT8/NUMERIC; FLOAT4 <-> FLOAT8;
+ *           FLOAT4/FLOAT8 -> INT2/INT4/INT8 (rint, range check);
+ *           NUMERIC -> INT2/INT4/INT8 (round half away from zero, range
+ *           check); DATE -> TIMESTAMP; VARCHAR <-> TEXT (no-op);
+ *           anything else is refused.
+ * AND/OR    nargs >= 2.
+ * CASE      nargs = 2k+1 (k >= 1): cond1, val1, ..., condk, valk, else.
+ *           conds are BOOL, vals and else have restype's type.  The code
+ *           generator supplies a CONST NULL for a missing ELSE.
+ * COALESCE  nargs >= 1, all of restype's type.
+ * DATE_PLI  (DATE, INT4) -> DATE;  DATE_MII (DATE, INT4) -> DATE;
+ *           DATE_MI (DATE, DATE) -> INT4.  Infinite dates give RECHECK.
+ * EXTRACT   (DATE or TIMESTAMP) -> NUMERIC (scale 0); aux = XpuDateField.
+ * DATE_PART (DATE or TIMESTAMP) -> FLOAT8; aux = XpuDateField.
+ *           Infinite inputs give RECHECK.
+ * LIKE      (TEXT/VARCHAR, CONST TEXT pattern) -> BOOL; backslash escape.
+ *           flags XPU_NODE_LIKE_UTF8 when the database encoding is UTF8 (so
+ *           '_' matches one UTF-8 character, not one byte); only UTF8 and
+ *           single-byte encodings are offered to the device.
+ */
+typedef enum XpuDateField
+{
+	XPU_FIELD_YEAR = 1,
+	XPU_FIELD_MONTH,
+	XPU_FIELD_DAY,
+	XPU_FIELD_DOW,
+	XPU_FIELD_ISODOW,
+	XPU_FIELD_DOY,
+	XPU_FIELD_QUARTER,
+	XPU_FIELD_HOUR,			/* TIMESTAMP only */
+	XPU_FIELD_MINUTE		/* TIMESTAMP only */
+} XpuDateField;
+
+#define XPU_NODE_CONST_NULL		0x0001
+#define XPU_NODE_TEXT_BYTEWISE	0x0002
+#define XPU_NODE_LIKE_UTF8		0x0004
+
+typedef struct XpuNode
+{
+	int16_t		opcode;			/* XpuOpcode */
+	int16_t		restype;		/* XpuType */
+	int16_t		nargs;
+	uint16_t	flags;			/* XPU_NODE_* */
+	int32_t		args;			/* index of the first argument in the
+								 * program's argument array */
+	int32_t		aux;			/* see per-opcode details */
+} XpuNode;
+
+typedef struct XpuNumericConst
+{
+	int64_t		lo;				/* two's complement 128-bit value, low half */
+	int64_t		hi;				/* high half */
+	int32_t		scale;			/* value = (hi:lo) * 10^-scale, scale >= 0 */
+	int32_t		reserved;
+} XpuNumericConst;
+
+typedef struct XpuTextConst
+{
+	int32_t		len;			/* bytes that follow */
+	int32_t		reserved;
+} XpuTextConst;
+
+/*
+ * Attribute descriptor: one per attribute from attnum 1 up to the highest
+ * attnum referenced, so the kernel can walk a heap tuple's data area.
+ */
+typedef struct XpuAttr
+{
+	int16_t		attlen;			/* > 0 fixed, -1 varlena, -2 cstring */
+	int8_t		attalign;		/* 1, 2, 4 or 8 */
+	int8_t		attbyval;
+	int16_t		xtype;			/* XpuType if referenced, else 0 */
+	int16_t		reserved;
+} XpuAttr;
+
+/*
+ * OpenSession payload (PGSTROM_MSG_OPEN_SESSION).  All *_offset fields are
+ * byte offsets from the start of the message (header included); the
+ * service checks every one of them against the message length.
+ */
+typedef struct XpuSession
+{
+	uint32_t	magic;			/* XPU_PROGRAM_MAGIC */
+	uint32_t	kind;			/* XPU_KIND_GPUSCAN */
+	uint64_t	plan_id;		/* query-buffer table key, for later use */
+	uint32_t	nattrs;
+	uint32_t	attrs_offset;	/* XpuAttr[nattrs] */
+	uint32_t	nnodes;
+	uint32_t	nodes_offset;	/* XpuNode[nnodes] */
+	uint32_t	nargs;
+	uint32_t	args_offset;	/* int32_t[nargs]: node indexes */
+	uint32_t	consts_len;
+	uint32_t	consts_offset;	/* constant pool, 16-byte aligned */
+	uint32_t	root;			/* node index of the qual: BOOL, = nnodes-1 */
+	uint32_t	encoding;		/* PostgreSQL encoding id of the database */
+} XpuSession;
+
+#define XPU_KIND_GPUSCAN		1
+
+/*
+ * TaskExec payload (PGSTROM_MSG_TASK_EXEC): a BLOCK chunk.  Raw 8kB heap
+ * pages follow the header at pages_offset (a multiple of 8192 from the
+ * message start is NOT required; 16-byte alignment is).  MVCC is resolved:
+ * invisible tuples' line pointers are LP_UNUSED in the copy.
+ */
+typedef struct XpuChunk
+{
+	uint32_t	nblocks;		/* <= XPU_MAX_BLOCKS_PER_CHUNK */
+	uint32_t	pages_offset;	/* from the message start, 16-byte aligned */
+	uint32_t	chunk_id;		/* echoed in the result */
+	uint32_t	reserved;
+} XpuChunk;
+
+/*
+ * TaskExec reply (PGSTROM_MSG_SUCCESS): XpuChunkResult, then nitems
+ * uint32_t entries.  The entries of one block are contiguous and in
+ * ascending line pointer order; blocks come in any order.  An entry is
+ *     (block index in chunk << XPU_ITEM_BLOCK_SHIFT) | line pointer number
+ * (1-based, as OffsetNumber), with XPU_ITEM_RECHECK set for a row the CPU
+ * must evaluate.  Rows absent from the list do not satisfy the quals.
+ */
+#define XPU_ITEM_BLOCK_SHIFT	10
+#define XPU_ITEM_OFFSET_MASK	0x3ffU
+#define XPU_ITEM_RECHECK		0x80000000U
+
+typedef struct XpuChunkResult
+{
+	uint32_t	chunk_id;
+	uint32_t	nitems;			/* entries that follow */
+	uint32_t	ntuples;		/* LP_NORMAL tuples examined */
+	uint32_t	nrecheck;		/* entries with XPU_ITEM_RECHECK */
+	uint64_t	gpu_time_ns;	/* kernel + transfers, measured by the service */
+} XpuChunkResult;
+
+/* TaskFinal has no payload; its reply is a plain Success header. */
+
+/*
+ * The GpuScan kernel:
+ *
+ *   extern "C" __global__ void
+ *   kern_gpuscan_block(const char *session,   // the whole OpenSession message
+ *                      const char *pages,     // nblocks * XPU_BLCKSZ bytes
+ *                      uint32_t nblocks,
+ *                      uint32_t *items,       // capacity nblocks * XPU_MAX_TUPLES_PER_PAGE
+ *                      uint32_t *counters)    // XPU_COUNTER_*, zeroed by the caller
+ *
+ * launched with gridDim.x = nblocks (one CUDA block per heap page) and
+ * blockDim.x = XPU_GPUSCAN_THREADS.  The kernel re-checks the program's
+ * structure it relies on and sets counters[XPU_COUNTER_STATUS] to a non-zero
+ * XPU_STATUS_* instead of reading out of bounds.
+ */
+#define XPU_KERNEL_GPUSCAN		"kern_gpuscan_block"
+#define XPU_GPUSCAN_THREADS		256
+#define XPU_COUNTER_NITEMS		0
+#define XPU_COUNTER_NTUPLES		1
+#define XPU_COUNTER_NRECHECK	2
+#define XPU_COUNTER_STATUS		3
+#define XPU_COUNTER__COUNT		4
+#define XPU_STATUS_OK			0
+#define XPU_STATUS_BAD_PROGRAM	1
+#define XPU_STATUS_BAD_PAGE		2
+
+#endif							/* PG_STROM_XPU_H */
