@@ -31,6 +31,9 @@
 
 #define XPU_PROGRAM_MAGIC		0x58505531U		/* "XPU1" */
 #define XPU_MAX_NODES			1024
+#define XPU_GPUSCAN_MAX_NODES	128		/* per-thread evaluation slots of the
+										 * GpuScan kernel: programs with more
+										 * nodes are refused */
 #define XPU_MAX_ATTRS			1600			/* MaxHeapAttributeNumber */
 #define XPU_BLCKSZ				8192
 #define XPU_MAX_BLOCKS_PER_CHUNK	8192		/* 64MB of pages */
@@ -65,8 +68,8 @@ typedef enum XpuType
 
 /*
  * Opcodes.  X(name, nargs, signature)
- *   nargs: exact count, or -1 for "2 or more" (AND, OR, COALESCE, CASE: see
- *   below).
+ *   nargs: exact count, or -1 for a variable count (AND/OR: 2 or more,
+ *   COALESCE: 1 or more, CASE: 2k+1; see below).
  *   signature (what validation checks; restype is the node's restype):
  *     LEAF     no args (VAR, CONST)
  *     CMP      2 args of the same type T, T comparable, restype BOOL
@@ -155,6 +158,10 @@ typedef enum XpuOpcode
  *           conds are BOOL, vals and else have restype's type.  The code
  *           generator supplies a CONST NULL for a missing ELSE.
  * COALESCE  nargs >= 1, all of restype's type.
+ *
+ * Offsets: the kernel bounds-checks every offset against the message
+ * header's length and does not require the attrs/nodes/args arrays to be
+ * aligned; the code generator aligns them to 16 bytes anyway.
  * DATE_PLI  (DATE, INT4) -> DATE;  DATE_MII (DATE, INT4) -> DATE;
  *           DATE_MI (DATE, DATE) -> INT4.  Infinite dates give RECHECK.
  * EXTRACT   (DATE or TIMESTAMP) -> NUMERIC (scale 0); aux = XpuDateField.

@@ -6,6 +6,9 @@
  * device code (-rdc) is needed.
  */
 #include "pg_strom_catalog.h"
+#include "pg_strom_xpu.h"
+#include "pg_strom_proto.h"
+#include "gpuscan.h"
 
 /*
  * extern "C" keeps the symbol unmangled for cuModuleGetGlobal, and gives the

@@ -1,0 +1,14 @@
+#!/bin/bash
+# Host-side tests of the kernels' pure helpers and per-tuple evaluation.
+# Needs nvcc (no GPU).  Prints "N passed, N failed"; exit status 1 on failure.
+set -euo pipefail
+cd "$(dirname "$0")"
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+CCBIN=""
+if "$NVCC" --version | grep -q 'release 11\.' && command -v clang-14 >/dev/null; then
+	CCBIN="-ccbin clang-14"
+fi
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+"$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_kernels" test_kernels.cu -lstdc++ -lm
+"$OUT/test_kernels" vectors.txt

@@ -1,0 +1,614 @@
+/*
+ * test_kernels.cu - host-side tests of the device helpers and of the whole
+ * per-tuple evaluation (program validation, heap tuple walk, interpreter)
+ * against answers PostgreSQL 15 gave (vectors.txt, see gen_vectors.sh).
+ *
+ * Built by run.sh with nvcc as host code; no GPU is needed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <vector>
+#include <map>
+#include "xpu_eval.h"
+
+static int npassed = 0;
+static int nfailed = 0;
+
+#define CHECK(cond) do { \
+	if (cond) npassed++; \
+	else { nfailed++; fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
+} while (0)
+
+/* ------------------------------------------------------------------ */
+/* program builder                                                     */
+/* ------------------------------------------------------------------ */
+struct Prog
+{
+	std::vector<XpuNode> nodes;
+	std::vector<int32_t> args;
+	std::vector<char> consts;
+	std::vector<XpuAttr> attrs;
+
+	int add(int op, int rt, std::vector<int> a, int flags = 0, int aux = 0)
+	{
+		XpuNode n;
+
+		memset(&n, 0, sizeof(n));
+		n.opcode = op;
+		n.restype = rt;
+		n.nargs = (int16_t) a.size();
+		n.flags = flags;
+		n.args = a.empty() ? 0 : (int32_t) args.size();
+		n.aux = aux;
+		for (int x : a)
+			args.push_back(x);
+		nodes.push_back(n);
+		return (int) nodes.size() - 1;
+	}
+	int cbytes(int rt, const void *p, size_t len)
+	{
+		while (consts.size() % 16)
+			consts.push_back(0);
+		int off = (int) consts.size();
+		consts.insert(consts.end(), (const char *) p, (const char *) p + len);
+		return add(XPU_OP_CONST, rt, {}, 0, off);
+	}
+	int null(int rt) { return add(XPU_OP_CONST, rt, {}, XPU_NODE_CONST_NULL, 0); }
+	int b(bool v) { char c = v; return cbytes(XPU_TYPE_BOOL, &c, 1); }
+	int i2(int16_t v) { return cbytes(XPU_TYPE_INT2, &v, 2); }
+	int i4(int32_t v) { return cbytes(XPU_TYPE_INT4, &v, 4); }
+	int i8(int64_t v) { return cbytes(XPU_TYPE_INT8, &v, 8); }
+	int f4(float v) { return cbytes(XPU_TYPE_FLOAT4, &v, 4); }
+	int f8(double v) { return cbytes(XPU_TYPE_FLOAT8, &v, 8); }
+	int date(int y, int m, int d) { int32_t v = xpu_date2j(y, m, d) - XPU_POSTGRES_EPOCH_JDATE; return cbytes(XPU_TYPE_DATE, &v, 4); }
+	int ts(int y, int m, int d, int hh, int mi, int ss)
+	{
+		int64_t v = (int64_t) (xpu_date2j(y, m, d) - XPU_POSTGRES_EPOCH_JDATE) * XPU_USECS_PER_DAY +
+			((int64_t) hh * 3600 + mi * 60 + ss) * 1000000LL;
+		return cbytes(XPU_TYPE_TIMESTAMP, &v, 8);
+	}
+	int num(int64_t v, int scale)
+	{
+		XpuNumericConst c;
+		xpu_int128 w = v;
+		c.lo = (int64_t) (uint64_t) w;
+		c.hi = (int64_t) (w >> 64);
+		c.scale = scale;
+		c.reserved = 0;
+		return cbytes(XPU_TYPE_NUMERIC, &c, sizeof(c));
+	}
+	int text(const char *s, int rt = XPU_TYPE_TEXT)
+	{
+		std::vector<char> buf(8 + strlen(s));
+		int32_t len = (int32_t) strlen(s);
+		memset(buf.data(), 0, 8);
+		memcpy(buf.data(), &len, 4);
+		memcpy(buf.data() + 8, s, len);
+		return cbytes(rt, buf.data(), buf.size());
+	}
+	int op(int op, int rt, std::vector<int> a, int flags = 0) { return add(op, rt, a, flags); }
+
+	std::vector<char> message()
+	{
+		std::vector<char> m;
+		size_t hdr = sizeof(PgStromMsgHeader), ses = sizeof(XpuSession);
+		size_t attrs_off = hdr + ses;
+		size_t nodes_off = attrs_off + attrs.size() * sizeof(XpuAttr);
+		size_t args_off = nodes_off + nodes.size() * sizeof(XpuNode);
+		size_t consts_off = (args_off + args.size() * 4 + 15) & ~(size_t) 15;
+		size_t len = consts_off + consts.size();
+
+		m.resize(len);
+		PgStromMsgHeader h;
+		memset(&h, 0, sizeof(h));
+		h.magic = PGSTROM_MSG_MAGIC;
+		h.tag = PGSTROM_MSG_OPEN_SESSION;
+		h.length = (uint32_t) len;
+		memcpy(m.data(), &h, sizeof(h));
+		XpuSession s;
+		memset(&s, 0, sizeof(s));
+		s.magic = XPU_PROGRAM_MAGIC;
+		s.kind = XPU_KIND_GPUSCAN;
+		s.nattrs = (uint32_t) attrs.size();
+		s.attrs_offset = (uint32_t) attrs_off;
+		s.nnodes = (uint32_t) nodes.size();
+		s.nodes_offset = (uint32_t) nodes_off;
+		s.nargs = (uint32_t) args.size();
+		s.args_offset = (uint32_t) args_off;
+		s.consts_len = (uint32_t) consts.size();
+		s.consts_offset = (uint32_t) consts_off;
+		s.root = (uint32_t) nodes.size() - 1;
+		s.encoding = 6;
+		memcpy(m.data() + hdr, &s, sizeof(s));
+		if (!attrs.empty())
+			memcpy(m.data() + attrs_off, attrs.data(), attrs.size() * sizeof(XpuAttr));
+		memcpy(m.data() + nodes_off, nodes.data(), nodes.size() * sizeof(XpuNode));
+		if (!args.empty())
+			memcpy(m.data() + args_off, args.data(), args.size() * 4);
+		if (!consts.empty())
+			memcpy(m.data() + consts_off, consts.data(), consts.size());
+		return m;
+	}
+};
+
+/* the test table kt (gen_vectors.sql) */
+enum { A_ID = 1, A_I2, A_I8, A_F4, A_F8, A_N, A_D, A_TS, A_T, A_C, A_B, A_V };
+static const struct { int16_t attlen; int8_t attalign; int16_t xtype; } kt_cols[] = {
+	{0, 0, 0},
+	{4, 4, XPU_TYPE_INT4}, {2, 2, XPU_TYPE_INT2}, {8, 8, XPU_TYPE_INT8},
+	{4, 4, XPU_TYPE_FLOAT4}, {8, 8, XPU_TYPE_FLOAT8}, {-1, 4, XPU_TYPE_NUMERIC},
+	{4, 4, XPU_TYPE_DATE}, {8, 8, XPU_TYPE_TIMESTAMP}, {-1, 4, XPU_TYPE_TEXT},
+	{-1, 4, XPU_TYPE_BPCHAR}, {1, 1, XPU_TYPE_BOOL}, {-1, 4, XPU_TYPE_VARCHAR},
+};
+
+struct KtProg : Prog
+{
+	int var(int attno)
+	{
+		while ((int) attrs.size() < attno)
+		{
+			int a = (int) attrs.size() + 1;
+			XpuAttr x;
+			memset(&x, 0, sizeof(x));
+			x.attlen = kt_cols[a].attlen;
+			x.attalign = kt_cols[a].attalign;
+			x.attbyval = kt_cols[a].attlen > 0;
+			attrs.push_back(x);
+		}
+		attrs[attno - 1].xtype = kt_cols[attno].xtype;
+		return add(XPU_OP_VAR, kt_cols[attno].xtype, {}, 0, attno - 1);
+	}
+};
+
+#define BOOL XPU_TYPE_BOOL
+#define I2 XPU_TYPE_INT2
+#define I4 XPU_TYPE_INT4
+#define I8 XPU_TYPE_INT8
+#define F4 XPU_TYPE_FLOAT4
+#define F8 XPU_TYPE_FLOAT8
+#define NUM XPU_TYPE_NUMERIC
+#define DATE XPU_TYPE_DATE
+#define TS XPU_TYPE_TIMESTAMP
+#define TEXT XPU_TYPE_TEXT
+#define VARCHAR XPU_TYPE_VARCHAR
+#define BPCHAR XPU_TYPE_BPCHAR
+#define OP(x) XPU_OP_##x
+#define BW XPU_NODE_TEXT_BYTEWISE
+#define U8 XPU_NODE_LIKE_UTF8
+
+/* build the program of expression k of exprs.txt; false when unknown */
+static bool
+build_expr(int k, KtProg &p)
+{
+	switch (k)
+	{
+		case 0: p.op(OP(GT), BOOL, {p.var(A_N), p.num(14, 1)}); break;
+		case 1: { int n = p.var(A_N); int m = p.op(OP(MUL), NUM, {n, n}); p.op(OP(GE), BOOL, {m, p.num(225, 2)}); } break;
+		case 2: p.op(OP(LT), BOOL, {p.op(OP(ADD), NUM, {p.var(A_N), p.num(5, 1)}), p.num(1, 0)}); break;
+		case 3: p.op(OP(EQ), BOOL, {p.op(OP(NEG), NUM, {p.var(A_N)}), p.num(149, 2)}); break;
+		case 4: p.op(OP(LE), BOOL, {p.op(OP(ABS), NUM, {p.var(A_N)}), p.num(1, 4)}); break;
+		case 5: p.op(OP(EQ), BOOL, {p.op(OP(CAST), I4, {p.var(A_N)}), p.i4(-2)}); break;
+		case 6: p.op(OP(EQ), BOOL, {p.op(OP(CAST), I8, {p.var(A_N)}), p.i8(3)}); break;
+		case 7: { int a = p.var(A_I2); int s = p.op(OP(ADD), I2, {a, a}); p.op(OP(GT), BOOL, {p.op(OP(CAST), I4, {s}), p.i4(0)}); } break;
+		case 8: { int a = p.var(A_I2); int s = p.op(OP(MUL), I2, {a, a}); p.op(OP(GT), BOOL, {p.op(OP(CAST), I4, {s}), p.i4(100)}); } break;
+		case 9: p.op(OP(EQ), BOOL, {p.op(OP(DIV), I4, {p.op(OP(CAST), I4, {p.var(A_I2)}), p.i4(2)}), p.i4(0)}); break;
+		case 10: p.op(OP(EQ), BOOL, {p.op(OP(MOD), I4, {p.op(OP(CAST), I4, {p.var(A_I2)}), p.i4(3)}), p.i4(1)}); break;
+		case 11: p.op(OP(LT), BOOL, {p.op(OP(CAST), I4, {p.op(OP(NEG), I2, {p.var(A_I2)})}), p.i4(0)}); break;
+		case 12: p.op(OP(GT), BOOL, {p.op(OP(MUL), I8, {p.var(A_I8), p.i8(2)}), p.i8(0)}); break;
+		case 13: p.op(OP(LT), BOOL, {p.op(OP(SUB), I8, {p.var(A_I8), p.i8(1)}), p.i8(0)}); break;
+		case 14: p.op(OP(GT), BOOL, {p.op(OP(DIV), I8, {p.var(A_I8), p.i8(-1)}), p.i8(0)}); break;
+		case 15: p.op(OP(GT), BOOL, {p.op(OP(ABS), I8, {p.var(A_I8)}), p.i8(5)}); break;
+		case 16: p.op(OP(GT), BOOL, {p.var(A_F8), p.f8(2)}); break;
+		case 17: { int a = p.var(A_F8); p.op(OP(GT), BOOL, {p.op(OP(MUL), F8, {a, a}), p.f8(1)}); } break;
+		case 18: p.op(OP(GT), BOOL, {p.op(OP(DIV), F8, {p.var(A_F8), p.f8(1e10)}), p.f8(0)}); break;
+		case 19: p.op(OP(EQ), BOOL, {p.op(OP(ADD), F8, {p.var(A_F8), p.f8(1)}), p.f8(1)}); break;
+		case 20: p.op(OP(LT), BOOL, {p.op(OP(CAST), F8, {p.var(A_F4)}), p.f8(2)}); break;
+		case 21: { int a = p.var(A_F4); p.op(OP(GT), BOOL, {p.op(OP(CAST), F8, {p.op(OP(MUL), F4, {a, a})}), p.f8(2)}); } break;
+		case 22: p.op(OP(GT), BOOL, {p.op(OP(CAST), F8, {p.var(A_F4)}), p.f8(1.5)}); break;
+		case 23: p.op(OP(GE), BOOL, {p.op(OP(CAST), F8, {p.op(OP(CAST), F4, {p.var(A_F8)})}), p.f8(0.1)}); break;
+		case 24: p.op(OP(EQ), BOOL, {p.op(OP(CAST), I4, {p.var(A_F4)}), p.i4(2)}); break;
+		case 25: p.op(OP(EQ), BOOL, {p.op(OP(CAST), I4, {p.op(OP(CAST), I2, {p.var(A_F8)})}), p.i4(4)}); break;
+		case 26: p.op(OP(GT), BOOL, {p.op(OP(CAST), F8, {p.op(OP(CAST), F4, {p.var(A_I2)})}), p.f8(100)}); break;
+		case 27: p.op(OP(GT), BOOL, {p.op(OP(CAST), F8, {p.var(A_I8)}), p.f8(1e18)}); break;
+		case 28: p.op(OP(GT), BOOL, {p.var(A_D), p.date(2000, 1, 1)}); break;
+		case 29: p.op(OP(GT), BOOL, {p.op(OP(DATE_PLI), DATE, {p.var(A_D), p.i4(30)}), p.date(2024, 3, 1)}); break;
+		case 30: p.op(OP(LT), BOOL, {p.op(OP(DATE_MII), DATE, {p.var(A_D), p.i4(1)}), p.date(2000, 1, 1)}); break;
+		case 31: p.op(OP(GT), BOOL, {p.op(OP(DATE_MI), I4, {p.var(A_D), p.date(2000, 1, 1)}), p.i4(100)}); break;
+#define EXTRACT_CMP(cmp, src, field, val) \
+	p.op(OP(cmp), BOOL, {p.add(OP(EXTRACT), NUM, {p.var(src)}, 0, XPU_FIELD_##field), p.num(val, 0)})
+#define DATEPART_CMP(cmp, src, field, val) \
+	p.op(OP(cmp), BOOL, {p.add(OP(DATE_PART), F8, {p.var(src)}, 0, XPU_FIELD_##field), p.f8(val)})
+		case 32: EXTRACT_CMP(LT, A_D, YEAR, 0); break;
+		case 33: EXTRACT_CMP(EQ, A_D, MONTH, 2); break;
+		case 34: EXTRACT_CMP(EQ, A_D, DAY, 29); break;
+		case 35: EXTRACT_CMP(EQ, A_D, DOW, 4); break;
+		case 36: EXTRACT_CMP(EQ, A_D, ISODOW, 7); break;
+		case 37: EXTRACT_CMP(GT, A_D, DOY, 59); break;
+		case 38: EXTRACT_CMP(EQ, A_D, QUARTER, 4); break;
+		case 39: DATEPART_CMP(EQ, A_D, YEAR, 2024); break;
+		case 40: DATEPART_CMP(LT, A_D, DOY, 60); break;
+		case 41: EXTRACT_CMP(LT, A_TS, YEAR, 1); break;
+		case 42: EXTRACT_CMP(EQ, A_TS, HOUR, 13); break;
+		case 43: EXTRACT_CMP(GE, A_TS, MINUTE, 59); break;
+		case 44: DATEPART_CMP(EQ, A_TS, DOW, 0); break;
+		case 45: DATEPART_CMP(EQ, A_TS, MONTH, 12); break;
+		case 46: p.op(OP(LT), BOOL, {p.op(OP(CAST), TS, {p.var(A_D)}), p.var(A_TS)}); break;
+		case 47: p.op(OP(GT), BOOL, {p.var(A_TS), p.ts(2000, 1, 1, 0, 0, 0)}); break;
+		case 48: p.op(OP(EQ), BOOL, {p.var(A_T), p.text("abc")}); break;
+		case 49: p.op(OP(LT), BOOL, {p.var(A_T), p.text("abc")}, BW); break;
+		case 50: p.op(OP(GE), BOOL, {p.var(A_T), p.text("b")}, BW); break;
+		case 51: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("a%c")}, U8); break;
+		case 52: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("_bc")}, U8); break;
+		case 53: p.op(OP(NOT_LIKE), BOOL, {p.var(A_T), p.text("%b%")}, U8); break;
+		case 54: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("a\\%c")}, U8); break;
+		case 55: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("%\\_%")}, U8); break;
+		case 56: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("a\\")}, U8); break;
+		case 57: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("_")}, U8); break;
+		case 58: p.op(OP(LIKE), BOOL, {p.var(A_V), p.text("%c")}, U8); break;
+		case 59: p.op(OP(EQ), BOOL, {p.var(A_C), p.text("ab", BPCHAR)}); break;
+		case 60: p.op(OP(LT), BOOL, {p.var(A_C), p.text("ab", BPCHAR)}, BW); break;
+		case 61: p.op(OP(GT), BOOL, {p.var(A_C), p.text("a", BPCHAR)}, BW); break;
+		case 62: p.op(OP(EQ), BOOL, {p.var(A_B), p.b(true)}); break;
+		case 63: p.op(OP(NE), BOOL, {p.var(A_B), p.b(false)}); break;
+		case 64: p.op(OP(IS_TRUE), BOOL, {p.var(A_B)}); break;
+		case 65: p.op(OP(IS_NOT_TRUE), BOOL, {p.var(A_B)}); break;
+		case 66: p.op(OP(IS_UNKNOWN), BOOL, {p.var(A_B)}); break;
+		case 67: p.op(OP(IS_NOT_FALSE), BOOL, {p.var(A_B)}); break;
+		case 68: p.op(OP(IS_NULL), BOOL, {p.var(A_B)}); break;
+		case 69: p.op(OP(IS_NOT_NULL), BOOL, {p.var(A_T)}); break;
+		case 70: p.op(OP(NOT), BOOL, {p.var(A_B)}); break;
+		case 71: { int b = p.var(A_B); int c = p.op(OP(GT), BOOL, {p.op(OP(CAST), I4, {p.var(A_I2)}), p.i4(0)}); p.op(OP(AND), BOOL, {b, c}); } break;
+		case 72: { int b = p.var(A_B); int c = p.op(OP(GT), BOOL, {p.op(OP(CAST), I4, {p.var(A_I2)}), p.i4(10)}); p.op(OP(OR), BOOL, {b, c}); } break;
+		case 73: p.op(OP(GT), BOOL, {p.op(OP(COALESCE), I4, {p.op(OP(CAST), I4, {p.var(A_I2)}), p.i4(0)}), p.i4(5)}); break;
+		case 74:
+			{
+				int i2 = p.var(A_I2), i8 = p.var(A_I8);
+				int i2w = p.op(OP(CAST), I4, {i2});
+				int c1 = p.op(OP(GT), BOOL, {i2w, p.i4(10)});
+				int c2 = p.op(OP(GT), BOOL, {i2w, p.i4(0)});
+				int v2 = p.op(OP(NEG), I8, {i8});
+				int cs = p.op(OP(CASE), I8, {c1, i8, c2, v2, p.i8(0)});
+				p.op(OP(GT), BOOL, {cs, p.i8(5)});
+			}
+			break;
+		case 75: p.op(OP(EQ), BOOL, {p.var(A_V), p.text("abc")}); break;
+		case 76: p.op(OP(EQ), BOOL, {p.op(OP(CAST), TEXT, {p.var(A_V)}), p.text("x_y")}); break;
+		case 77: p.op(OP(GT), BOOL, {p.op(OP(MUL), I8, {p.op(OP(CAST), I8, {p.var(A_I2)}), p.i8(1000000000)}), p.i8(0)}); break;
+		case 78: p.op(OP(GT), BOOL, {p.op(OP(CAST), I4, {p.var(A_I8)}), p.i4(0)}); break;
+		case 79: p.op(OP(GT), BOOL, {p.op(OP(CAST), I4, {p.op(OP(CAST), I2, {p.var(A_I8)})}), p.i4(0)}); break;
+		case 80: p.op(OP(GT), BOOL, {p.op(OP(CAST), NUM, {p.var(A_I2)}), p.num(10, 0)}); break;
+		default: return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* unit tests of helpers                                               */
+/* ------------------------------------------------------------------ */
+static void
+test_helpers(void)
+{
+	int64_t r = 0;
+	int y, m, d;
+
+	/* j2date / date2j round trip over the whole date range, sampled */
+	for (int j = 0; j < 2147483494 - 1000; j += 9973)
+	{
+		xpu_j2date(j, &y, &m, &d);
+		if (xpu_date2j(y, m, d) != j) { CHECK(false); break; }
+	}
+	npassed++;
+	xpu_j2date(XPU_POSTGRES_EPOCH_JDATE, &y, &m, &d);
+	CHECK(y == 2000 && m == 1 && d == 1);
+	CHECK(xpu_date_field(XPU_FIELD_DOW, 0, false, &r) && r == 6);		/* 2000-01-01 Saturday */
+	CHECK(xpu_date_field(XPU_FIELD_ISODOW, 1, false, &r) && r == 7);	/* Sunday */
+	CHECK(!xpu_date_field(XPU_FIELD_HOUR, 1, false, &r));
+	CHECK(!xpu_date_field(XPU_FIELD_YEAR, XPU_DATEVAL_NOEND, false, &r));
+	CHECK(xpu_timestamp_field(XPU_FIELD_HOUR, -1, &r) && r == 23);		/* 1999-12-31 23:59:59.999999 */
+	CHECK(xpu_timestamp_field(XPU_FIELD_YEAR, -1, &r) && r == 1999);
+	CHECK(!xpu_timestamp_field(XPU_FIELD_YEAR, XPU_DT_NOBEGIN, &r));
+
+	/* date arithmetic */
+	int32_t dv;
+	CHECK(xpu_date_pli(0, 1, &dv) && dv == 1);
+	CHECK(!xpu_date_pli(XPU_DATEVAL_NOEND, 1, &dv));
+	CHECK(!xpu_date_pli(2147483494 - 2451545 - 1, 1, &dv));
+	CHECK(xpu_date_pli(2147483494 - 2451545 - 2, 1, &dv));
+	CHECK(!xpu_date_mii(-2451545, 1, &dv));
+	CHECK(!xpu_date_pli(2000000000, 2000000000, &dv));
+	CHECK(!xpu_date_mi(XPU_DATEVAL_NOBEGIN, 0, &dv));
+
+	/* integers */
+	CHECK(!xpu_int_arith(XPU_OP_ADD, XPU_TYPE_INT2, 32767, 1, &r));
+	CHECK(xpu_int_arith(XPU_OP_ADD, XPU_TYPE_INT2, 32766, 1, &r) && r == 32767);
+	CHECK(!xpu_int_arith(XPU_OP_MUL, XPU_TYPE_INT8, INT64_MAX, 2, &r));
+	CHECK(!xpu_int_arith(XPU_OP_DIV, XPU_TYPE_INT4, INT32_MIN, -1, &r));
+	CHECK(xpu_int_arith(XPU_OP_DIV, XPU_TYPE_INT4, -7, 2, &r) && r == -3);
+	CHECK(xpu_int_arith(XPU_OP_MOD, XPU_TYPE_INT4, -7, 2, &r) && r == -1);
+	CHECK(xpu_int_arith(XPU_OP_MOD, XPU_TYPE_INT8, INT64_MIN, -1, &r) && r == 0);
+	CHECK(!xpu_int_arith(XPU_OP_MOD, XPU_TYPE_INT8, 5, 0, &r));
+	CHECK(!xpu_int_arith(XPU_OP_ABS, XPU_TYPE_INT2, -32768, 0, &r));
+	CHECK(!xpu_int_arith(XPU_OP_NEG, XPU_TYPE_INT8, INT64_MIN, 0, &r));
+
+	/* floats */
+	float f;
+	double g;
+	CHECK(!xpu_float4_arith(XPU_OP_MUL, 3e38f, 10.0f, &f));
+	CHECK(!xpu_float4_arith(XPU_OP_MUL, 1e-30f, 1e-30f, &f));
+	CHECK(xpu_float4_arith(XPU_OP_MUL, 0.0f, 1e-30f, &f) && f == 0.0f);
+	CHECK(!xpu_float4_arith(XPU_OP_DIV, 1.0f, 0.0f, &f));
+	CHECK(xpu_float8_arith(XPU_OP_ADD, 1e308, -1e308, &g) && g == 0.0);
+	CHECK(!xpu_float8_arith(XPU_OP_ADD, 1e308, 1e308, &g));
+	CHECK(xpu_float8_arith(XPU_OP_DIV, 1.0, 1.0 / 0.0 /* inf */, &g) && g == 0.0);
+	/* float4 arithmetic stays in float precision: 16777216 + 1 = 16777216 */
+	CHECK(xpu_float4_arith(XPU_OP_ADD, 16777216.0f, 1.0f, &f) && f == 16777216.0f);
+	CHECK(xpu_float8_cmp(0.0 / 0.0, 1.0 / 0.0) == 1);
+	CHECK(xpu_float8_cmp(0.0 / 0.0, 0.0 / 0.0) == 0);
+	CHECK(xpu_float8_cmp(-0.0, 0.0) == 0);
+	CHECK(xpu_float_to_int(xpu_rint8(2.5), XPU_TYPE_INT4, &r) && r == 2);
+	CHECK(xpu_float_to_int(xpu_rint8(-3.5), XPU_TYPE_INT4, &r) && r == -4);
+	CHECK(!xpu_float_to_int(2147483648.0, XPU_TYPE_INT4, &r));
+	CHECK(xpu_float_to_int(-2147483648.0, XPU_TYPE_INT4, &r) && r == INT32_MIN);
+	CHECK(!xpu_float_to_int(9223372036854775808.0, XPU_TYPE_INT8, &r));
+
+	/* numeric */
+	CHECK(xpu_numeric_to_int(25, 1, INT32_MIN, INT32_MAX, &r) && r == 3);
+	CHECK(xpu_numeric_to_int(-25, 1, INT32_MIN, INT32_MAX, &r) && r == -3);
+	CHECK(xpu_numeric_to_int(-249, 2, INT32_MIN, INT32_MAX, &r) && r == -2);
+	CHECK(!xpu_numeric_to_int(32768, 0, -32768, 32767, &r));
+	CHECK(xpu_numeric_to_int(xpu_numeric_bound(), 38, INT32_MIN, INT32_MAX, &r) && r == 1);
+	CHECK(xpu_numeric_to_int(xpu_numeric_bound(), 50, INT32_MIN, INT32_MAX, &r) && r == 0);
+	int c = 9;
+	CHECK(xpu_numeric_cmp(15, 1, 150, 2, &c) && c == 0);
+	CHECK(xpu_numeric_cmp(-1, 0, 1, 40, &c) && c == -1);
+	CHECK(xpu_numeric_cmp(2, 0, 1, 40, &c) && c == 1);
+	CHECK(xpu_numeric_cmp(-2, 0, -1, 40, &c) && c == -1);
+	CHECK(xpu_numeric_cmp(1, 40, 2, 0, &c) && c == -1);
+	CHECK(xpu_numeric_cmp(-1, 40, -2, 0, &c) && c == 1);
+	xpu_int128 nr;
+	int32_t ns;
+	CHECK(!xpu_numeric_add(xpu_numeric_bound(), 0, 1, 0, &nr, &ns));
+	CHECK(xpu_numeric_add(15, 1, 5, 2, &nr, &ns) && nr == 155 && ns == 2);
+	CHECK(xpu_numeric_mul(-15, 1, 15, 1, &nr, &ns) && nr == -225 && ns == 2);
+
+	/* text */
+	CHECK(xpu_text_cmp("ab", 2, "abc", 3) < 0);
+	CHECK(xpu_text_cmp("b", 1, "abc", 3) > 0);
+	CHECK(xpu_text_cmp("\xc3\xa9", 2, "z", 1) > 0);	/* bytes are unsigned */
+	CHECK(xpu_bpchar_truelen("ab  ", 4) == 2);
+	CHECK(xpu_like_match("abc", 3, "a%", 2, true));
+	CHECK(xpu_like_match("", 0, "%", 1, true));
+	CHECK(!xpu_like_match("", 0, "_", 1, true));
+	CHECK(xpu_like_match("\xc3\xa9", 2, "_", 1, true));
+	CHECK(!xpu_like_match("\xc3\xa9", 2, "_", 1, false));
+	CHECK(xpu_like_match("\xc3\xa9", 2, "__", 2, false));
+	CHECK(xpu_like_match("aXbXc", 5, "%X_X%", 5, true));
+	CHECK(xpu_like_match("mississippi", 11, "%iss%ipp_", 9, true));
+	CHECK(!xpu_like_match("mississippi", 11, "%iss%ipp", 8, true));
+	CHECK(xpu_like_match("a%", 2, "a\\%", 3, true));
+	CHECK(!xpu_like_match("ab", 2, "a\\%", 3, true));
+	CHECK(!xpu_like_check_pattern("a\\", 2));
+	CHECK(xpu_like_check_pattern("a\\\\", 3));
+
+	/* page header validation */
+	char page[XPU_BLCKSZ];
+	memset(page, 0, sizeof(page));
+	CHECK(xpu_page_nitems(page) == 0);		/* new page */
+	uint16_t lower = 28, upper = 8000, special = 8192;
+	memcpy(page + 12, &lower, 2);
+	memcpy(page + 14, &upper, 2);
+	memcpy(page + 16, &special, 2);
+	CHECK(xpu_page_nitems(page) == 1);
+	lower = 8100;
+	memcpy(page + 12, &lower, 2);
+	CHECK(xpu_page_nitems(page) == -1);
+}
+
+/* ------------------------------------------------------------------ */
+/* malformed programs                                                  */
+/* ------------------------------------------------------------------ */
+static int
+setup_status(std::vector<char> &m)
+{
+	static xpu_program prog;
+
+	return xpu_program_setup_serial(m.data(), &prog);
+}
+
+static void
+test_bad_programs(void)
+{
+	{
+		KtProg p;
+		p.op(OP(GT), BOOL, {p.var(A_I8), p.i8(0)});
+		std::vector<char> m = p.message();
+		CHECK(setup_status(m) == XPU_STATUS_OK);
+	}
+	{	/* type mismatch */
+		KtProg p;
+		p.op(OP(GT), BOOL, {p.var(A_I8), p.i4(0)});
+		std::vector<char> m = p.message();
+		CHECK(setup_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
+	{	/* forward argument */
+		KtProg p;
+		int v = p.var(A_I8);
+		p.op(OP(GT), BOOL, {v, v + 1});
+		p.i8(0);
+		p.op(OP(IS_TRUE), BOOL, {1});
+		std::vector<char> m = p.message();
+		CHECK(setup_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
+	{	/* root not BOOL */
+		KtProg p;
+		p.var(A_I8);
+		std::vector<char> m = p.message();
+		CHECK(setup_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
+	{	/* text ordering without a bytewise collation */
+		KtProg p;
+		p.op(OP(LT), BOOL, {p.var(A_T), p.text("a")});
+		std::vector<char> m = p.message();
+		CHECK(setup_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
+	{	/* LIKE pattern not a constant */
+		KtProg p;
+		int t = p.var(A_T);
+		p.op(OP(LIKE), BOOL, {t, t});
+		std::vector<char> m = p.message();
+		CHECK(setup_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
+	{	/* too many nodes */
+		KtProg p;
+		int a = p.b(true);
+		for (int i = 0; i < XPU_GPUSCAN_MAX_SLOTS; i++)
+			a = p.op(OP(NOT), BOOL, {a});
+		std::vector<char> m = p.message();
+		CHECK(setup_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
+	{	/* constant out of the pool */
+		KtProg p;
+		int v = p.var(A_I8);
+		int c = p.i8(0);
+		p.nodes[c].aux = 4096;
+		p.op(OP(GT), BOOL, {v, c});
+		std::vector<char> m = p.message();
+		CHECK(setup_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
+	{	/* bad magic */
+		KtProg p;
+		p.op(OP(GT), BOOL, {p.var(A_I8), p.i8(0)});
+		std::vector<char> m = p.message();
+		m[sizeof(PgStromMsgHeader)] ^= 1;
+		CHECK(setup_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* PostgreSQL's answers on a real heap page                            */
+/* ------------------------------------------------------------------ */
+static std::vector<char>
+unhex(const std::string &s)
+{
+	std::vector<char> out;
+	for (size_t i = 0; i + 1 < s.size(); i += 2)
+		out.push_back((char) strtol(s.substr(i, 2).c_str(), NULL, 16));
+	return out;
+}
+
+static void
+test_vectors(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char line[40000];
+	std::vector<char> page;
+	std::map<int, int> lp_of;	/* id -> line pointer */
+	int cur = -1;
+	std::string cur_text;
+	int nexpr = 0, nrows = 0, nconservative = 0;
+
+	if (!fp)
+	{
+		fprintf(stderr, "FAIL cannot open %s\n", path);
+		nfailed++;
+		return;
+	}
+	static xpu_program prog;
+	static xpu_datum slots[XPU_GPUSCAN_MAX_SLOTS];
+	bool prog_ok = false;
+
+	while (fgets(line, sizeof(line), fp))
+	{
+		size_t l = strlen(line);
+		while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+			line[--l] = 0;
+		if (strncmp(line, "PAGE ", 5) == 0)
+		{
+			page = unhex(line + 5);
+			CHECK(page.size() == XPU_BLCKSZ);
+			CHECK(xpu_page_nitems(page.data()) > 0);
+		}
+		else if (strncmp(line, "LP ", 3) == 0)
+		{
+			int id, lp;
+			sscanf(line + 3, "%d %d", &id, &lp);
+			lp_of[id] = lp;
+		}
+		else if (strncmp(line, "EXPR ", 5) == 0)
+		{
+			KtProg p;
+			sscanf(line + 5, "%d", &cur);
+			cur_text = strchr(line + 5, ' ') + 1;
+			nexpr++;
+			if (!build_expr(cur, p))
+			{
+				fprintf(stderr, "FAIL no program for expression %d: %s\n", cur, cur_text.c_str());
+				nfailed++;
+				prog_ok = false;
+				continue;
+			}
+			static std::vector<char> msg;
+			msg = p.message();
+			int st = xpu_program_setup_serial(msg.data(), &prog);
+			prog_ok = (st == XPU_STATUS_OK);
+			if (!prog_ok)
+			{
+				fprintf(stderr, "FAIL expression %d (%s): status %d\n", cur, cur_text.c_str(), st);
+				nfailed++;
+			}
+		}
+		else if (strncmp(line, "R ", 2) == 0 && prog_ok)
+		{
+			int id;
+			char pg[8];
+			sscanf(line + 2, "%d %7s", &id, pg);
+			int lpi = lp_of[id] - 1;
+			uint32_t lp;
+			memcpy(&lp, page.data() + XPU_SIZE_OF_PAGE_HEADER + 4 * lpi, 4);
+			CHECK(xpu_lp_flags(lp) == XPU_LP_NORMAL && xpu_lp_normal_is_sane(lp));
+			memset(slots, 0xAA, sizeof(slots));
+			int res = xpu_eval_tuple(&prog, page.data() + xpu_lp_off(lp),
+									 (int32_t) xpu_lp_len(lp), slots);
+			bool ok;
+			nrows++;
+			if (pg[0] == 'E')
+				ok = (res == XPU_ROW_RECHECK);
+			else if (res == XPU_ROW_RECHECK)
+			{
+				ok = true;
+				nconservative++;
+				if (getenv("VERBOSE"))
+					fprintf(stderr, "note: RECHECK where PostgreSQL gives %s: expr %d (%s) id %d\n",
+							pg, cur, cur_text.c_str(), id);
+			}
+			else if (pg[0] == 't')
+				ok = (res == XPU_ROW_MATCH);
+			else
+				ok = (res == XPU_ROW_NOMATCH);
+			if (ok)
+				npassed++;
+			else
+			{
+				nfailed++;
+				fprintf(stderr, "FAIL expr %d (%s) id %d: PostgreSQL %s, device %s\n",
+						cur, cur_text.c_str(), id, pg,
+						res == XPU_ROW_MATCH ? "MATCH" : res == XPU_ROW_NOMATCH ? "NOMATCH" : "RECHECK");
+			}
+		}
+	}
+	fclose(fp);
+	printf("vectors: %d expressions, %d rows, %d conservative RECHECKs\n",
+		   nexpr, nrows, nconservative);
+}
+
+int
+main(int argc, char **argv)
+{
+	test_helpers();
+	test_bad_programs();
+	test_vectors(argc > 1 ? argv[1] : "vectors.txt");
+	printf("%d passed, %d failed\n", npassed, nfailed);
+	return nfailed == 0 ? 0 : 1;
+}

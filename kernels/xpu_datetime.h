@@ -1,0 +1,248 @@
+/*
+ * xpu_datetime.h
+ *
+ * DATE / TIMESTAMP helpers as PostgreSQL 15's datetime.c, date.c and
+ * timestamp.c compute them (days and microseconds since 2000-01-01).
+ */
+#ifndef XPU_DATETIME_H
+#define XPU_DATETIME_H
+
+#include "xpu_common.h"
+
+#define XPU_POSTGRES_EPOCH_JDATE	2451545
+#define XPU_DATETIME_MIN_JULIAN		0
+#define XPU_DATE_END_JULIAN			2147483494
+#define XPU_TIMESTAMP_END_JULIAN	109203528
+#define XPU_DATEVAL_NOBEGIN			((int32_t) 0x80000000)
+#define XPU_DATEVAL_NOEND			((int32_t) 0x7fffffff)
+#define XPU_DT_NOBEGIN				((int64_t) 0x8000000000000000LL)
+#define XPU_DT_NOEND				((int64_t) 0x7fffffffffffffffLL)
+#define XPU_USECS_PER_DAY			86400000000LL
+#define XPU_USECS_PER_HOUR			3600000000LL
+#define XPU_USECS_PER_MINUTE		60000000LL
+
+/* date.h: IS_VALID_DATE */
+XPU_FUNC bool
+xpu_date_is_valid(int64_t d)
+{
+	return (XPU_DATETIME_MIN_JULIAN - XPU_POSTGRES_EPOCH_JDATE) <= d &&
+		d < (XPU_DATE_END_JULIAN - XPU_POSTGRES_EPOCH_JDATE);
+}
+
+XPU_FUNC bool
+xpu_date_not_finite(int32_t d)
+{
+	return d == XPU_DATEVAL_NOBEGIN || d == XPU_DATEVAL_NOEND;
+}
+
+/* datetime.c: j2date, verbatim */
+XPU_FUNC void
+xpu_j2date(int jd, int *year, int *month, int *day)
+{
+	unsigned int julian;
+	unsigned int quad;
+	unsigned int extra;
+	int			y;
+
+	julian = jd;
+	julian += 32044;
+	quad = julian / 146097;
+	extra = (julian - quad * 146097) * 4 + 3;
+	julian += 60 + quad * 3 + extra / 146097;
+	quad = julian / 1461;
+	julian -= quad * 1461;
+	y = julian * 4 / 1461;
+	julian = ((y != 0) ? ((julian + 305) % 365) : ((julian + 306) % 366))
+		+ 123;
+	y += quad * 4;
+	*year = y - 4800;
+	quad = julian * 2141 / 65536;
+	*day = julian - 7834 * quad / 256;
+	*month = (quad + 10) % 12 + 1;
+}
+
+/* datetime.c: date2j, verbatim */
+XPU_FUNC int
+xpu_date2j(int y, int m, int d)
+{
+	int			julian;
+	int			century;
+
+	if (m > 2)
+	{
+		m += 1;
+		y += 4800;
+	}
+	else
+	{
+		m += 13;
+		y += 4799;
+	}
+
+	century = y / 100;
+	julian = y * 365 - 32167;
+	julian += y / 4 - century + century / 4;
+	julian += 7834 * m / 256 + d;
+
+	return julian;
+}
+
+/* datetime.c: j2day */
+XPU_FUNC int
+xpu_j2day(int date)
+{
+	date += 1;
+	date %= 7;
+	if (date < 0)
+		date += 7;
+	return date;
+}
+
+/*
+ * DATE_PLI / DATE_MII: false (RECHECK) for infinite input, int32 overflow
+ * or a result outside IS_VALID_DATE.
+ */
+XPU_FUNC bool
+xpu_date_pli(int32_t d, int32_t days, int32_t *r)
+{
+	int64_t		v;
+
+	if (xpu_date_not_finite(d))
+		return false;
+	v = (int64_t) d + (int64_t) days;
+	if (v < INT32_MIN || v > INT32_MAX || !xpu_date_is_valid(v))
+		return false;
+	*r = (int32_t) v;
+	return true;
+}
+
+XPU_FUNC bool
+xpu_date_mii(int32_t d, int32_t days, int32_t *r)
+{
+	int64_t		v;
+
+	if (xpu_date_not_finite(d))
+		return false;
+	v = (int64_t) d - (int64_t) days;
+	if (v < INT32_MIN || v > INT32_MAX || !xpu_date_is_valid(v))
+		return false;
+	*r = (int32_t) v;
+	return true;
+}
+
+XPU_FUNC bool
+xpu_date_mi(int32_t a, int32_t b, int32_t *r)
+{
+	if (xpu_date_not_finite(a) || xpu_date_not_finite(b))
+		return false;
+	*r = (int32_t) (uint32_t) ((int64_t) a - (int64_t) b);
+	return true;
+}
+
+/* date2timestamp: false where PostgreSQL reports "date out of range" */
+XPU_FUNC bool
+xpu_date_to_timestamp(int32_t d, int64_t *r)
+{
+	if (d == XPU_DATEVAL_NOBEGIN)
+		*r = XPU_DT_NOBEGIN;
+	else if (d == XPU_DATEVAL_NOEND)
+		*r = XPU_DT_NOEND;
+	else
+	{
+		if (d >= (XPU_TIMESTAMP_END_JULIAN - XPU_POSTGRES_EPOCH_JDATE))
+			return false;
+		*r = (int64_t) d * XPU_USECS_PER_DAY;
+	}
+	return true;
+}
+
+/*
+ * The integer result of EXTRACT/DATE_PART for a julian day plus a time of
+ * day in microseconds (0 <= usecs < USECS_PER_DAY); has_time false for DATE.
+ * False (RECHECK) for fields this device does not model.
+ */
+XPU_FUNC bool
+xpu_datetime_field(int field, int julian, int64_t usecs, bool has_time, int64_t *r)
+{
+	int			year,
+				mon,
+				mday;
+
+	xpu_j2date(julian, &year, &mon, &mday);
+	switch (field)
+	{
+		case XPU_FIELD_YEAR:
+			/* there is no year 0, just 1 BC and 1 AD */
+			*r = (year > 0) ? year : year - 1;
+			return true;
+		case XPU_FIELD_MONTH:
+			*r = mon;
+			return true;
+		case XPU_FIELD_DAY:
+			*r = mday;
+			return true;
+		case XPU_FIELD_DOW:
+			*r = xpu_j2day(xpu_date2j(year, mon, mday));
+			return true;
+		case XPU_FIELD_ISODOW:
+			{
+				int			dow = xpu_j2day(xpu_date2j(year, mon, mday));
+
+				*r = (dow == 0) ? 7 : dow;
+				return true;
+			}
+		case XPU_FIELD_DOY:
+			*r = xpu_date2j(year, mon, mday) - xpu_date2j(year, 1, 1) + 1;
+			return true;
+		case XPU_FIELD_QUARTER:
+			*r = (mon - 1) / 3 + 1;
+			return true;
+		case XPU_FIELD_HOUR:
+			if (!has_time)
+				return false;
+			*r = usecs / XPU_USECS_PER_HOUR;
+			return true;
+		case XPU_FIELD_MINUTE:
+			if (!has_time)
+				return false;
+			*r = (usecs % XPU_USECS_PER_HOUR) / XPU_USECS_PER_MINUTE;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* EXTRACT/DATE_PART of a DATE; for_timestamp applies date2timestamp's check */
+XPU_FUNC bool
+xpu_date_field(int field, int32_t d, bool for_timestamp, int64_t *r)
+{
+	if (xpu_date_not_finite(d) || !xpu_date_is_valid(d))
+		return false;
+	if (for_timestamp && d >= (XPU_TIMESTAMP_END_JULIAN - XPU_POSTGRES_EPOCH_JDATE))
+		return false;
+	return xpu_datetime_field(field, d + XPU_POSTGRES_EPOCH_JDATE, 0, false, r);
+}
+
+/* EXTRACT/DATE_PART of a TIMESTAMP (timestamp2tm) */
+XPU_FUNC bool
+xpu_timestamp_field(int field, int64_t ts, int64_t *r)
+{
+	int64_t		date;
+	int64_t		time;
+
+	if (ts == XPU_DT_NOBEGIN || ts == XPU_DT_NOEND)
+		return false;
+	date = ts / XPU_USECS_PER_DAY;
+	time = ts - date * XPU_USECS_PER_DAY;
+	if (time < 0)
+	{
+		time += XPU_USECS_PER_DAY;
+		date -= 1;
+	}
+	date += XPU_POSTGRES_EPOCH_JDATE;
+	if (date < 0 || date > (int64_t) INT32_MAX)
+		return false;
+	return xpu_datetime_field(field, (int) date, time, true, r);
+}
+
+#endif							/* XPU_DATETIME_H */

@@ -1,0 +1,142 @@
+/*
+ * xpu_heap.h
+ *
+ * PostgreSQL 15 heap pages (8kB, little-endian): page header and line
+ * pointer validation, varlena sizes and the attribute walk of a heap tuple
+ * (heap_deform_tuple's rules).
+ */
+#ifndef XPU_HEAP_H
+#define XPU_HEAP_H
+
+#include "xpu_common.h"
+
+/* bufpage.h */
+#define XPU_SIZE_OF_PAGE_HEADER		24
+#define XPU_PD_VALID_FLAG_BITS		0x0007
+#define XPU_LP_UNUSED				0
+#define XPU_LP_NORMAL				1
+#define XPU_LP_REDIRECT				2
+#define XPU_LP_DEAD					3
+
+/* htup_details.h */
+#define XPU_SIZEOF_HEAP_TUPLE_HEADER	23
+#define XPU_HEAP_NATTS_MASK			0x07FF
+#define XPU_HEAP_HASNULL			0x0001
+
+/* varatt.h (postgres.h in 15) */
+#define XPU_VARTAG_INDIRECT			1
+#define XPU_VARTAG_EXPANDED_RO		2
+#define XPU_VARTAG_EXPANDED_RW		3
+#define XPU_VARTAG_ONDISK			18
+#define XPU_VARHDRSZ_EXTERNAL		2
+
+/*
+ * xpu_page_nitems - validate a page header; returns the number of line
+ * pointers, 0 for a new (all-zero header) page, or -1 for nonsense.
+ */
+XPU_FUNC int32_t
+xpu_page_nitems(const char *page)
+{
+	uint16_t	pd_flags = xpu_load_u16(page + 10);
+	uint16_t	pd_lower = xpu_load_u16(page + 12);
+	uint16_t	pd_upper = xpu_load_u16(page + 14);
+	uint16_t	pd_special = xpu_load_u16(page + 16);
+	int32_t		n;
+
+	if (pd_upper == 0)
+		return 0;				/* PageIsNew: no tuples */
+	if ((pd_flags & ~XPU_PD_VALID_FLAG_BITS) != 0 ||
+		pd_lower < XPU_SIZE_OF_PAGE_HEADER ||
+		pd_lower > pd_upper ||
+		pd_upper > pd_special ||
+		pd_special > XPU_BLCKSZ ||
+		(pd_special & 7) != 0)
+		return -1;
+	n = (pd_lower - XPU_SIZE_OF_PAGE_HEADER) / 4;
+	if (n > XPU_MAX_TUPLES_PER_PAGE)
+		return -1;
+	return n;
+}
+
+/* ItemIdData: lp_off:15, lp_flags:2, lp_len:15 from the least significant bit */
+XPU_FUNC uint32_t xpu_lp_off(uint32_t lp)	{ return lp & 0x7fff; }
+XPU_FUNC uint32_t xpu_lp_flags(uint32_t lp)	{ return (lp >> 15) & 0x03; }
+XPU_FUNC uint32_t xpu_lp_len(uint32_t lp)	{ return (lp >> 17) & 0x7fff; }
+
+/* an LP_NORMAL item must hold a whole, MAXALIGNed tuple inside the page */
+XPU_FUNC bool
+xpu_lp_normal_is_sane(uint32_t lp)
+{
+	uint32_t	off = xpu_lp_off(lp);
+	uint32_t	len = xpu_lp_len(lp);
+
+	return (off & 7) == 0 &&
+		off >= XPU_SIZE_OF_PAGE_HEADER &&
+		len >= XPU_SIZEOF_HEAP_TUPLE_HEADER &&
+		off + len <= XPU_BLCKSZ;
+}
+
+XPU_FUNC int32_t
+xpu_align(int32_t off, int32_t align)
+{
+	return (off + (align - 1)) & ~(align - 1);
+}
+
+/*
+ * xpu_varsize_any - VARSIZE_ANY of the varlena at p, with avail bytes
+ * readable from p.  Returns the size, or -1 when the header is nonsense or
+ * the datum runs past avail.  *kind: 0 plain 4-byte header, 1 short
+ * (1-byte header), 2 external TOAST pointer, 3 compressed inline.
+ */
+XPU_FUNC int32_t
+xpu_varsize_any(const char *p, int32_t avail, int *kind)
+{
+	uint8_t		b;
+	int32_t		sz;
+
+	if (avail < 1)
+		return -1;
+	b = (uint8_t) p[0];
+	if ((b & 0x01) == 0x01)
+	{
+		if (b == 0x01)
+		{
+			uint8_t		tag;
+
+			if (avail < 2)
+				return -1;
+			tag = (uint8_t) p[1];
+			if (tag == XPU_VARTAG_ONDISK)
+				sz = XPU_VARHDRSZ_EXTERNAL + 16;
+			else if (tag == XPU_VARTAG_INDIRECT ||
+					 tag == XPU_VARTAG_EXPANDED_RO ||
+					 tag == XPU_VARTAG_EXPANDED_RW)
+				sz = XPU_VARHDRSZ_EXTERNAL + 8;
+			else
+				return -1;
+			*kind = 2;
+		}
+		else
+		{
+			sz = (b >> 1) & 0x7f;
+			*kind = 1;
+		}
+	}
+	else
+	{
+		uint32_t	w;
+
+		if (avail < 4)
+			return -1;
+		w = xpu_load_u32(p);
+		sz = (int32_t) ((w >> 2) & 0x3FFFFFFF);
+		if (sz < 4)
+			return -1;
+		*kind = ((w & 0x03) == 0x02) ? 3 : 0;
+	}
+	if (sz > avail)
+		return -1;
+	return sz;
+}
+
+#endif							/* XPU_HEAP_H */

@@ -1,0 +1,158 @@
+/*
+ * xpu_text.h
+ *
+ * TEXT / VARCHAR / BPCHAR comparisons (deterministic collation; ordering
+ * only for byte-wise "C"/"POSIX" collations) and LIKE as like_match.c.
+ */
+#ifndef XPU_TEXT_H
+#define XPU_TEXT_H
+
+#include "xpu_common.h"
+
+/* varchar.c: bcTruelen */
+XPU_FUNC int32_t
+xpu_bpchar_truelen(const char *s, int32_t len)
+{
+	while (len > 0 && s[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+XPU_FUNC bool
+xpu_text_eq(const char *a, int32_t alen, const char *b, int32_t blen)
+{
+	int32_t		i;
+
+	if (alen != blen)
+		return false;
+	for (i = 0; i < alen; i++)
+	{
+		if (a[i] != b[i])
+			return false;
+	}
+	return true;
+}
+
+/* varstr_cmp in the C collation: memcmp, then the shorter first */
+XPU_FUNC int
+xpu_text_cmp(const char *a, int32_t alen, const char *b, int32_t blen)
+{
+	int32_t		n = alen < blen ? alen : blen;
+	int32_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint8_t		ca = (uint8_t) a[i];
+		uint8_t		cb = (uint8_t) b[i];
+
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+	}
+	if (alen != blen)
+		return alen < blen ? -1 : 1;
+	return 0;
+}
+
+/*
+ * xpu_like_check_pattern - true when the pattern is well formed, i.e. does
+ * not end with a lone escape character (PostgreSQL raises an error when its
+ * matcher reaches one: we leave such rows to the CPU).
+ */
+XPU_FUNC bool
+xpu_like_check_pattern(const char *p, int32_t plen)
+{
+	int32_t		i = 0;
+
+	while (i < plen)
+	{
+		if (p[i] == '\\')
+		{
+			if (i + 1 >= plen)
+				return false;
+			i += 2;
+		}
+		else
+			i++;
+	}
+	return true;
+}
+
+/* advance over one character: one byte, or one UTF-8 sequence */
+XPU_FUNC int32_t
+xpu_like_nextchar(const char *t, int32_t i, int32_t tlen, bool utf8)
+{
+	i++;
+	if (utf8)
+	{
+		while (i < tlen && (((uint8_t) t[i]) & 0xC0) == 0x80)
+			i++;
+	}
+	return i;
+}
+
+/*
+ * xpu_like_match - does text t match pattern p ('%', '_', '\' escape) as a
+ * whole?  The pattern must have passed xpu_like_check_pattern.
+ *
+ * Iterative form of like_match.c's MatchText: a '%' records a restart point;
+ * on a mismatch the text position after the last '%' advances by one
+ * character.  Segments between '%'s match a fixed number of characters, so
+ * the leftmost match of each segment is always the best one, and one
+ * restart point suffices.
+ */
+XPU_FUNC bool
+xpu_like_match(const char *t, int32_t tlen, const char *p, int32_t plen, bool utf8)
+{
+	int32_t		ti = 0;
+	int32_t		pi = 0;
+	int32_t		star_p = -1;
+	int32_t		star_t = 0;
+
+	while (ti < tlen)
+	{
+		if (pi < plen)
+		{
+			char		c = p[pi];
+
+			if (c == '%')
+			{
+				pi++;
+				star_p = pi;
+				star_t = ti;
+				continue;
+			}
+			if (c == '_')
+			{
+				ti = xpu_like_nextchar(t, ti, tlen, utf8);
+				pi++;
+				continue;
+			}
+			if (c == '\\')
+			{
+				if (pi + 1 < plen && p[pi + 1] == t[ti])
+				{
+					ti++;
+					pi += 2;
+					continue;
+				}
+			}
+			else if (c == t[ti])
+			{
+				ti++;
+				pi++;
+				continue;
+			}
+		}
+		/* mismatch, or pattern exhausted with text left */
+		if (star_p < 0)
+			return false;
+		star_t = xpu_like_nextchar(t, star_t, tlen, utf8);
+		ti = star_t;
+		pi = star_p;
+	}
+	while (pi < plen && p[pi] == '%')
+		pi++;
+	return pi == plen;
+}
+
+#endif							/* XPU_TEXT_H */

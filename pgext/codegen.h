@@ -1,0 +1,41 @@
+/*
+ * codegen.h
+ *
+ * The boundary between the planner/executor of GpuScan and the xPU code
+ * generator (see include/pg_strom_xpu.h for the program format).
+ */
+#ifndef PGSTROM_CODEGEN_H
+#define PGSTROM_CODEGEN_H
+
+#include "postgres.h"
+#include "lib/stringinfo.h"
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+#include "utils/rel.h"
+
+/*
+ * Can the device evaluate this qual (a boolean expression over the columns
+ * of range table entry scanrelid, as found in baserestrictinfo) with
+ * exactly PostgreSQL's result?  Everything not listed as supported in
+ * pg_strom_xpu.h, volatile functions, sublinks, whole-row and system
+ * columns, non-deterministic or non-bytewise collations where they matter,
+ * Params other than PARAM_EXTERN, and programs over the node limit are
+ * refused.
+ */
+extern bool pgstrom_codegen_qual_supported(Expr *qual, Index scanrelid);
+
+/*
+ * Builds a complete OpenSession message (PgStromMsgHeader + XpuSession +
+ * attribute descriptors + nodes + argument array + constant pool) for the
+ * implicitly-ANDed list of device quals.  PARAM_EXTERN values are taken
+ * from econtext->ecxt_param_list_info at this point.  ereport(ERROR)s on an
+ * expression it cannot encode (the planner should have refused it).
+ */
+extern StringInfo pgstrom_build_gpuscan_session(List *dev_quals,
+												Index scanrelid,
+												Relation rel,
+												ExprContext *econtext,
+												uint64 plan_id,
+												uint32 request_id);
+
+#endif							/* PGSTROM_CODEGEN_H */

@@ -1,0 +1,106 @@
+/*
+ * codegen_internal.h
+ *
+ * Private declarations shared by the pgext/codegen*.c files, the xPU code
+ * generator.  Nothing outside codegen*.c includes this file: the public
+ * boundary is codegen.h.
+ *
+ * One translator serves both the planner and the executor.  It walks an
+ * expression tree and appends nodes in post-order to a program under
+ * construction (CgContext).  A construct it cannot encode makes the walker
+ * return -1 with ctx->refused set to the reason; at plan time that is a plain
+ * "not supported", at build time it becomes an ERROR.
+ */
+#ifndef PGSTROM_CODEGEN_INTERNAL_H
+#define PGSTROM_CODEGEN_INTERNAL_H
+
+#include "postgres.h"
+#include "lib/stringinfo.h"
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+#include "utils/rel.h"
+
+#include "pg_strom_xpu.h"
+
+/*
+ * Node limits.  The kernel keeps one value slot per node and thread and
+ * allows CODEGEN_MAX_NODES (XPU_GPUSCAN_MAX_SLOTS) of them.  The planner
+ * asks about each clause separately, so a single clause may use at most
+ * CODEGEN_MAX_NODES_PER_QUAL nodes; the AND of every device qual of a scan
+ * must still fit into CODEGEN_MAX_NODES, which pgstrom_build_gpuscan_session
+ * checks (ERROR otherwise).  To keep within it, the planner can ask
+ * pgstrom_codegen_qual_supported about make_ands_explicit(list): a top-level
+ * AND is checked against CODEGEN_MAX_NODES, with the very node count the
+ * build of that list will have.
+ */
+#define CODEGEN_MAX_NODES			XPU_GPUSCAN_MAX_NODES
+#define CODEGEN_MAX_NODES_PER_QUAL	64
+#define CODEGEN_MAX_ARRAY_ELEMS		1000	/* ScalarArrayOpExpr elements */
+#define CODEGEN_MAX_TEXT_CONST		(1024 * 1024)	/* bytes of a text const */
+#define CODEGEN_MAX_NUMERIC_DIGITS	38		/* |unscaled value| < 10^38 */
+#define CODEGEN_MAX_NUMERIC_SCALE	38
+
+typedef struct CgContext
+{
+	bool		build;			/* false: plan-time check, Params are
+								 * placeholders */
+	Index		scanrelid;
+	ExprContext *econtext;		/* build only: PARAM_EXTERN values */
+	int			max_nodes;
+
+	/* the program under construction */
+	XpuNode    *nodes;
+	int			nnodes;
+	int			nodes_cap;
+	int32	   *args;
+	int			nargs;
+	int			args_cap;
+	StringInfoData consts;		/* constant pool, values 16-byte aligned */
+	int16	   *attr_xtype;		/* [XPU_MAX_ATTRS], by attnum - 1 */
+	int			max_attno;		/* highest attnum referenced */
+
+	bool		no_dedup;		/* cg_add_node: always append */
+	bool		build_param;	/* cg_emit_const: a Param's value at build
+								 * time, which must not be refused */
+
+	/* simple CASE: the node that CaseTestExpr stands for, or -1 */
+	int			case_test_node;
+
+	/* why the expression was refused, when a walker returned -1 */
+	char	   *refused;
+} CgContext;
+
+/* codegen_build.c */
+extern void cg_init_context(CgContext *ctx, bool build, Index scanrelid,
+							ExprContext *econtext, int max_nodes);
+extern int	cg_refuse(CgContext *ctx, const char *fmt,...) pg_attribute_printf(2, 3);
+extern int	cg_add_node(CgContext *ctx, XpuOpcode opcode, XpuType restype,
+						uint16 flags, int32 aux, int nargs, const int *argv);
+extern StringInfo cg_assemble_message(CgContext *ctx, int root, Relation rel,
+									  uint64 plan_id, uint32 request_id);
+extern bool cg_check_qual(Expr *qual, Index scanrelid, char **reason,
+						  int *nnodes);
+
+/* codegen_types.c */
+extern XpuType cg_xtype_of_oid(Oid typid);
+extern const char *cg_xtype_name(int xtype);
+extern const char *cg_opcode_name(int opcode);
+extern bool cg_cast_supported(XpuType from, XpuType to);
+extern int	cg_coerce(CgContext *ctx, int idx, XpuType to);
+extern int	cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid,
+						  Datum value, bool isnull);
+extern int	cg_emit_param(CgContext *ctx, Param *param, XpuType xtype);
+extern int	cg_emit_var(CgContext *ctx, Var *var);
+extern int	cg_align_attr(char attalign);
+
+/* codegen_support.c */
+extern int	cg_emit_expr(CgContext *ctx, Expr *expr);
+extern int	cg_func_table_size(void);
+extern void cg_func_table_entry(int i, Oid *funcid, const char **name,
+								int *opcode, int *arg1, int *arg2,
+								int *restype);
+
+/* codegen_debug.c: human-readable dump of an OpenSession message */
+extern char *cg_dump_message(const char *msg, size_t len);
+
+#endif							/* PGSTROM_CODEGEN_INTERNAL_H */
