@@ -46,7 +46,7 @@ all: $(FATBIN)
 endif
 
 $(FATBIN): $(KERNEL_SOURCES)
-	$(NVCC) $(NVCC_CCBIN) -fatbin -O3 -Ikernels -Iinclude \
+	$(NVCC) $(NVCC_CCBIN) -fatbin -O3 -fmad=false -Ikernels -Iinclude \
 		-gencode arch=compute_80,code=sm_80 \
 		-gencode arch=compute_90,code=sm_90 \
 		-gencode arch=compute_90,code=compute_90 \

@@ -7,6 +7,10 @@ set -euo pipefail
 PG_MAJOR=15
 GO_MIN=1.24
 missing=()
+# --with-nvcc: the test suite also wants nvcc (and clang 14, the host
+# compiler Debian's nvcc 11.8 accepts) for the kernels' host-side tests.
+want_nvcc=false
+[ "${1:-}" = "--with-nvcc" ] && want_nvcc=true
 
 have_pg_server() { [ -x /usr/lib/postgresql/$PG_MAJOR/bin/postgres ] || [ -x "$(pg_config --bindir 2>/dev/null)/postgres" ]; }
 have_pg_dev() { [ -f "$(pg_config --pgxs 2>/dev/null)" ] && [ -f "$(pg_config --includedir-server 2>/dev/null)/postgres.h" ]; }
@@ -35,6 +39,12 @@ check() {
 	command -v gcc >/dev/null || missing+=("gcc")
 	go_ok || missing+=("Go >= $GO_MIN (https://go.dev/dl, installed as /usr/local/go)")
 	command -v runuser >/dev/null || missing+=("runuser (util-linux)")
+	if $want_nvcc; then
+		{ command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } ||
+			missing+=("nvcc (Debian non-free: nvidia-cuda-toolkit, or a CUDA toolkit)")
+		command -v clang-14 >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
+			missing+=("clang-14 (host compiler for Debian's nvcc 11.8)")
+	fi
 }
 
 check
@@ -56,6 +66,9 @@ if [ "$(id -u)" = 0 ] && grep -q 'VERSION_ID="12"' /etc/os-release 2>/dev/null &
 	apt-get install -y -qq --no-install-recommends \
 		postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR \
 		nvidia-cuda-dev make gcc util-linux ca-certificates >/dev/null
+	if $want_nvcc; then
+		apt-get install -y -qq --no-install-recommends nvidia-cuda-toolkit clang-14 >/dev/null
+	fi
 	check
 	[ ${#missing[@]} -eq 0 ] && exit 0
 fi

@@ -2,7 +2,7 @@
 # make test: build, install and run every suite; ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash build/ensure_deps.sh || exit 1
+bash build/ensure_deps.sh --with-nvcc || exit 1
 . test/lib.sh
 FUZZTIME=${FUZZTIME:-30s}
 passed=0 failed=0 failures=()
@@ -28,6 +28,7 @@ cuda13() {
 	if [ -f .cuda13/cuda.h ]; then make -s check-cuda13 CUDA13_INCLUDE=.cuda13
 	else echo "skipped: no CUDA 13 cuda.h in .cuda13/ (copy /usr/local/cuda/include/cuda.h of a CUDA 13 toolkit there)"; fi
 }
+kernel_host_tests() { bash kernels/test/run.sh; }
 lifecycle() { go test -count=1 -tags lifecycle -v -timeout 20m ./test/lifecycle/; }
 
 step build build || { echo "0 passed, 1 failed"; exit 1; }
@@ -36,6 +37,7 @@ step go-vet go_vet
 step go-test go_unit
 step go-fuzz go_fuzz
 step gpu-test-binary gpu_test_builds
+step kernel-host-tests kernel_host_tests
 step cuda13-headers cuda13
 step pg_regress bash test/run_regress.sh
 step lifecycle lifecycle
