@@ -264,9 +264,9 @@ init_planner_gucs(void)
 
 	DefineCustomBoolVariable("pg_strom.cpu_fallback",
 							 "Lets rows the GPU cannot process be evaluated on the CPU instead of raising an error.",
-							 NULL,
+							 "Also lets a GPU query run on the CPU when the GPU service is not available.",
 							 &pgstrom_cpu_fallback_enabled,
-							 false,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

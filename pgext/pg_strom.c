@@ -34,4 +34,6 @@ _PG_init(void)
 	pgstrom_init_gucs();
 	pgstrom_init_service_state();
 	pgstrom_register_supervisor();
+	/* planner hook, custom scan methods, service client */
+	pgstrom_init_gpuscan();
 }

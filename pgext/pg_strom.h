@@ -131,4 +131,10 @@ extern bool pgstrom_ctl_receive(PgStromServiceChild *child);
 extern bool pgstrom_log_relay_drain(int fd);
 extern void pgstrom_log_relay_reset(void);
 
+/* ----------------------------------------------------------------
+ * gpuscan_*.c: GpuScan planner and executor (details in gpuscan.h)
+ * ----------------------------------------------------------------
+ */
+extern void pgstrom_init_gpuscan(void);
+
 #endif							/* PG_STROM_H */

@@ -35,7 +35,9 @@ type Config struct {
 	DriverVersion      int    // cuDriverGetVersion, e.g. 12080
 	Archs              []Arch // the devices' compute capabilities
 	Run                Runner // nil means ExecRunner
-	BuildTimeout       time.Duration
+	// LookPath finds the host compiler on PATH; nil means exec.LookPath.
+	LookPath     func(file string) (string, error)
+	BuildTimeout time.Duration
 }
 
 // Defaults for Config fields left zero.
@@ -141,8 +143,10 @@ func NvccPath(toolkitDir string) string {
 
 // NvccArgs is nvcc's command line: real code for every distinct device
 // architecture plus PTX for the highest, so a newer device can JIT it.
+// -fmad=false keeps float arithmetic unfused: the kernels must round exactly
+// as PostgreSQL does on the CPU.
 func NvccArgs(kernelSourceDir string, archs []Arch, output string) []string {
-	args := []string{"-fatbin", "-O3", "-I" + kernelSourceDir}
+	args := []string{"-fatbin", "-O3", "-fmad=false", "-I" + kernelSourceDir}
 	for _, a := range distinctArchs(archs) {
 		args = append(args, "-gencode", fmt.Sprintf("arch=compute_%s,code=sm_%s", a, a))
 	}
@@ -203,7 +207,7 @@ func build(cfg Config, path string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	args := NvccArgs(cfg.KernelSourceDir, cfg.Archs, tmpPath)
+	args := append(hostCompilerArgs(ctx, run, cfg.LookPath, nvcc), NvccArgs(cfg.KernelSourceDir, cfg.Archs, tmpPath)...)
 	if out, err := run(ctx, nvcc, args...); err != nil {
 		return fmt.Errorf("build the kernels fatbin: %s %s: %w\n%s", nvcc, strings.Join(args, " "), err, lastLines(out, 20))
 	}

@@ -78,11 +78,20 @@ func TestCachePath(t *testing.T) {
 
 // fakeNvcc records its command lines and writes a fake fatbin to -o.
 type fakeNvcc struct {
-	calls [][]string
-	fail  bool
+	calls        [][]string // builds
+	versionCalls int
+	version      string // what --version prints; "" fails
+	fail         bool
 }
 
 func (f *fakeNvcc) run(_ context.Context, name string, args ...string) ([]byte, error) {
+	if len(args) == 1 && args[0] == "--version" {
+		f.versionCalls++
+		if f.version == "" {
+			return nil, errors.New("exit status 1")
+		}
+		return []byte(f.version), nil
+	}
 	f.calls = append(f.calls, append([]string{name}, args...))
 	if f.fail {
 		return []byte("error: no kernel image\n"), errors.New("exit status 1")
@@ -160,7 +169,7 @@ func TestBuildCommandLine(t *testing.T) {
 		t.Fatalf("ran %s, want the toolkit's nvcc", call[0])
 	}
 	out := call[len(call)-2]
-	want := []string{"-fatbin", "-O3", "-I" + cfg.KernelSourceDir,
+	want := []string{"-fatbin", "-O3", "-fmad=false", "-I" + cfg.KernelSourceDir,
 		"-gencode", "arch=compute_80,code=sm_80",
 		"-gencode", "arch=compute_90,code=sm_90",
 		"-gencode", "arch=compute_90,code=compute_90",
@@ -266,5 +275,38 @@ func TestBuildWithoutArchs(t *testing.T) {
 	cfg.Archs = nil
 	if _, err := Ensure(cfg); err == nil {
 		t.Fatal("Ensure without architectures succeeded")
+	}
+}
+
+func TestHostCompilerForNvcc11(t *testing.T) {
+	const v11 = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 11.8, V11.8.89\n"
+	const v12 = "Cuda compilation tools, release 12.8, V12.8.93\n"
+	found := func(string) (string, error) { return "/usr/bin/clang-14", nil }
+	missing := func(string) (string, error) { return "", errors.New("not found") }
+	cases := []struct {
+		name    string
+		version string
+		look    func(string) (string, error)
+		ccbin   bool
+	}{
+		{"11.8 with clang-14", v11, found, true},
+		{"11.8 without clang-14", v11, missing, false},
+		{"12.8", v12, found, false},
+		{"version fails", "", found, false},
+	}
+	for _, c := range cases {
+		nvcc := &fakeNvcc{version: c.version}
+		cfg := testConfig(t, nvcc)
+		cfg.LookPath = c.look
+		if _, err := Ensure(cfg); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		args := strings.Join(nvcc.calls[0][1:], " ")
+		if got := strings.HasPrefix(args, "-ccbin clang-14 -fatbin"); got != c.ccbin || nvcc.versionCalls != 1 {
+			t.Errorf("%s: args %q after %d version queries; want -ccbin: %v", c.name, args, nvcc.versionCalls, c.ccbin)
+		}
+		if !strings.Contains(args, "-fmad=false") {
+			t.Errorf("%s: args %q lack -fmad=false", c.name, args)
+		}
 	}
 }

@@ -7,20 +7,45 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
 )
 
 // Backend is the real GPU side of the service; it satisfies
 // service.Backend.  Devices are addressed by CUDA ordinal so the interface
 // needs no CUDA types.
 type Backend struct {
-	mu      sync.Mutex
-	devices map[int]*Device
-	modules map[int]*Module
+	mu        sync.Mutex
+	devices   map[int]*Device
+	modules   map[int]*Module
+	executors []*Executor
 }
 
 // NewBackend returns a Backend with no device opened yet.
 func NewBackend() *Backend {
 	return &Backend{devices: make(map[int]*Device), modules: make(map[int]*Module)}
+}
+
+// Executor returns the GpuScan executor of an open device whose kernels
+// module is loaded; it takes device memory from pool.  If the module lacks
+// the GpuScan kernel, the executor is still returned and its Prepare fails.
+func (b *Backend) Executor(index int, pool *mempool.Pool) (server.Executor, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, err := b.device(index)
+	if err != nil {
+		return nil, err
+	}
+	m := b.modules[index]
+	if m == nil {
+		return nil, fmt.Errorf("device %d has no kernels module loaded", index)
+	}
+	if pool == nil {
+		return nil, fmt.Errorf("device %d: executor without a memory pool", index)
+	}
+	fn, fnErr := m.GpuScan()
+	e := newExecutor(d, pool, fn, fnErr)
+	b.executors = append(b.executors, e)
+	return e, nil
 }
 
 // DriverVersion is cuDriverGetVersion.
@@ -92,12 +117,17 @@ func (b *Backend) LoadModule(index int, image []byte) (string, error) {
 	return m.Catalog(), nil
 }
 
-// Close unloads the modules and releases the contexts; the caller has
+// Close releases the executors' streams and pinned buffers, unloads the
+// modules and releases the contexts; the caller has closed the servers and
 // freed the device memory (closed the pools) before.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var errs []error
+	for _, e := range b.executors {
+		errs = append(errs, e.Close())
+	}
+	b.executors = nil
 	for i, m := range b.modules {
 		errs = append(errs, m.Unload())
 		delete(b.modules, i)

@@ -3,10 +3,12 @@
 package gpu
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,21 +20,41 @@ import (
 // The real backend must satisfy the service's interface.
 var _ service.Backend = (*Backend)(nil)
 
-// kernelDir is the repository's kernels/ (tests run in gosvc/gpu), or
-// $PGSTROM_KERNEL_DIR where the test binary runs elsewhere.
+// kernelDir is $PGSTROM_KERNEL_DIR (an installed kernels directory), or a
+// copy of the repository's kernels/*.cu, kernels/*.h and
+// include/pg_strom_*.h in one directory: the layout `make install` creates,
+// and the one the service's fatbin build expects.
 func kernelDir(t *testing.T) string {
 	if d := os.Getenv("PGSTROM_KERNEL_DIR"); d != "" {
 		return d
 	}
 	_, file, _, _ := runtime.Caller(0)
-	for _, d := range []string{"../../kernels", filepath.Join(filepath.Dir(file), "../../kernels")} {
-		if _, err := os.Stat(filepath.Join(d, fatbin.KernelMainSource)); err == nil {
-			abs, _ := filepath.Abs(d)
-			return abs
+	repo := ""
+	for _, d := range []string{"../..", filepath.Join(filepath.Dir(file), "../..")} {
+		if _, err := os.Stat(filepath.Join(d, "kernels", fatbin.KernelMainSource)); err == nil {
+			repo = d
+			break
 		}
 	}
-	t.Fatal("kernels/ not found; set PGSTROM_KERNEL_DIR")
-	return ""
+	if repo == "" {
+		t.Fatal("kernels/ not found; set PGSTROM_KERNEL_DIR")
+	}
+	stage := t.TempDir()
+	var files []string
+	for _, pat := range []string{"kernels/*.cu", "kernels/*.h", "include/pg_strom_*.h"} {
+		m, _ := filepath.Glob(filepath.Join(repo, pat))
+		files = append(files, m...)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(stage, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return stage
 }
 
 func toolkitDir() string {
@@ -42,9 +64,29 @@ func toolkitDir() string {
 	return fatbin.DefaultToolkitDir
 }
 
+// builtImages caches what buildFatbin built, so that one test binary runs
+// nvcc once per set of architectures.
+var (
+	builtMu     sync.Mutex
+	builtImages = map[string][]byte{}
+)
+
 // buildFatbin builds the kernels for every device with nvcc (or takes
 // $PGSTROM_FATBIN) and returns the image.
 func buildFatbin(t *testing.T, devs []archSource) []byte {
+	t.Helper()
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	key := fmt.Sprint(devs)
+	if b, ok := builtImages[key]; ok {
+		return b
+	}
+	b := buildFatbinUncached(t, devs)
+	builtImages[key] = b
+	return b
+}
+
+func buildFatbinUncached(t *testing.T, devs []archSource) []byte {
 	t.Helper()
 	if p := os.Getenv("PGSTROM_FATBIN"); p != "" {
 		b, err := os.ReadFile(p)

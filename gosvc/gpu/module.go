@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"gorgonia.org/cu"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
 // Names the kernels module must define (kernels/pg_strom_kernels.cu).
@@ -20,9 +22,11 @@ const maxCatalogBytes = 1 << 20
 
 // Module is the kernels module loaded on one device.
 type Module struct {
-	dev     *Device
-	mod     cu.Module
-	catalog string
+	dev        *Device
+	mod        cu.Module
+	catalog    string
+	gpuscan    cu.Function // xpu.KernelGpuScan, looked up once per load
+	gpuscanErr error       // why the module has no GpuScan kernel
 }
 
 // LoadModule loads a fatbin image (cuModuleLoadData) on the device and reads
@@ -44,6 +48,9 @@ func (d *Device) LoadModule(image []byte) (*Module, error) {
 		m.Unload()
 		return nil, err
 	}
+	// A module without the GpuScan kernel still serves Status; sessions
+	// then fail with this error.
+	m.gpuscan, m.gpuscanErr = m.Function(xpu.KernelGpuScan)
 	return m, nil
 }
 
@@ -71,6 +78,9 @@ func (m *Module) readCatalog() (string, error) {
 
 // Catalog is the module's pgstrom_kernel_catalog string.
 func (m *Module) Catalog() string { return m.catalog }
+
+// GpuScan is the module's GpuScan kernel (xpu.KernelGpuScan).
+func (m *Module) GpuScan() (cu.Function, error) { return m.gpuscan, m.gpuscanErr }
 
 // Function looks a kernel up by its extern "C" name.
 func (m *Module) Function(name string) (cu.Function, error) {

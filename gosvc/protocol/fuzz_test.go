@@ -51,8 +51,8 @@ func FuzzParseMessage(f *testing.F) {
 		if h.Magic != Magic || h.Flags != 0 || int(h.Length) != len(msg) {
 			t.Fatalf("accepted inconsistent header %+v for %d bytes", h, len(msg))
 		}
-		if h.Tag == TagStatus && len(msg) != HeaderSize {
-			t.Fatalf("Status accepted with %d bytes", len(msg))
+		if (h.Tag == TagStatus || h.Tag == TagTaskFinal) && len(msg) != HeaderSize {
+			t.Fatalf("%s accepted with %d bytes", h.Tag, len(msg))
 		}
 		if re := EncodeRequest(h.Tag, h.RequestID, msg[HeaderSize:]); !bytes.Equal(re, msg) {
 			t.Fatalf("re-encoding differs: % x vs % x", re, msg)

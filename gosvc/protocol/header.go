@@ -51,8 +51,20 @@ func putHeader(b []byte, h Header) {
 	binary.LittleEndian.PutUint32(b[offHdrRequestID:], h.RequestID)
 }
 
-// newMessage allocates a message of HeaderSize+payloadLen bytes with its
-// header filled in.
+// NewMessage allocates a message of HeaderSize+payloadLen bytes with its
+// header filled in; the caller writes the payload after HeaderSize.  It
+// panics if the message would exceed MaxLength: only the service's own
+// encoders call it.
+func NewMessage(tag Tag, requestID uint32, payloadLen int) []byte {
+	return newMessage(tag, requestID, payloadLen)
+}
+
+// EncodeSuccess builds a Success reply without payload.
+func EncodeSuccess(requestID uint32) []byte {
+	return newMessage(TagSuccess, requestID, 0)
+}
+
+// newMessage is NewMessage.
 func newMessage(tag Tag, requestID uint32, payloadLen int) []byte {
 	total := HeaderSize + payloadLen
 	if payloadLen < 0 || uint64(total) > uint64(MaxLength) {

@@ -28,14 +28,40 @@ func TestParseRequestErrors(t *testing.T) {
 		{"reply tag success", EncodeRequest(TagSuccess, 1, nil), ErrProtocol},
 		{"reply tag error", EncodeRequest(TagError, 1, nil), ErrProtocol},
 		{"bad header", status[:3], ErrProtocol},
-		{"open session", EncodeRequest(TagOpenSession, 1, []byte("x")), ErrUnsupported},
-		{"task exec", EncodeRequest(TagTaskExec, 1, nil), ErrUnsupported},
-		{"task final", EncodeRequest(TagTaskFinal, 1, nil), ErrUnsupported},
+		{"task final with payload", EncodeRequest(TagTaskFinal, 1, []byte{0}), ErrProtocol},
 	}
 	for _, c := range cases {
 		req, err := ParseRequest(c.msg)
 		if !errors.Is(err, c.want) || req != nil {
 			t.Errorf("%s: got %v, %v; want error wrapping %v", c.name, req, err, c.want)
 		}
+	}
+}
+
+func TestParseRequestSessionTags(t *testing.T) {
+	open := EncodeRequest(TagOpenSession, 1, []byte("program"))
+	req, err := ParseRequest(open)
+	if r, ok := req.(OpenSessionRequest); err != nil || !ok || string(r.Msg) != string(open) {
+		t.Fatalf("OpenSession: %#v, %v; want the whole message passed on", req, err)
+	}
+	exec := EncodeRequest(TagTaskExec, 2, []byte("chunk"))
+	req, err = ParseRequest(exec)
+	if r, ok := req.(TaskExecRequest); err != nil || !ok || string(r.Msg) != string(exec) || r.Tag() != TagTaskExec {
+		t.Fatalf("TaskExec: %#v, %v; want the whole message passed on", req, err)
+	}
+	req, err = ParseRequest(EncodeRequest(TagTaskFinal, 3, nil))
+	if _, ok := req.(TaskFinalRequest); err != nil || !ok || req.Tag() != TagTaskFinal {
+		t.Fatalf("TaskFinal: %#v, %v", req, err)
+	}
+}
+
+func TestEncodeSuccessAndNewMessage(t *testing.T) {
+	h, err := DecodeHeader(EncodeSuccess(9))
+	if err != nil || h.Tag != TagSuccess || h.RequestID != 9 || int(h.Length) != HeaderSize {
+		t.Fatalf("EncodeSuccess header %+v, %v", h, err)
+	}
+	msg := NewMessage(TagSuccess, 4, 12)
+	if h, err := DecodeHeader(msg); err != nil || len(msg) != HeaderSize+12 || int(h.Length) != len(msg) {
+		t.Fatalf("NewMessage: %d bytes, header %+v, %v", len(msg), h, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
 // writeTimeout bounds one reply write, so a client that stops reading cannot
@@ -21,6 +22,7 @@ type clientConn struct {
 	writeMu   sync.Mutex     // replies on one connection never interleave
 	inflight  sync.WaitGroup // commands queued or executing for this client
 	closeOnce sync.Once
+	session   *session // the open session; only the receiver touches it
 }
 
 // command is one parsed request waiting for a worker.
@@ -28,6 +30,9 @@ type command struct {
 	conn   *clientConn
 	header protocol.Header
 	req    protocol.Request
+	sess   *session     // session requests: holds one reference
+	prog   *xpu.Program // OpenSession
+	chunk  xpu.Chunk    // TaskExec
 }
 
 func (c *clientConn) write(msg []byte) error {
@@ -79,6 +84,7 @@ func (s *Server) dropConn(c *clientConn) {
 func (s *Server) receive(c *clientConn) {
 	defer s.receivers.Done()
 	defer s.dropConn(c)
+	defer c.endSession()
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Warn().Interface("panic", r).Str("stack", stack()).Msg("recovered panic while reading a request")
@@ -97,6 +103,10 @@ func (s *Server) receive(c *clientConn) {
 			return
 		}
 		req, err := protocol.ParseRequest(msg)
+		cmd := command{conn: c, header: hdr, req: req}
+		if err == nil {
+			err = s.admit(c, &cmd)
+		}
 		if err != nil {
 			code := int32(protocol.ErrCodeProtocol)
 			if errors.Is(err, protocol.ErrUnsupported) {
@@ -106,7 +116,8 @@ func (s *Server) receive(c *clientConn) {
 			s.reject(c, hdr.RequestID, errorReply(code, err.Error()))
 			return
 		}
-		if !s.enqueue(command{conn: c, header: hdr, req: req}) {
+		if !s.enqueue(cmd) {
+			cmd.releaseSession()
 			return
 		}
 	}
@@ -149,6 +160,7 @@ func (s *Server) drainQueue() {
 	for {
 		select {
 		case cmd := <-s.queue:
+			cmd.releaseSession()
 			cmd.conn.inflight.Done()
 		default:
 			return

@@ -15,6 +15,7 @@ import (
 // whatever state the request touched can no longer be trusted.
 func (s *Server) execute(cmd command) {
 	defer cmd.conn.inflight.Done()
+	defer cmd.releaseSession() // after the reply, so TaskFinal waits for it
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Warn().Interface("panic", r).Str("stack", stack()).
@@ -26,7 +27,7 @@ func (s *Server) execute(cmd command) {
 			cmd.conn.close()
 		}
 	}()
-	reply, keepOpen := s.handle(cmd)
+	reply, keepOpen := s.handle(&cmd)
 	if err := cmd.conn.write(reply); err != nil {
 		s.log.Debug().Err(err).Msg("writing a reply; closing the connection")
 		cmd.conn.close()
@@ -41,7 +42,7 @@ func (s *Server) execute(cmd command) {
 
 // handle builds the reply to one request; keepOpen is false when the
 // connection must be closed after the reply.
-func (s *Server) handle(cmd command) (reply []byte, keepOpen bool) {
+func (s *Server) handle(cmd *command) (reply []byte, keepOpen bool) {
 	id := cmd.header.RequestID
 	switch cmd.req.Tag() {
 	case protocol.TagStatus:
@@ -49,6 +50,12 @@ func (s *Server) handle(cmd command) (reply []byte, keepOpen bool) {
 			s.log.Debug().Uint32("request_id", id).Msg("status request served")
 		}
 		return protocol.EncodeStatusReply(id, s.statusReply()), true
+	case protocol.TagOpenSession:
+		return s.openSession(cmd)
+	case protocol.TagTaskExec:
+		return s.taskExec(cmd)
+	case protocol.TagTaskFinal:
+		return s.taskFinal(cmd)
 	default:
 		e := errorReply(protocol.ErrCodeUnsupported,
 			fmt.Sprintf("request tag %d is not supported by this GPU service yet", cmd.req.Tag()))

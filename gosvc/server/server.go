@@ -26,6 +26,7 @@ type Config struct {
 	Workers     int // initial worker count (pg_strom.max_async_tasks)
 	QueueDepth  int // command queue capacity; 0 means DefaultQueueDepth
 	Pool        PoolStatser
+	Executor    Executor // runs sessions; nil answers them ErrCodeUnsupported
 	Logger      zerolog.Logger
 }
 

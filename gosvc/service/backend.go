@@ -3,6 +3,7 @@ package service
 import (
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
 )
 
 // Backend is everything the service needs from CUDA.  Devices are addressed
@@ -21,6 +22,10 @@ type Backend interface {
 	// module loaded before, and returns the module's kernel catalog.  It
 	// fails when the image has no code for the device's architecture.
 	LoadModule(index int, image []byte) (catalog string, err error)
+	// Executor returns the executor that runs the device's sessions with
+	// memory from pool; called after LoadModule.  A nil executor makes the
+	// server answer sessions as unsupported.
+	Executor(index int, pool *mempool.Pool) (server.Executor, error)
 	// Close unloads modules and releases the devices; memory from the
 	// allocators must have been freed before.
 	Close() error

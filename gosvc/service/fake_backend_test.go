@@ -7,6 +7,7 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
 )
 
 // fakeBackend stands in for the GPU: devices are plain descriptions, device
@@ -18,6 +19,7 @@ type fakeBackend struct {
 	stackLimits map[int]int
 	loads       []string
 	live        map[uintptr]uint64 // device memory handed out
+	executors   []int              // devices whose executor was asked for
 	next        uintptr
 	closed      bool
 }
@@ -63,6 +65,18 @@ func (b *fakeBackend) LoadModule(index int, image []byte) (string, error) {
 		return "", errors.New("CUDA_ERROR_NO_BINARY_FOR_GPU")
 	}
 	return "fake kernels; opcodes: none", nil
+}
+
+// Executor returns no executor: the servers answer sessions as
+// unsupported (the server package tests sessions with its own fake).
+func (b *fakeBackend) Executor(index int, pool *mempool.Pool) (server.Executor, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if pool == nil || len(b.loads) == 0 {
+		return nil, fmt.Errorf("executor for device %d asked before its pool or module", index)
+	}
+	b.executors = append(b.executors, index)
+	return nil, nil
 }
 
 func (b *fakeBackend) Close() error {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -224,6 +225,12 @@ func TestRunLifecycle(t *testing.T) {
 	loads, _, stack := backend.snapshot()
 	if len(loads) != 2 || loads[0] != "PREBUILT" || stack[0] != 32<<10 || stack[1] != 32<<10 {
 		t.Fatalf("loads %q, stack limits %v; want the prebuilt image on 2 devices with 32kB stacks", loads, stack)
+	}
+	backend.mu.Lock()
+	executors := fmt.Sprint(backend.executors)
+	backend.mu.Unlock()
+	if executors != "[0 1]" {
+		t.Fatalf("executors asked for devices %s, want [0 1]", executors)
 	}
 
 	sockets := []string{server.SocketPath(cfg.DataDir, 4242, 0), server.SocketPath(cfg.DataDir, 4242, 1)}

@@ -171,7 +171,8 @@ func (s *service) loadOnAll(path string) error {
 	return nil
 }
 
-// startDevices creates each device's memory pool and socket server.
+// startDevices creates each device's memory pool, executor and socket
+// server.
 func (s *service) startDevices() error {
 	for _, d := range s.devices {
 		alloc, err := s.backend.Allocator(d.Index)
@@ -183,12 +184,17 @@ func (s *service) startDevices() error {
 			return fmt.Errorf("GPU%d memory pool: %w", d.Index, err)
 		}
 		s.pools = append(s.pools, pool)
+		exec, err := s.backend.Executor(d.Index, pool)
+		if err != nil {
+			return fmt.Errorf("GPU%d executor: %w", d.Index, err)
+		}
 		devLog := logpipe.WithDevice(s.log, d.Index)
 		srv, err := server.New(server.Config{
 			SocketPath:  server.SocketPath(s.cfg.DataDir, s.cfg.PostmasterPID, d.Index),
 			DeviceIndex: d.Index,
 			Workers:     s.cfg.MaxAsyncTasks,
 			Pool:        pool,
+			Executor:    exec,
 			Logger:      devLog,
 		})
 		if err != nil {

@@ -1,0 +1,180 @@
+package gpu
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// chunkLayout places one task's buffers in a single pool chunk: the
+// counters, the items array (nblocks * XPU_MAX_TUPLES_PER_PAGE entries) and
+// the pages, each 256-byte aligned.
+type chunkLayout struct {
+	itemsOff, pagesOff, total uint64
+}
+
+const devAlign = 256
+
+func alignDev(n uint64) uint64 { return (n + devAlign - 1) / devAlign * devAlign }
+
+func layoutFor(c xpu.Chunk) chunkLayout {
+	itemsOff := alignDev(uint64(xpu.NumCounters) * 4)
+	pagesOff := itemsOff + alignDev(uint64(c.ItemsCapacity())*4)
+	return chunkLayout{itemsOff: itemsOff, pagesOff: pagesOff, total: pagesOff + uint64(c.PagesLen())}
+}
+
+// stagePiece is how much of the pages is copied into pinned memory before
+// its DMA starts, so the host copy of the next piece overlaps it.
+const stagePiece = 4 << 20
+
+// Exec runs the GpuScan kernel over one chunk: pages host to device, kernel
+// (one CUDA block per page), counters and items back.  GpuTimeNs is the
+// wall time of the copies and the kernel.
+func (s *session) Exec(msg []byte, c xpu.Chunk) (xpu.ChunkResult, []uint32, error) {
+	e := s.ex
+	lay := layoutFor(c)
+	mem, err := e.alloc(lay.total, fmt.Sprintf("chunk %d", c.ChunkID))
+	if err != nil {
+		return xpu.ChunkResult{}, nil, err
+	}
+	l, err := e.getLane(max(c.PagesLen(), c.ItemsCapacity()*4))
+	if err != nil {
+		return xpu.ChunkResult{}, nil, errors.Join(err, e.pool.Free(mem))
+	}
+	t := task{sess: s, lane: l, base: cu.DevicePtr(mem.Ptr), lay: lay, chunk: c, pages: c.Pages(msg)}
+	start := time.Now()
+	err = e.dev.Do(t.run)
+	elapsed := time.Since(start)
+	e.putLane(l)
+	if ferr := e.pool.Free(mem); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("device %d: free chunk memory: %w", e.dev.index, ferr))
+	}
+	if err != nil {
+		return xpu.ChunkResult{}, nil, fmt.Errorf("chunk %d: %w", c.ChunkID, err)
+	}
+	return xpu.ChunkResult{
+		ChunkID:   c.ChunkID,
+		NItems:    uint32(len(t.items)),
+		NTuples:   t.counters[xpu.CounterNTuples],
+		NRecheck:  t.counters[xpu.CounterNRecheck],
+		GpuTimeNs: uint64(elapsed.Nanoseconds()),
+	}, t.items, nil
+}
+
+// task is one Exec on the device; run is called with the context current.
+type task struct {
+	sess     *session
+	lane     *lane
+	base     cu.DevicePtr
+	lay      chunkLayout
+	chunk    xpu.Chunk
+	pages    []byte
+	counters [xpu.NumCounters]uint32
+	items    []uint32
+}
+
+func (t *task) run() error {
+	st := t.lane.stream
+	if err := t.enqueue(); err != nil {
+		// Work already queued may still read the pages or write the
+		// buffers: drain the stream before they are reused.
+		return errors.Join(err, st.Synchronize())
+	}
+	if err := st.Synchronize(); err != nil {
+		return fmt.Errorf("GpuScan kernel: cuStreamSynchronize: %w", err)
+	}
+	return t.collect()
+}
+
+// enqueue queues the pages' upload, the counters' reset, the kernel and the
+// counters' download on the lane's stream.
+func (t *task) enqueue() error {
+	st, host := t.lane.stream, t.lane.host
+	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
+	for off := 0; off < len(t.pages); off += stagePiece {
+		piece := t.pages[off:min(off+stagePiece, len(t.pages))]
+		src := unsafe.Pointer(&piece[0])
+		if host != nil {
+			staged := host.Bytes()[stageCounters+off:]
+			copy(staged, piece)
+			src = unsafe.Pointer(&staged[0])
+		}
+		if err := cu.MemcpyHtoDAsync(pagesDev+cu.DevicePtr(off), src, int64(len(piece)), st); err != nil {
+			return fmt.Errorf("upload pages: cuMemcpyHtoDAsync: %w", err)
+		}
+	}
+	if err := cu.MemsetD32Async(t.base, 0, int64(xpu.NumCounters), st); err != nil {
+		return fmt.Errorf("zero counters: cuMemsetD32Async: %w", err)
+	}
+	// cu.Function.Launch copies 8 bytes from every argument pointer, so
+	// the uint32 nblocks travels in a uint64 (little-endian: its low half).
+	sessPtr := cu.DevicePtr(t.sess.mem.Ptr)
+	itemsPtr := t.base + cu.DevicePtr(t.lay.itemsOff)
+	counters := t.base
+	nblocks := uint64(t.chunk.NBlocks)
+	args := []unsafe.Pointer{
+		unsafe.Pointer(&sessPtr), unsafe.Pointer(&pagesDev), unsafe.Pointer(&nblocks),
+		unsafe.Pointer(&itemsPtr), unsafe.Pointer(&counters),
+	}
+	if err := t.sess.ex.fn.Launch(int(t.chunk.NBlocks), 1, 1, xpu.GpuScanThreads, 1, 1, 0, st, args); err != nil {
+		return fmt.Errorf("launch %s: %w", xpu.KernelGpuScan, err)
+	}
+	return t.download(t.base, xpu.NumCounters, t.counters[:], 0)
+}
+
+// download copies n uint32 from the device into dst, through the pinned
+// buffer at stage (an offset into it) when there is one.  With a pinned
+// buffer the copy is only queued; collect decodes it after the sync.
+func (t *task) download(src cu.DevicePtr, n int, dst []uint32, stage int) error {
+	bytes := int64(n) * 4
+	var p unsafe.Pointer
+	if host := t.lane.host; host != nil {
+		p = unsafe.Pointer(&host.Bytes()[stage])
+	} else {
+		p = unsafe.Pointer(&dst[0]) // pageable: the copy is synchronous
+	}
+	if err := cu.MemcpyDtoHAsync(p, src, bytes, t.lane.stream); err != nil {
+		return fmt.Errorf("cuMemcpyDtoHAsync of %d bytes: %w", bytes, err)
+	}
+	return nil
+}
+
+// fromStage decodes n uint32 staged at offset stage of the pinned buffer.
+func (t *task) fromStage(dst []uint32, stage int) {
+	if host := t.lane.host; host != nil {
+		b := host.Bytes()[stage:]
+		for i := range dst {
+			dst[i] = binary.LittleEndian.Uint32(b[4*i:])
+		}
+	}
+}
+
+// collect checks the counters and downloads the items.
+func (t *task) collect() error {
+	t.fromStage(t.counters[:], 0)
+	if err := xpu.StatusError(t.counters[xpu.CounterStatus]); err != nil {
+		return err
+	}
+	n := int(t.counters[xpu.CounterNItems])
+	if n > t.chunk.ItemsCapacity() {
+		return fmt.Errorf("%s reported %d items, more than the %d it may write", xpu.KernelGpuScan, n, t.chunk.ItemsCapacity())
+	}
+	t.items = make([]uint32, n)
+	if n == 0 {
+		return nil
+	}
+	if err := t.download(t.base+cu.DevicePtr(t.lay.itemsOff), n, t.items, stageCounters); err != nil {
+		return fmt.Errorf("download items: %w", err)
+	}
+	if err := t.lane.stream.Synchronize(); err != nil {
+		return fmt.Errorf("download items: cuStreamSynchronize: %w", err)
+	}
+	t.fromStage(t.items, stageCounters)
+	return nil
+}

@@ -1,0 +1,107 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// Executor runs GpuScan sessions on one device; it implements
+// server.Executor.
+type Executor struct {
+	dev   *Device
+	pool  *mempool.Pool
+	fn    cu.Function
+	fnErr error
+
+	mu     sync.Mutex
+	lanes  []*lane // every lane made, for Close
+	idle   []*lane
+	closed bool
+}
+
+var _ server.Executor = (*Executor)(nil)
+
+func newExecutor(d *Device, pool *mempool.Pool, fn cu.Function, fnErr error) *Executor {
+	return &Executor{dev: d, pool: pool, fn: fn, fnErr: fnErr}
+}
+
+// Pool exhaustion is often momentary (other tasks finish and free their
+// chunks), so an allocation waits this long before it fails.
+const (
+	allocWait       = 2 * time.Second
+	allocMaxBackoff = 50 * time.Millisecond
+)
+
+// alloc takes device memory from the pool, waiting briefly while the pool
+// is exhausted; the final error wraps mempool.ErrExhausted.
+func (e *Executor) alloc(size uint64, what string) (mempool.Chunk, error) {
+	deadline := time.Now().Add(allocWait)
+	backoff := time.Millisecond
+	for {
+		c, err := e.pool.Alloc(size)
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, mempool.ErrExhausted) || size > e.pool.Stats().Limit || time.Now().After(deadline) {
+			return c, fmt.Errorf("device %d: %s (%d bytes): %w", e.dev.index, what, size, err)
+		}
+		time.Sleep(backoff)
+		backoff = min(2*backoff, allocMaxBackoff)
+	}
+}
+
+// Prepare uploads the whole OpenSession message to device memory: the
+// kernel reads the program from there.
+func (e *Executor) Prepare(msg []byte, p *xpu.Program) (server.Prepared, error) {
+	if e.fnErr != nil {
+		return nil, fmt.Errorf("the kernels module cannot run GpuScan: %w", e.fnErr)
+	}
+	mem, err := e.alloc(uint64(len(msg)), "session program")
+	if err != nil {
+		return nil, err
+	}
+	err = e.dev.Do(func() error {
+		return cu.MemcpyHtoD(cu.DevicePtr(mem.Ptr), unsafe.Pointer(&msg[0]), int64(len(msg)))
+	})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("device %d: upload session program: %w", e.dev.index, err), e.pool.Free(mem))
+	}
+	return &session{ex: e, mem: mem, planID: p.PlanID}, nil
+}
+
+// Close releases the lanes; sessions must be closed before.
+func (e *Executor) Close() error {
+	e.mu.Lock()
+	lanes := e.lanes
+	e.lanes, e.idle, e.closed = nil, nil, true
+	e.mu.Unlock()
+	var errs []error
+	for _, l := range lanes {
+		errs = append(errs, l.destroy(e.dev))
+	}
+	return errors.Join(errs...)
+}
+
+// session is a program on the device; it implements server.Prepared.
+type session struct {
+	ex     *Executor
+	mem    mempool.Chunk // the OpenSession message
+	planID uint64
+}
+
+// Close frees the session's device memory.
+func (s *session) Close() error {
+	if err := s.ex.pool.Free(s.mem); err != nil {
+		return fmt.Errorf("device %d: free session program: %w", s.ex.dev.index, err)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"errors"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// Executor runs validated xPU programs on one device; the gpu package
+// implements it, tests use fakes.
+type Executor interface {
+	// Prepare makes a session's program ready to run: the whole OpenSession
+	// message (which xpu.ParseSession accepted as p) is uploaded to device
+	// memory.
+	Prepare(sessionMsg []byte, p *xpu.Program) (Prepared, error)
+}
+
+// Prepared is one session's program on the device.  Exec may be called
+// concurrently; Close is called once, after every Exec has returned.
+type Prepared interface {
+	// Exec runs the program over one chunk (a TaskExec message that
+	// xpu.ParseChunk accepted as c) and returns the result and its items.
+	Exec(chunkMsg []byte, c xpu.Chunk) (xpu.ChunkResult, []uint32, error)
+	// Close releases the session's device memory.
+	Close() error
+}
+
+// ErrNoMemory marks an executor error caused by device memory exhaustion
+// (as does mempool.ErrExhausted): the reply is PGSTROM_ERR_NO_MEMORY and
+// the connection stays open.
+var ErrNoMemory = errors.New("out of device memory")
+
+// executorErrorCode classifies an executor error for the Error reply, and
+// says whether the connection must be closed: only for errors that blame
+// the client's data (protocol errors, e.g. xpu.ErrBadPage).
+func executorErrorCode(err error) (code int32, closeConn bool) {
+	switch {
+	case errors.Is(err, protocol.ErrProtocol):
+		return protocol.ErrCodeProtocol, true
+	case errors.Is(err, ErrNoMemory), errors.Is(err, mempool.ErrExhausted):
+		return protocol.ErrCodeNoMemory, false
+	case errors.Is(err, xpu.ErrBadProgram):
+		return protocol.ErrCodeInternal, false
+	}
+	return protocol.ErrCodeDevice, false
+}

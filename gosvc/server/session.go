@@ -1,0 +1,80 @@
+package server
+
+import (
+	"errors"
+	"sync"
+)
+
+// session is the open xPU session of a connection.
+//
+// Tasks of one connection run concurrently on several workers, so a session
+// is reference counted: the connection holds one reference while the
+// session is open (from OpenSession until TaskFinal or disconnect), and every
+// queued or running command of the session holds one.  The device memory is
+// released when the last reference goes.  The receiver decides, in the order
+// requests arrive, which session a command belongs to; workers then wait on
+// ready for the OpenSession's Prepare.  The command queue is FIFO, so by
+// the time a worker takes a command, every earlier command of its session is
+// already running on some worker: waiting on ready or released cannot
+// deadlock.
+type session struct {
+	ready    chan struct{} // closed once Prepare has returned
+	prepared Prepared      // valid after ready; nil if Prepare failed
+	prepErr  error         // valid after ready
+
+	mu       sync.Mutex
+	refs     int
+	released chan struct{} // closed once refs reached 0 and Close ran
+	closeErr error         // Prepared.Close's error, valid after released
+}
+
+// newSession returns a session with refs references.
+func newSession(refs int) *session {
+	return &session{ready: make(chan struct{}), released: make(chan struct{}), refs: refs}
+}
+
+// setPrepared records Prepare's outcome and wakes the session's tasks.
+func (s *session) setPrepared(p Prepared, err error) {
+	s.prepared, s.prepErr = p, err
+	close(s.ready)
+}
+
+// failed reports whether Prepare is known to have failed; a session whose
+// Prepare is still running counts as open.
+func (s *session) failed() bool {
+	select {
+	case <-s.ready:
+		return s.prepared == nil
+	default:
+		return false
+	}
+}
+
+// acquire adds a reference; the caller must already hold one (the
+// connection's), so refs cannot be 0 here.
+func (s *session) acquire() {
+	s.mu.Lock()
+	s.refs++
+	s.mu.Unlock()
+}
+
+// release drops a reference; the last one closes the prepared program.
+func (s *session) release() {
+	s.mu.Lock()
+	s.refs--
+	last := s.refs == 0
+	s.mu.Unlock()
+	if !last {
+		return
+	}
+	// The OpenSession command holds a reference until it has called
+	// setPrepared, so ready is closed here.
+	<-s.ready
+	if s.prepared != nil {
+		s.closeErr = s.prepared.Close()
+	}
+	close(s.released)
+}
+
+// errSessionFailed answers tasks of a session whose Prepare failed.
+var errSessionFailed = errors.New("the session could not be opened on the device")

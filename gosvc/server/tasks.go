@@ -1,0 +1,79 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/logpipe"
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// executorError answers a failed executor call.
+func (s *Server) executorError(id uint32, what string, err error) ([]byte, bool) {
+	code, closeConn := executorErrorCode(err)
+	s.log.Debug().Err(err).Uint32("request_id", id).Int32("code", code).Msg(what + " failed")
+	return protocol.EncodeError(id, errorReply(code, fmt.Sprintf("%s: %v", what, err))), !closeConn
+}
+
+// openSession uploads a validated program to the device.
+func (s *Server) openSession(cmd *command) ([]byte, bool) {
+	id := cmd.header.RequestID
+	r := cmd.req.(protocol.OpenSessionRequest)
+	set := false
+	defer func() {
+		if !set { // Prepare panicked: never leave the session's tasks waiting
+			cmd.sess.setPrepared(nil, errors.New("internal error while preparing the session"))
+		}
+	}()
+	p, err := s.cfg.Executor.Prepare(r.Msg, cmd.prog)
+	if err == nil && p == nil {
+		err = errors.New("the executor prepared nothing")
+	}
+	cmd.sess.setPrepared(p, err)
+	set = true
+	if err != nil {
+		return s.executorError(id, "open session", err)
+	}
+	if logpipe.DebugEnabled() {
+		s.log.Debug().Uint32("request_id", id).Uint64("plan_id", cmd.prog.PlanID).
+			Int("nodes", len(cmd.prog.Nodes)).Msg("session opened")
+	}
+	return protocol.EncodeSuccess(id), true
+}
+
+// taskExec runs one chunk once the session's Prepare has finished.
+func (s *Server) taskExec(cmd *command) ([]byte, bool) {
+	id := cmd.header.RequestID
+	sess := cmd.sess
+	<-sess.ready
+	if sess.prepared == nil {
+		return s.executorError(id, "task exec", fmt.Errorf("%w: %v", errSessionFailed, sess.prepErr))
+	}
+	r := cmd.req.(protocol.TaskExecRequest)
+	res, items, err := sess.prepared.Exec(r.Msg, cmd.chunk)
+	if err != nil {
+		return s.executorError(id, fmt.Sprintf("task exec of chunk %d", cmd.chunk.ChunkID), err)
+	}
+	if len(items) > cmd.chunk.ItemsCapacity() {
+		e := errorReply(protocol.ErrCodeInternal, fmt.Sprintf("chunk %d: the executor returned %d items, more than the %d possible",
+			cmd.chunk.ChunkID, len(items), cmd.chunk.ItemsCapacity()))
+		return protocol.EncodeError(id, e), true
+	}
+	res.ChunkID = cmd.chunk.ChunkID
+	return xpu.EncodeChunkResult(id, res, items), true
+}
+
+// taskFinal closes the session: it drops the connection's reference, which
+// the command carries, and answers once the session's running tasks are
+// done and its device memory is released.
+func (s *Server) taskFinal(cmd *command) ([]byte, bool) {
+	id := cmd.header.RequestID
+	sess := cmd.sess
+	cmd.releaseSession()
+	<-sess.released
+	if sess.closeErr != nil {
+		return s.executorError(id, "task final", sess.closeErr)
+	}
+	return protocol.EncodeSuccess(id), true
+}

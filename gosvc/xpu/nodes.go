@@ -1,0 +1,85 @@
+package xpu
+
+import "fmt"
+
+// decodeNodes decodes the node array and checks its structure: known
+// opcodes and types, argument ranges inside the argument array, and
+// post-order (every argument of node i is a node j < i).
+func decodeNodes(b []byte, n int, argArr []int32) ([]Node, error) {
+	out := make([]Node, n)
+	for i := range out {
+		d := b[i*NodeSize:]
+		nd := Node{
+			Opcode:  Opcode(int16(le.Uint16(d[OffNodeOpcode:]))),
+			Restype: Type(int16(le.Uint16(d[OffNodeRestype:]))),
+			Flags:   le.Uint16(d[OffNodeFlags:]),
+			ArgBase: int32(le.Uint32(d[OffNodeArgs:])),
+			Aux:     int32(le.Uint32(d[OffNodeAux:])),
+		}
+		nargs := int16(le.Uint16(d[OffNodeNArgs:]))
+		if !nd.Opcode.Valid() {
+			return nil, nodeErr(i, nd.Opcode, "unknown opcode %d", nd.Opcode)
+		}
+		if nd.Opcode.Signature() == SigUnknown {
+			return nil, nodeErr(i, nd.Opcode, "the header gives this opcode a signature this service does not know")
+		}
+		if !nd.Restype.Valid() {
+			return nil, nodeErr(i, nd.Opcode, "unknown result type %d", nd.Restype)
+		}
+		if err := checkNArgs(nd.Opcode, int(nargs)); err != nil {
+			return nil, nodeErr(i, nd.Opcode, "%v", err)
+		}
+		if nargs == 0 {
+			if nd.ArgBase != 0 {
+				return nil, nodeErr(i, nd.Opcode, "args is %d but the node has no arguments (must be 0)", nd.ArgBase)
+			}
+			out[i] = nd
+			continue
+		}
+		if nd.ArgBase < 0 || int64(nd.ArgBase)+int64(nargs) > int64(len(argArr)) {
+			return nil, nodeErr(i, nd.Opcode, "arguments [%d, %d) outside the argument array of %d entries",
+				nd.ArgBase, int64(nd.ArgBase)+int64(nargs), len(argArr))
+		}
+		nd.Args = argArr[nd.ArgBase : int(nd.ArgBase)+int(nargs)]
+		for k, a := range nd.Args {
+			if a < 0 || int(a) >= i {
+				return nil, nodeErr(i, nd.Opcode, "argument %d is node %d; arguments must be earlier nodes (0..%d)", k, a, i-1)
+			}
+		}
+		out[i] = nd
+	}
+	return out, nil
+}
+
+type nargsError struct {
+	got  int
+	want string
+}
+
+func (e nargsError) Error() string { return fmt.Sprintf("has %d arguments, want %s", e.got, e.want) }
+
+// checkNArgs checks the argument count against the header's nargs column,
+// with the per-opcode rules for the variadic ones.
+func checkNArgs(op Opcode, n int) error {
+	switch want := op.NArgs(); {
+	case want >= 0:
+		if n != want {
+			return nargsError{n, fmt.Sprint(want)}
+		}
+	case op == OpAnd || op == OpOr:
+		if n < 2 {
+			return nargsError{n, "2 or more"}
+		}
+	case op == OpCase:
+		if n < 3 || n%2 != 1 {
+			return nargsError{n, "2k+1 with k >= 1 (cond, val pairs and an else)"}
+		}
+	case op == OpCoalesce:
+		if n < 1 {
+			return nargsError{n, "1 or more"}
+		}
+	default:
+		return nargsError{n, "a count this service does not know for a variadic opcode"}
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+package xpu
+
+// Program is a validated OpenSession payload.  Slices are copies: the
+// Program stays valid whatever happens to the message afterwards.
+type Program struct {
+	PlanID   uint64
+	Encoding uint32
+	Attrs    []Attr
+	Nodes    []Node
+	Consts   []byte // the constant pool
+	Root     int    // = len(Nodes)-1
+}
+
+// Attr is XpuAttr.
+type Attr struct {
+	Len   int16 // > 0 fixed, -1 varlena, -2 cstring
+	Align int8  // 1, 2, 4 or 8
+	ByVal bool
+	XType Type // TypeInvalid if not referenced
+}
+
+// Node is XpuNode with its argument list resolved.
+type Node struct {
+	Opcode  Opcode
+	Restype Type
+	Flags   uint16
+	Aux     int32
+	ArgBase int32   // XpuNode.args: first index in the argument array
+	Args    []int32 // node indexes, each < this node's index
+}

@@ -1,0 +1,153 @@
+package xpu_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
+)
+
+// scanProgram is `a > 10 AND b < 2.5` over (a int4, b float8, c text).
+func scanProgram() *xputest.Builder {
+	b := xputest.New()
+	b.Attr(4, 4, true, xpu.TypeInt4)
+	b.Attr(8, 8, true, xpu.TypeFloat8)
+	b.Attr(-1, 4, false, xpu.TypeText)
+	gt := b.Op(xpu.OpGt, xpu.TypeBool, b.Var(0, xpu.TypeInt4), b.ConstInt4(10))
+	lt := b.Op(xpu.OpLt, xpu.TypeBool, b.Var(1, xpu.TypeFloat8), b.ConstFloat8(2.5))
+	b.Op(xpu.OpAnd, xpu.TypeBool, gt, lt)
+	return b
+}
+
+func TestParseSessionValid(t *testing.T) {
+	b := scanProgram()
+	b.PlanID = 0x1122334455667788
+	p, err := xpu.ParseSession(b.Message(1))
+	if err != nil {
+		t.Fatalf("ParseSession: %v", err)
+	}
+	if p.PlanID != b.PlanID || p.Root != 6 || len(p.Nodes) != 7 || len(p.Attrs) != 3 || p.Encoding != 6 {
+		t.Fatalf("program %+v", p)
+	}
+	and := p.Nodes[6]
+	if and.Opcode != xpu.OpAnd || len(and.Args) != 2 || and.Args[0] != 2 || and.Args[1] != 5 {
+		t.Fatalf("root node %+v", and)
+	}
+	if p.Attrs[2] != (xpu.Attr{Len: -1, Align: 4, XType: xpu.TypeText}) {
+		t.Fatalf("attr 2 %+v", p.Attrs[2])
+	}
+	if xpu.OpGt.String() != "GT" || xpu.TypeTimestampTz.String() != "TIMESTAMPTZ" || xpu.TypeText.OID() != 25 {
+		t.Fatalf("names from the header: %s %s %d", xpu.OpGt, xpu.TypeTimestampTz, xpu.TypeText.OID())
+	}
+}
+
+// everyOpcode builds one valid program using every opcode of the header.
+func everyOpcode() *xputest.Builder {
+	b := xputest.New()
+	b.Attr(4, 4, true, xpu.TypeInt4)      // 0
+	b.Attr(-1, 4, false, xpu.TypeVarchar) // 1
+	b.Attr(4, 4, true, xpu.TypeDate)      // 2
+	b.Attr(8, 8, true, xpu.TypeTimestamp) // 3
+	b.Attr(-1, 4, false, xpu.TypeBpchar)  // 4
+	b.Attr(-1, 4, false, xpu.TypeNumeric) // 5
+	b.Attr(1, 1, true, xpu.TypeBool)      // 6
+
+	a := b.Var(0, xpu.TypeInt4)
+	var conds []int
+	add := func(n int) { conds = append(conds, n) }
+	sum := b.Op(xpu.OpAdd, xpu.TypeInt4, a, b.ConstInt4(1))
+	diff := b.Op(xpu.OpSub, xpu.TypeInt4, sum, a)
+	prod := b.Op(xpu.OpMul, xpu.TypeInt4, diff, a)
+	quot := b.Op(xpu.OpDiv, xpu.TypeInt4, prod, b.ConstInt4(3))
+	mod := b.Op(xpu.OpMod, xpu.TypeInt4, quot, b.ConstInt4(7))
+	neg := b.Op(xpu.OpNeg, xpu.TypeInt4, mod)
+	abs := b.Op(xpu.OpAbs, xpu.TypeInt4, neg)
+	for _, op := range []xpu.Opcode{xpu.OpEq, xpu.OpNe, xpu.OpLt, xpu.OpLe, xpu.OpGt, xpu.OpGe} {
+		add(b.Op(op, xpu.TypeBool, abs, a))
+	}
+	f8 := b.Op(xpu.OpCast, xpu.TypeFloat8, a)
+	add(b.Op(xpu.OpGt, xpu.TypeBool, f8, b.ConstFloat8(0.5)))
+	num := b.Op(xpu.OpCast, xpu.TypeNumeric, a)
+	add(b.Op(xpu.OpLt, xpu.TypeBool, b.Op(xpu.OpAdd, xpu.TypeNumeric, num, b.ConstNumeric(15, 0, 1)), b.Var(5, xpu.TypeNumeric)))
+	vc := b.Var(1, xpu.TypeVarchar)
+	txt := b.Op(xpu.OpCast, xpu.TypeText, vc)
+	add(b.OpX(xpu.OpLt, xpu.TypeBool, xpu.FlagTextBytewise, 0, txt, b.ConstText(xpu.TypeText, "m")))
+	add(b.OpX(xpu.OpLike, xpu.TypeBool, xpu.FlagLikeUTF8, 0, vc, b.ConstText(xpu.TypeText, "a%")))
+	add(b.Op(xpu.OpNotLike, xpu.TypeBool, txt, b.ConstText(xpu.TypeText, "_b")))
+	add(b.Op(xpu.OpEq, xpu.TypeBool, b.Var(4, xpu.TypeBpchar), b.ConstText(xpu.TypeBpchar, "x ")))
+	d := b.Var(2, xpu.TypeDate)
+	d2 := b.Op(xpu.OpDatePli, xpu.TypeDate, d, b.ConstInt4(3))
+	d3 := b.Op(xpu.OpDateMii, xpu.TypeDate, d2, b.ConstInt4(1))
+	add(b.Op(xpu.OpGt, xpu.TypeBool, b.Op(xpu.OpDateMi, xpu.TypeInt4, d3, d), b.ConstInt4(1)))
+	ts := b.Var(3, xpu.TypeTimestamp)
+	add(b.Op(xpu.OpLe, xpu.TypeBool, b.Op(xpu.OpCast, xpu.TypeTimestamp, d), ts))
+	add(b.Op(xpu.OpEq, xpu.TypeBool, b.OpX(xpu.OpExtract, xpu.TypeNumeric, 0, xpu.FieldYear, d), b.ConstNumeric(2024, 0, 0)))
+	add(b.Op(xpu.OpEq, xpu.TypeBool, b.OpX(xpu.OpDatePart, xpu.TypeFloat8, 0, xpu.FieldMinute, ts), b.ConstFloat8(5)))
+	bv := b.Var(6, xpu.TypeBool)
+	add(b.Op(xpu.OpNe, xpu.TypeBool, bv, b.ConstBool(true)))
+	add(b.Op(xpu.OpNot, xpu.TypeBool, b.Op(xpu.OpIsNull, xpu.TypeBool, vc)))
+	add(b.Op(xpu.OpIsNotNull, xpu.TypeBool, a))
+	for _, op := range []xpu.Opcode{xpu.OpIsTrue, xpu.OpIsNotTrue, xpu.OpIsFalse, xpu.OpIsNotFalse, xpu.OpIsUnknown, xpu.OpIsNotUnknown} {
+		add(b.Op(op, xpu.TypeBool, bv))
+	}
+	cs := b.Op(xpu.OpCase, xpu.TypeInt4, bv, a, b.ConstNull(xpu.TypeInt4))
+	add(b.Op(xpu.OpGt, xpu.TypeBool, b.Op(xpu.OpCoalesce, xpu.TypeInt4, cs, b.ConstInt4(0)), b.ConstInt4(-1)))
+	or := b.Op(xpu.OpOr, xpu.TypeBool, conds[0], conds[1], conds[2])
+	b.Op(xpu.OpAnd, xpu.TypeBool, append([]int{or}, conds[3:]...)...)
+	return b
+}
+
+func TestParseSessionEveryOpcode(t *testing.T) {
+	b := everyOpcode()
+	p, err := xpu.ParseSession(b.Message(1))
+	if err != nil {
+		t.Fatalf("ParseSession: %v", err)
+	}
+	seen := map[xpu.Opcode]bool{}
+	for _, n := range p.Nodes {
+		seen[n.Opcode] = true
+	}
+	for op := xpu.OpVar; op.Valid(); op++ {
+		if !seen[op] {
+			t.Errorf("the program does not use %s", op)
+		}
+	}
+	if len(p.Nodes) > xpu.MaxSlots {
+		t.Fatalf("%d nodes exceed MaxSlots", len(p.Nodes))
+	}
+}
+
+func TestHeaderTables(t *testing.T) {
+	if xpu.OpVar.NArgs() != 0 || xpu.OpLike.NArgs() != 2 || xpu.OpAnd.NArgs() != -1 || xpu.OpNeg.NArgs() != 1 {
+		t.Fatal("nargs column not taken from XPU_OPCODE_LIST")
+	}
+	if xpu.OpLt.Signature() != xpu.SigCmp || xpu.OpCast.Signature() != xpu.SigCast || xpu.OpCase.Signature() != xpu.SigSpecial {
+		t.Fatal("signature column not taken from XPU_OPCODE_LIST")
+	}
+	for op := xpu.OpVar; op.Valid(); op++ {
+		if op.Signature() == xpu.SigUnknown || strings.HasPrefix(op.String(), "Opcode(") {
+			t.Errorf("opcode %d: name %q, signature unknown", op, op)
+		}
+	}
+	if xpu.TypeInt8.FixedLen() != 8 || xpu.TypeNumeric.FixedLen() != -1 || xpu.TypeBool.FixedLen() != 1 {
+		t.Fatal("fixed_len column not taken from XPU_TYPE_LIST")
+	}
+	if xpu.Opcode(999).String() != "Opcode(999)" || xpu.Type(-3).Valid() {
+		t.Fatal("out-of-range values")
+	}
+}
+
+func expectProtocolError(t *testing.T, name string, msg []byte, substr string) {
+	t.Helper()
+	_, err := xpu.ParseSession(msg)
+	if !errors.Is(err, protocol.ErrProtocol) {
+		t.Errorf("%s: err = %v, want ErrProtocol", name, err)
+		return
+	}
+	if !strings.Contains(err.Error(), substr) {
+		t.Errorf("%s: error %q lacks %q", name, err, substr)
+	}
+}

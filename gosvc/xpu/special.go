@@ -1,0 +1,97 @@
+package xpu
+
+import "fmt"
+
+func checkSpecial(p *Program, nd *Node) error {
+	switch nd.Opcode {
+	case OpCase:
+		return checkCase(p, nd)
+	case OpCoalesce:
+		if err := requireZero(nd, 0, false); err != nil {
+			return err
+		}
+		return requireArgs(p, nd, nd.Restype)
+	case OpDatePli, OpDateMii:
+		return checkSignature(p, nd, TypeDate, TypeDate, TypeInt4)
+	case OpDateMi:
+		return checkSignature(p, nd, TypeInt4, TypeDate, TypeDate)
+	case OpExtract:
+		return checkDateField(p, nd, TypeNumeric)
+	case OpDatePart:
+		return checkDateField(p, nd, TypeFloat8)
+	case OpLike, OpNotLike:
+		return checkLike(p, nd)
+	}
+	return fmt.Errorf("no validation rule for this opcode")
+}
+
+// checkCase: cond1, val1, ..., condk, valk, else.
+func checkCase(p *Program, nd *Node) error {
+	if err := requireZero(nd, 0, false); err != nil {
+		return err
+	}
+	for k := range nd.Args {
+		want := nd.Restype
+		if k%2 == 0 && k != len(nd.Args)-1 {
+			want = TypeBool
+		}
+		if at := argType(p, nd, k); at != want {
+			return fmt.Errorf("argument %d (node %d) is %s, want %s", k, nd.Args[k], at, want)
+		}
+	}
+	return nil
+}
+
+// checkSignature checks a fixed (args...) -> res signature.
+func checkSignature(p *Program, nd *Node, res Type, args ...Type) error {
+	if err := requireZero(nd, 0, false); err != nil {
+		return err
+	}
+	if err := requireRestype(nd, res); err != nil {
+		return err
+	}
+	for k, want := range args {
+		if at := argType(p, nd, k); at != want {
+			return fmt.Errorf("argument %d (node %d) is %s, want %s", k, nd.Args[k], at, want)
+		}
+	}
+	return nil
+}
+
+func checkDateField(p *Program, nd *Node, res Type) error {
+	if err := requireZero(nd, 0, true); err != nil {
+		return err
+	}
+	if err := requireRestype(nd, res); err != nil {
+		return err
+	}
+	at := argType(p, nd, 0)
+	if at != TypeDate && at != TypeTimestamp {
+		return fmt.Errorf("argument is %s, want DATE or TIMESTAMP", at)
+	}
+	switch f := nd.Aux; {
+	case f < FieldYear || f > FieldMinute:
+		return fmt.Errorf("unknown date field %d", f)
+	case (f == FieldHour || f == FieldMinute) && at != TypeTimestamp:
+		return fmt.Errorf("field %d (HOUR/MINUTE) needs a TIMESTAMP argument, got %s", f, at)
+	}
+	return nil
+}
+
+func checkLike(p *Program, nd *Node) error {
+	if err := requireZero(nd, FlagLikeUTF8, false); err != nil {
+		return err
+	}
+	if err := requireRestype(nd, TypeBool); err != nil {
+		return err
+	}
+	if at := argType(p, nd, 0); at != TypeText && at != TypeVarchar {
+		return fmt.Errorf("argument 0 is %s, want TEXT or VARCHAR", at)
+	}
+	// A NULL pattern is legal: a parameter bound to NULL becomes a NULL
+	// CONST, and LIKE then yields NULL.
+	if pat := &p.Nodes[nd.Args[1]]; pat.Opcode != OpConst || pat.Restype != TypeText {
+		return fmt.Errorf("the pattern (node %d) is %s %s, want a CONST TEXT", nd.Args[1], pat.Opcode, pat.Restype)
+	}
+	return nil
+}

@@ -1,0 +1,20 @@
+--
+-- GpuScan over float4/float8: NaN and infinities order as PostgreSQL does
+--
+SET pg_strom.regression_test_mode = on;
+SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f8 > 100$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f8 = 'NaN'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f4 > 'Infinity'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f8 < '-Infinity' OR f8 >= 'Infinity'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f4 = 0$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f4 < f8$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f4 <> f8$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f4 * 2.5 > 10 AND f4 * 2.5 < 40$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8 + f4 > 0$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE id > 0 AND f8 / 7.0 - f4 < 3$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE abs(f8) < 10 OR -f4 > 40$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE id > 0 AND f8::int4 % 3 = 0$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f4::float8 = f8$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8 BETWEEN -1.5 AND 1.5$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8 IN (1.5, 2.5, 'NaN')$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8 IS NULL OR f4 IS NULL$$);

@@ -1,0 +1,17 @@
+--
+-- GpuScan over numeric: exact arithmetic; values outside the device's range
+-- and NaN/Infinity are evaluated on the CPU
+--
+SET pg_strom.regression_test_mode = on;
+SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n > 100$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n = 'NaN' OR n = 'Infinity'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n > 1e30$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE m BETWEEN -1000.50 AND 1000.25$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n + m > 0$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n * m < -1000$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE m - 0.005 > n$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE -m > 10 OR abs(n) < 0.5$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE id > 0 AND m::int4 = 0$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE m = 12.30$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n IN (0, 1.5, -0.01, 99999999999999999999999999999999999999)$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE id::numeric * 0.5 > m$$);

@@ -1,0 +1,19 @@
+--
+-- GpuScan over text, varchar and bpchar (this database's collation is C)
+--
+SET pg_strom.regression_test_mode = on;
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t = 'k12'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t > 'k5' AND t < 'k7'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE v <= 'v2' OR v = ''$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE c = 'c12'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE c = 'a b'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE c > 'c5' AND c <> 'c7'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t LIKE 'k1%x'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t LIKE 'k_2'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t NOT LIKE '%x%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t LIKE '100\%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t LIKE 'a\_b' OR v LIKE '_漢%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t LIKE 'ä__'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE v LIKE 'v9%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t = v::text OR t IN ('k1', 'k2xx', '')$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t IS NULL AND c IS NOT NULL$$);

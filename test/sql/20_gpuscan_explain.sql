@@ -1,0 +1,37 @@
+--
+-- EXPLAIN shapes of GpuScan (COSTS OFF output is the same with or without
+-- a GPU)
+--
+SET pg_strom.regression_test_mode = on;
+EXPLAIN (COSTS OFF) SELECT id FROM t_int WHERE a > 0 AND b < 100;
+-- a qual the device cannot run stays a CPU Filter above the device quals
+EXPLAIN (COSTS OFF) SELECT id FROM t_int WHERE b > 0 AND md5(id::text) LIKE '1%';
+EXPLAIN (COSTS OFF, VERBOSE) SELECT id, c FROM t_int WHERE c % 3 = 1 OR a IS NULL;
+EXPLAIN (COSTS OFF) SELECT * FROM t_text WHERE t LIKE 'k1%' AND c = 'c12';
+EXPLAIN (COSTS OFF) SELECT * FROM t_datetime WHERE extract(year FROM d) = 2003;
+-- nothing for the device: no GpuScan
+EXPLAIN (COSTS OFF) SELECT * FROM t_text WHERE md5(t) = 'x';
+EXPLAIN (COSTS OFF) SELECT * FROM t_int;
+-- timestamptz field extraction depends on the time zone: CPU only
+EXPLAIN (COSTS OFF) SELECT * FROM t_datetime WHERE extract(hour FROM tz) = 3;
+-- switches
+SET pg_strom.enable_gpuscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM t_int WHERE a > 0;
+RESET pg_strom.enable_gpuscan;
+SET pg_strom.enabled = off;
+EXPLAIN (COSTS OFF) SELECT id FROM t_int WHERE a > 0;
+RESET pg_strom.enabled;
+-- EXPLAIN ANALYZE counts chunks, pages and rows; which rows needed a CPU
+-- recheck, and whether the CPU path ran, depends on the machine
+CREATE FUNCTION gpuscan_analyze(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+		IF line ~ 'Chunks:' THEN
+			RETURN NEXT regexp_replace(line, 'Recheck Rows: [0-9]+', 'Recheck Rows: N');
+		ELSIF line !~ 'CPU Path:|GPU Quals|Custom Scan|actual rows' THEN
+			RETURN NEXT line;
+		END IF;
+	END LOOP;
+END $$;
+SELECT * FROM gpuscan_analyze('SELECT id FROM t_int WHERE a > 0 AND b < 100');
