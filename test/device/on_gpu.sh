@@ -20,9 +20,21 @@ ls -la /data/pgstrom/.pgstrom_fatbin /data/pgstrom/.pg_strom.* 2>&1
 
 echo "=== pg_regress"
 tests=$(ls test/sql | sed 's/\.sql$//' | sort)
-/opt/pg15/lib/postgresql/pgxs/src/test/regress/pg_regress --inputdir=test --outputdir="$OUT" \
+timeout 240 /opt/pg15/lib/postgresql/pgxs/src/test/regress/pg_regress --inputdir=test --outputdir="$OUT" \
 	--bindir=/opt/pg15/bin --host=/tmp --user=pgstrom --dbname=contrib_regression $tests \
 	|| cat "$OUT/regression.diffs"
+
+echo "=== the GPU did the work: EXPLAIN ANALYZE over regress tables"
+for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
+	"SELECT id FROM t_text WHERE t LIKE 'k1%x' OR v > 'v5'" \
+	"SELECT id FROM t_numeric WHERE n + m > 0" \
+	"SELECT id FROM t_datetime WHERE extract(year FROM d) = 2003"; do
+	timeout 60 bash $R psql -d contrib_regression -c "SET search_path = public" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $q" 2>&1 | grep -vE "^ *(QUERY PLAN|-+|\([0-9]+ rows\))? *$"
+done
+psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
+
+echo "=== benchmark"
+timeout 400 bash .device/bench_gpuscan.sh
 
 echo "=== pgbench -c 8 -S with kill -9 of the GPU service"
 /opt/pg15/bin/pgbench -q -i -s 10 postgres >/dev/null 2>&1
@@ -50,7 +62,7 @@ echo "stop took $(python3 -c "print(round($t1-$t0,2))") s; sockets left: $(ls /d
 grep -E "GPU0:|SVC:" /data/pgstrom/server.log | head -20
 
 echo "=== GPU-only Go tests"
-(cd gosvc/gpu && ../../.device/gpu.test -test.v -test.count=1 2>&1 | tail -40)
+(cd gosvc/gpu && timeout 120 ../../.device/gpu.test -test.v -test.count=1 2>&1 | grep -E "^(=== RUN|--- |PASS|FAIL|ok)|_test.go" | tail -60)
 
 echo "=== lifecycle tests"
-PG_CONFIG=/opt/pg15/bin/pg_config ./.device/lifecycle.test -test.v -test.timeout 6m 2>&1 | grep -vE '^\s*$' | tail -60
+PG_CONFIG=/opt/pg15/bin/pg_config timeout 200 ./.device/lifecycle.test -test.v -test.timeout 3m 2>&1 | grep -vE '^\s*$' | tail -60

@@ -6,6 +6,8 @@
 -- work; without one, regression_test_mode makes the planner offer GpuScan
 -- and execution takes the CPU path.  The expected output is the same.
 --
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 CREATE FUNCTION check_gpuscan(query text)
 RETURNS TABLE (nrows bigint, missing bigint, extra bigint, gpuscan bool)
 LANGUAGE plpgsql AS $$

@@ -2,6 +2,8 @@
 -- GpuScan over int2/int4/int8: comparisons, arithmetic, casts
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE a > 100$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE b <= -5000 AND c >= 0$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE a = b$$);

@@ -2,6 +2,8 @@
 -- GpuScan over float4/float8: NaN and infinities order as PostgreSQL does
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f8 > 100$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f8 = 'NaN'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_float WHERE f4 > 'Infinity'$$);

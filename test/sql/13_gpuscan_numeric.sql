@@ -3,6 +3,8 @@
 -- and NaN/Infinity are evaluated on the CPU
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n > 100$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n = 'NaN' OR n = 'Infinity'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n > 1e30$$);

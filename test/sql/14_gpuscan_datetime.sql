@@ -2,6 +2,8 @@
 -- GpuScan over date, timestamp and timestamptz
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d > '2010-06-15'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d = 'infinity' OR d = '-infinity'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts BETWEEN '1990-01-01' AND '2005-12-31 23:59:59'$$);

@@ -2,6 +2,8 @@
 -- GpuScan over text, varchar and bpchar (this database's collation is C)
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t = 'k12'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t > 'k5' AND t < 'k7'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE v <= 'v2' OR v = ''$$);

@@ -3,6 +3,8 @@
 -- COALESCE, and quals split between the device and the CPU
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE NOT (a > 0 AND b > 0)$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE (a > 0 OR b > 0) IS NOT TRUE$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE (a > c) IS UNKNOWN$$);

@@ -3,6 +3,8 @@
 -- cannot read (compressed or external TOAST) are evaluated on the CPU
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 CREATE TABLE t_mvcc AS SELECT i AS id, i % 100 AS k FROM generate_series(1, 50000) i;
 DELETE FROM t_mvcc WHERE id % 10 = 0;
 UPDATE t_mvcc SET k = k + 1000 WHERE id % 7 = 0;

@@ -2,6 +2,8 @@
 -- Parallel GpuScan: workers share the block range; results are the same
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;

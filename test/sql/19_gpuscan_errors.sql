@@ -2,6 +2,8 @@
 -- Errors evaluated for device quals are PostgreSQL's own
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 SELECT count(*) FROM t_int WHERE b / (a - a) > 0;
 SELECT count(*) FROM t_int WHERE b + 2147483647 > 0;
 SELECT count(*) FROM t_int WHERE c * 4 > 0;

@@ -3,6 +3,8 @@
 -- a GPU)
 --
 SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
 EXPLAIN (COSTS OFF) SELECT id FROM t_int WHERE a > 0 AND b < 100;
 -- a qual the device cannot run stays a CPU Filter above the device quals
 EXPLAIN (COSTS OFF) SELECT id FROM t_int WHERE b > 0 AND md5(id::text) LIKE '1%';
