@@ -17,16 +17,17 @@ for n in $(seq 0 $((LOADERS - 1))); do
 		(i % 1000)::int4, date '2000-01-01' + (i % 10000)::int4 FROM generate_series($lo::int8, $hi::int8) i" &
 done
 wait
-psqlc -q -c "VACUUM FREEZE ANALYZE bench"
+psqlc -q -c "VACUUM FREEZE ANALYZE bench" -c "ALTER TABLE bench SET (parallel_workers = 16)"
 echo "loaded in $((SECONDS - t0)) s"
 psqlc -Atc "SELECT 'rows: ' || count(*) FROM bench"
 psqlc -Atc "SELECT 'heap bytes: ' || pg_relation_size('bench') || ' (' || pg_size_pretty(pg_relation_size('bench')) || ')'"
 psqlc -Atc "SELECT 'prewarmed blocks: ' || pg_prewarm('bench')"
 Q="SELECT count(*), sum(k) FROM bench WHERE x BETWEEN 1000 AND 3000 AND y > 100.5"
 run() {
-	local mode=$1 jit=$2
-	echo "--- pg_strom.enabled = $mode, jit = $jit"
+	local mode=$1 jit=$2 tasks=${3:-12}
+	echo "--- pg_strom.enabled = $mode, jit = $jit, max_async_tasks = $tasks"
 	psqlc -At <<SQL
+SET pg_strom.max_async_tasks = $tasks;
 SET max_parallel_workers_per_gather = 16;
 SET parallel_setup_cost = 0;
 SET jit = $jit;
@@ -43,5 +44,6 @@ SQL
 run off on
 run off off
 run on on
+run on on 32
 psqlc -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
 	-c "EXPLAIN (ANALYZE, COSTS OFF) $Q"

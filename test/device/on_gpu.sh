@@ -29,7 +29,7 @@ for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
 	"SELECT id FROM t_text WHERE t LIKE 'k1%x' OR v > 'v5'" \
 	"SELECT id FROM t_numeric WHERE n + m > 0" \
 	"SELECT id FROM t_datetime WHERE extract(year FROM d) = 2003"; do
-	timeout 60 bash $R psql -d contrib_regression -c "SET search_path = public" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $q" 2>&1 | grep -vE "^ *(QUERY PLAN|-+|\([0-9]+ rows\))? *$"
+	timeout 60 bash $R psql -d contrib_regression -c "SET search_path = public" -c "SET pg_strom.regression_test_mode = on" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $q" 2>&1 | grep -vE "^ *(QUERY PLAN|-+|\([0-9]+ rows\))? *$"
 done
 psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
 
