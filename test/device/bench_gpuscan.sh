@@ -47,3 +47,23 @@ run on on
 run on on 32
 psqlc -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
 	-c "EXPLAIN (ANALYZE, COSTS OFF) $Q"
+
+echo "--- kill -9 of the GPU service during a GpuScan (cpu_fallback on): the query must finish with the same result"
+expect=$(psqlc -At -c "SET pg_strom.enabled = off" -c "$Q")
+for delay in 0.15 0.3; do
+	(psqlc -At -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
+		-c "$Q" > /tmp/killq.out 2>&1; echo "exit $?" >> /tmp/killq.out) &
+	q=$!
+	sleep $delay
+	svc=$(psqlc -At -c "SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1")
+	kill -9 "$svc"
+	wait $q
+	echo "killed service pid $svc after ${delay}s; query output: $(tr '\n' ' ' < /tmp/killq.out); expected: $expect"
+	for i in $(seq 1 100); do
+		[ "$(psqlc -At -c "SELECT state FROM pgstrom.gpu_service_status() LIMIT 1")" = ready ] && break; sleep 0.1
+	done
+done
+psqlc -At -c "SET pg_strom.cpu_fallback = off" -c "SET max_parallel_workers_per_gather = 0" -c "$Q" > /tmp/killq.out 2>&1 &
+q=$!; sleep 0.15
+kill -9 "$(psqlc -At -c "SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1")"; wait $q
+echo "with cpu_fallback off: $(tr '\n' ' ' < /tmp/killq.out)"
