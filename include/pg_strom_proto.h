@@ -24,6 +24,8 @@ typedef enum PgStromMsgTag
 	PGSTROM_MSG_TASK_EXEC = 2,
 	PGSTROM_MSG_TASK_FINAL = 3,
 	PGSTROM_MSG_STATUS = 4,		/* no payload */
+	PGSTROM_MSG_ATTACH_BUFFER = 5,	/* payload: XpuBufferAttach; carries one
+									 * file descriptor (SCM_RIGHTS) */
 	/* replies */
 	PGSTROM_MSG_SUCCESS = 64,
 	PGSTROM_MSG_SUCCESS_HALFWAY = 65,
