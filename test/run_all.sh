@@ -4,7 +4,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash build/ensure_deps.sh --with-nvcc || exit 1
 . test/lib.sh
-FUZZTIME=${FUZZTIME:-30s}
+FUZZTIME=${FUZZTIME:-20s}
 passed=0 failed=0 failures=()
 
 step() {
@@ -22,7 +22,10 @@ build() { make -s PG_CONFIG="$PG_CONFIG" && make -s install PG_CONFIG="$PG_CONFI
 gofmt_clean() { local out; out=$(gofmt -l gosvc test bench 2>/dev/null); [ -z "$out" ] || { echo "gofmt needed: $out"; return 1; }; }
 go_vet() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go vet ./... && go vet -tags gpu ./gosvc/gpu/... && go vet -tags lifecycle ./test/...; }
 go_unit() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -race -count=1 ./...; }
-go_fuzz() { go test -run '^$' -fuzz '^FuzzParseMessage$' -fuzztime "$FUZZTIME" ./gosvc/protocol; }
+go_fuzz() {
+	go test -run '^$' -fuzz '^FuzzParseMessage$' -fuzztime "$FUZZTIME" ./gosvc/protocol &&
+		go test -run '^$' -fuzz '^FuzzParseSession$' -fuzztime "$FUZZTIME" ./gosvc/xpu
+}
 gpu_test_builds() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c -tags gpu -o /tmp/pg_strom_gpu.test ./gosvc/gpu; }
 cuda13() {
 	if [ -f .cuda13/cuda.h ]; then make -s check-cuda13 CUDA13_INCLUDE=.cuda13
