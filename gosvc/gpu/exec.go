@@ -9,6 +9,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -34,20 +35,29 @@ func layoutFor(c xpu.Chunk) chunkLayout {
 const stagePiece = 4 << 20
 
 // Exec runs the GpuScan kernel over one chunk: pages host to device, kernel
-// (one CUDA block per page), counters and items back.  GpuTimeNs is the
-// wall time of the copies and the kernel.
-func (s *session) Exec(msg []byte, c xpu.Chunk) (xpu.ChunkResult, []uint32, error) {
+// (one CUDA block per page), counters and items back.  Pinned pages (a
+// registered shared buffer) go to the device by DMA straight from where they
+// are; others are staged through the lane's pinned buffer.  GpuTimeNs is
+// the wall time of the copies and the kernel.
+func (s *session) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
 	e := s.ex
+	if len(pages.Bytes) != c.PagesLen() {
+		return xpu.ChunkResult{}, nil, fmt.Errorf("chunk %d: %d bytes of pages for %d blocks", c.ChunkID, len(pages.Bytes), c.NBlocks)
+	}
 	lay := layoutFor(c)
 	mem, err := e.alloc(lay.total, fmt.Sprintf("chunk %d", c.ChunkID))
 	if err != nil {
 		return xpu.ChunkResult{}, nil, err
 	}
-	l, err := e.getLane(max(c.PagesLen(), c.ItemsCapacity()*4))
+	stage := c.ItemsCapacity() * 4
+	if !pages.Pinned {
+		stage = max(stage, c.PagesLen())
+	}
+	l, err := e.getLane(stage)
 	if err != nil {
 		return xpu.ChunkResult{}, nil, errors.Join(err, e.pool.Free(mem))
 	}
-	t := task{sess: s, lane: l, base: cu.DevicePtr(mem.Ptr), lay: lay, chunk: c, pages: c.Pages(msg)}
+	t := task{sess: s, lane: l, base: cu.DevicePtr(mem.Ptr), lay: lay, chunk: c, pages: pages.Bytes, pinned: pages.Pinned}
 	start := time.Now()
 	err = e.dev.Do(t.run)
 	elapsed := time.Since(start)
@@ -75,6 +85,7 @@ type task struct {
 	lay      chunkLayout
 	chunk    xpu.Chunk
 	pages    []byte
+	pinned   bool // pages are registered host memory: DMA them directly
 	counters [xpu.NumCounters]uint32
 	items    []uint32
 }
@@ -97,7 +108,12 @@ func (t *task) run() error {
 func (t *task) enqueue() error {
 	st, host := t.lane.stream, t.lane.host
 	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
-	for off := 0; off < len(t.pages); off += stagePiece {
+	if t.pinned {
+		if err := cu.MemcpyHtoDAsync(pagesDev, unsafe.Pointer(&t.pages[0]), int64(len(t.pages)), st); err != nil {
+			return fmt.Errorf("upload pages from the shared buffer: cuMemcpyHtoDAsync: %w", err)
+		}
+	}
+	for off := 0; !t.pinned && off < len(t.pages); off += stagePiece {
 		piece := t.pages[off:min(off+stagePiece, len(t.pages))]
 		src := unsafe.Pointer(&piece[0])
 		if host != nil {

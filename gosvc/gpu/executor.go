@@ -28,7 +28,14 @@ type Executor struct {
 	closed bool
 }
 
-var _ server.Executor = (*Executor)(nil)
+var (
+	_ server.Executor   = (*Executor)(nil)
+	_ server.HostPinner = (*Executor)(nil)
+)
+
+// PinHost pins a connection's shared chunk buffer for DMA; see
+// Device.PinHost.
+func (e *Executor) PinHost(mem []byte) (func() error, error) { return e.dev.PinHost(mem) }
 
 func newExecutor(d *Device, pool *mempool.Pool, fn cu.Function, fnErr error) *Executor {
 	return &Executor{dev: d, pool: pool, fn: fn, fnErr: fnErr}

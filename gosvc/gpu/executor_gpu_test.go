@@ -148,17 +148,30 @@ func TestExecutorGpuScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name     string
-		session  []byte
-		want     []uint32
-		nrecheck uint32
-	}{
+	runScanCases(t, ex, pool, chunk, server.Pages{Bytes: chunk.Pages(chunkMsg)}, ntuples)
+}
+
+// scanCase is one program over scanPages and its expected outcome.
+type scanCase struct {
+	name     string
+	session  []byte
+	want     []uint32
+	nrecheck uint32
+}
+
+func scanCases() []scanCase {
+	return []scanCase{
 		{"a > 10 AND b < 2.5", programAB(), []uint32{item(0, 2, false), item(0, 7, false), item(1, 1, false), item(1, 3, false)}, 0},
 		{"100 / (a - 12) > 1", programDiv(), []uint32{item(0, 5, false), item(0, 6, true), item(0, 7, false), item(0, 8, true), item(1, 2, false), item(1, 3, true)}, 3},
 		{"text", programText(), []uint32{item(0, 2, false), item(0, 5, false), item(0, 6, false), item(0, 9, false)}, 0},
 	}
-	for _, c := range cases {
+}
+
+// runScanCases runs every scanCase over chunk 77 (the pages of scanPages)
+// in its own session and checks the results and the pool afterwards.
+func runScanCases(t *testing.T, ex server.Executor, pool *mempool.Pool, chunk xpu.Chunk, pages server.Pages, ntuples uint32) {
+	t.Helper()
+	for _, c := range scanCases() {
 		prog, err := xpu.ParseSession(c.session)
 		if err != nil {
 			t.Fatalf("%s: ParseSession: %v", c.name, err)
@@ -167,7 +180,7 @@ func TestExecutorGpuScan(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Prepare: %v", c.name, err)
 		}
-		res, items, err := prep.Exec(chunkMsg, chunk)
+		res, items, err := prep.Exec(chunk, pages)
 		if err != nil {
 			t.Fatalf("%s: Exec: %v", c.name, err)
 		}
@@ -210,7 +223,7 @@ func TestExecutorConcurrentChunks(t *testing.T) {
 	errs := make(chan error, 8)
 	for w := 0; w < 8; w++ {
 		go func() {
-			res, items, err := prep.Exec(msg, chunk)
+			res, items, err := prep.Exec(chunk, server.Pages{Bytes: chunk.Pages(msg)})
 			if err == nil && (len(items) != 4*512 || res.NTuples != 11*512) {
 				err = fmt.Errorf("%d items, %d tuples; want %d and %d", len(items), res.NTuples, 4*512, 11*512)
 			}
@@ -241,7 +254,7 @@ func TestExecutorBadPage(t *testing.T) {
 	page[24], page[25], page[26], page[27] = byte(le), byte(le>>8), byte(le>>16), byte(le>>24)
 	msg := xputest.ChunkMessage(1, 6, page)
 	chunk, _ := xpu.ParseChunk(msg)
-	_, _, err = prep.Exec(msg, chunk)
+	_, _, err = prep.Exec(chunk, server.Pages{Bytes: chunk.Pages(msg)})
 	if !errors.Is(err, xpu.ErrBadPage) {
 		t.Fatalf("Exec of a page with an out-of-page line pointer: %v, want XPU_STATUS_BAD_PAGE", err)
 	}

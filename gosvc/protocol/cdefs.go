@@ -7,6 +7,7 @@ package protocol
 
 // #cgo CFLAGS: -I${SRCDIR}/../../include
 // #include "pg_strom_proto.h"
+// #include "pg_strom_xpu.h"
 import "C"
 
 import "unsafe"
@@ -28,6 +29,12 @@ const (
 	ErrorFileSize    = int(unsafe.Sizeof(C.PgStromMsgError{}.filename))
 	ErrorFuncSize    = int(unsafe.Sizeof(C.PgStromMsgError{}.funcname))
 	ErrorMessageSize = int(unsafe.Sizeof(C.PgStromMsgError{}.message))
+
+	// AttachBufferSize is sizeof(XpuBufferAttach), the whole payload of an
+	// ATTACH_BUFFER request.
+	AttachBufferSize = int(C.sizeof_XpuBufferAttach)
+	// MaxBuffersPerConnection is XPU_MAX_BUFFERS_PER_CONNECTION.
+	MaxBuffersPerConnection = int(C.XPU_MAX_BUFFERS_PER_CONNECTION)
 )
 
 // Tags, from enum PgStromMsgTag.
@@ -36,6 +43,7 @@ const (
 	TagTaskExec       = Tag(C.PGSTROM_MSG_TASK_EXEC)
 	TagTaskFinal      = Tag(C.PGSTROM_MSG_TASK_FINAL)
 	TagStatus         = Tag(C.PGSTROM_MSG_STATUS)
+	TagAttachBuffer   = Tag(C.PGSTROM_MSG_ATTACH_BUFFER)
 	TagSuccess        = Tag(C.PGSTROM_MSG_SUCCESS)
 	TagSuccessHalfway = Tag(C.PGSTROM_MSG_SUCCESS_HALFWAY)
 	TagError          = Tag(C.PGSTROM_MSG_ERROR)
@@ -65,6 +73,10 @@ const (
 	offErrFunc    = int(unsafe.Offsetof(C.PgStromMsgError{}.funcname))
 	offErrMessage = int(unsafe.Offsetof(C.PgStromMsgError{}.message))
 
+	offAttachBufferID = HeaderSize + int(unsafe.Offsetof(C.XpuBufferAttach{}.buffer_id))
+	offAttachReserved = HeaderSize + int(unsafe.Offsetof(C.XpuBufferAttach{}.reserved))
+	offAttachSize     = HeaderSize + int(unsafe.Offsetof(C.XpuBufferAttach{}.size))
+
 	offStDeviceIndex    = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.device_index))
 	offStWorkers        = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.workers))
 	offStConnections    = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.connections))
@@ -83,6 +95,9 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.flags)-2]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.length)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.request_id)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuBufferAttach{}.buffer_id)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuBufferAttach{}.reserved)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuBufferAttach{}.size)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgError{}.code)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgError{}.lineno)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.device_index)-4]

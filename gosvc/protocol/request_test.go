@@ -29,6 +29,9 @@ func TestParseRequestErrors(t *testing.T) {
 		{"reply tag error", EncodeRequest(TagError, 1, nil), ErrProtocol},
 		{"bad header", status[:3], ErrProtocol},
 		{"task final with payload", EncodeRequest(TagTaskFinal, 1, []byte{0}), ErrProtocol},
+		{"attach buffer short", EncodeRequest(TagAttachBuffer, 1, make([]byte, AttachBufferSize-1)), ErrProtocol},
+		{"attach buffer long", EncodeRequest(TagAttachBuffer, 1, make([]byte, AttachBufferSize+1)), ErrProtocol},
+		{"attach buffer empty", EncodeRequest(TagAttachBuffer, 1, nil), ErrProtocol},
 	}
 	for _, c := range cases {
 		req, err := ParseRequest(c.msg)
@@ -63,5 +66,24 @@ func TestEncodeSuccessAndNewMessage(t *testing.T) {
 	msg := NewMessage(TagSuccess, 4, 12)
 	if h, err := DecodeHeader(msg); err != nil || len(msg) != HeaderSize+12 || int(h.Length) != len(msg) {
 		t.Fatalf("NewMessage: %d bytes, header %+v, %v", len(msg), h, err)
+	}
+}
+
+func TestParseRequestAttachBuffer(t *testing.T) {
+	msg := EncodeAttachBuffer(6, 3, 1<<30)
+	if len(msg) != HeaderSize+AttachBufferSize || AttachBufferSize != 16 {
+		t.Fatalf("AttachBuffer message of %d bytes (payload %d)", len(msg), AttachBufferSize)
+	}
+	req, err := ParseRequest(msg)
+	r, ok := req.(AttachBufferRequest)
+	if err != nil || !ok || r.Tag() != TagAttachBuffer || r.BufferID != 3 || r.Size != 1<<30 || r.Reserved != 0 {
+		t.Fatalf("AttachBuffer: %#v, %v", req, err)
+	}
+	// buffer_id at payload offset 0, size at 8, little-endian.
+	if msg[HeaderSize] != 3 || msg[HeaderSize+8+3] != 0x40 {
+		t.Fatalf("AttachBuffer payload % x", msg[HeaderSize:])
+	}
+	if TagAttachBuffer != 5 || !TagAttachBuffer.IsRequest() || TagAttachBuffer.String() != "AttachBuffer" || MaxBuffersPerConnection != 16 {
+		t.Fatalf("TagAttachBuffer %d %q, max buffers %d", TagAttachBuffer, TagAttachBuffer, MaxBuffersPerConnection)
 	}
 }

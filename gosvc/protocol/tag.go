@@ -8,7 +8,7 @@ type Tag uint16
 // IsRequest reports whether a backend may send this tag.
 func (t Tag) IsRequest() bool {
 	switch t {
-	case TagOpenSession, TagTaskExec, TagTaskFinal, TagStatus:
+	case TagOpenSession, TagTaskExec, TagTaskFinal, TagStatus, TagAttachBuffer:
 		return true
 	}
 	return false
@@ -34,6 +34,8 @@ func (t Tag) String() string {
 		return "TaskFinal"
 	case TagStatus:
 		return "Status"
+	case TagAttachBuffer:
+		return "AttachBuffer"
 	case TagSuccess:
 		return "Success"
 	case TagSuccessHalfway:

@@ -37,6 +37,18 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 		if err != nil {
 			return fmt.Errorf("TaskExec: %w", err)
 		}
+		if !chunk.Inline() {
+			b := c.buffers[chunk.BufferID]
+			if b == nil {
+				return fmt.Errorf("%w: TaskExec: chunk %d is in shared buffer %d, which this connection has not attached",
+					protocol.ErrProtocol, chunk.ChunkID, chunk.BufferID)
+			}
+			if chunk.PagesEnd() > uint64(len(b.mem)) {
+				return fmt.Errorf("%w: TaskExec: chunk %d: %d pages at offset %d end at byte %d, beyond the %d bytes of shared buffer %d",
+					protocol.ErrProtocol, chunk.ChunkID, chunk.NBlocks, chunk.PagesOffset, chunk.PagesEnd(), len(b.mem), b.id)
+			}
+			cmd.buf = b
+		}
 		c.session.acquire()
 		cmd.sess, cmd.chunk = c.session, chunk
 	case protocol.TaskFinalRequest:

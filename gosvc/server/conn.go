@@ -23,6 +23,8 @@ type clientConn struct {
 	inflight  sync.WaitGroup // commands queued or executing for this client
 	closeOnce sync.Once
 	session   *session // the open session; only the receiver touches it
+	rd        *fdReader
+	buffers   map[uint32]*sharedBuffer // attached shared buffers; only the receiver touches the map
 }
 
 // command is one parsed request waiting for a worker.
@@ -30,9 +32,10 @@ type command struct {
 	conn   *clientConn
 	header protocol.Header
 	req    protocol.Request
-	sess   *session     // session requests: holds one reference
-	prog   *xpu.Program // OpenSession
-	chunk  xpu.Chunk    // TaskExec
+	sess   *session      // session requests: holds one reference
+	prog   *xpu.Program  // OpenSession
+	chunk  xpu.Chunk     // TaskExec
+	buf    *sharedBuffer // TaskExec whose pages are in a shared buffer
 }
 
 func (c *clientConn) write(msg []byte) error {
@@ -83,6 +86,7 @@ func (s *Server) dropConn(c *clientConn) {
 // goes away, sends something bad, or the server closes.
 func (s *Server) receive(c *clientConn) {
 	defer s.receivers.Done()
+	defer s.releaseBuffers(c) // after dropConn: waits for the connection's commands
 	defer s.dropConn(c)
 	defer c.endSession()
 	defer func() {
@@ -91,8 +95,14 @@ func (s *Server) receive(c *clientConn) {
 			s.reject(c, 0, errorReply(protocol.ErrCodeInternal, fmt.Sprintf("internal error while reading a request: %v", r)))
 		}
 	}()
+	rd, err := newFdReader(c.f)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("serving a client")
+		return
+	}
+	c.rd = rd
 	for {
-		msg, hdr, err := protocol.ReadMessage(c.f, protocol.MaxLength)
+		msg, hdr, err := protocol.ReadMessage(c.rd, protocol.MaxLength)
 		if err != nil {
 			if errors.Is(err, protocol.ErrProtocol) {
 				s.log.Debug().Err(err).Msg("malformed message from a client")
@@ -103,6 +113,12 @@ func (s *Server) receive(c *clientConn) {
 			return
 		}
 		req, err := protocol.ParseRequest(msg)
+		if r, ok := req.(protocol.AttachBufferRequest); ok && err == nil {
+			if !s.answerAttach(c, hdr.RequestID, r) {
+				return
+			}
+			continue
+		}
 		cmd := command{conn: c, header: hdr, req: req}
 		if err == nil {
 			err = s.admit(c, &cmd)
@@ -121,6 +137,31 @@ func (s *Server) receive(c *clientConn) {
 			return
 		}
 	}
+}
+
+// answerAttach attaches a shared buffer and answers at once (the receiver
+// handles ATTACH_BUFFER itself, so the buffer exists before any later
+// TaskExec is admitted); false when the connection must be closed.
+func (s *Server) answerAttach(c *clientConn, requestID uint32, r protocol.AttachBufferRequest) bool {
+	aerr := s.attachBuffer(c, r)
+	if aerr != nil && aerr.code == protocol.ErrCodeProtocol {
+		s.log.Debug().Err(aerr).Uint32("request_id", requestID).Msg("rejecting a request")
+		s.reject(c, requestID, errorReply(aerr.code, aerr.Error()))
+		return false
+	}
+	reply := protocol.EncodeSuccess(requestID)
+	if aerr != nil {
+		s.log.Debug().Err(aerr).Uint32("request_id", requestID).Msg("shared buffer not attached")
+		reply = protocol.EncodeError(requestID, errorReply(aerr.code, aerr.Error()))
+	}
+	if err := c.write(reply); err != nil {
+		s.log.Debug().Err(err).Msg("writing a reply; closing the connection")
+		return false
+	}
+	if aerr == nil {
+		s.served.Add(1)
+	}
+	return true
 }
 
 // reject sends an Error reply after the client's earlier requests have been

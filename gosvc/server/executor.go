@@ -21,10 +21,33 @@ type Executor interface {
 // concurrently; Close is called once, after every Exec has returned.
 type Prepared interface {
 	// Exec runs the program over one chunk (a TaskExec message that
-	// xpu.ParseChunk accepted as c) and returns the result and its items.
-	Exec(chunkMsg []byte, c xpu.Chunk) (xpu.ChunkResult, []uint32, error)
+	// xpu.ParseChunk accepted as c) whose pages are pages, and returns the
+	// result and its items.
+	Exec(c xpu.Chunk, pages Pages) (xpu.ChunkResult, []uint32, error)
 	// Close releases the session's device memory.
 	Close() error
+}
+
+// Pages are the heap pages of one chunk in host memory: c.PagesLen() bytes,
+// inside the TaskExec message (inline chunk) or inside a shared buffer the
+// connection attached.  They are valid only during Exec.
+type Pages struct {
+	Bytes []byte
+	// Pinned: the bytes lie in memory the executor's PinHost registered, so
+	// the device may read them by DMA directly.
+	Pinned bool
+}
+
+// HostPinner is implemented by an Executor that can pin host memory for
+// DMA (the gpu package's).  The receiver pins every shared buffer a
+// connection attaches, once; without a HostPinner, or when pinning fails,
+// the buffer is still used, through pageable copies.
+type HostPinner interface {
+	// PinHost page-locks mem, a read-only shared mapping whose address and
+	// length are multiples of the page size, and registers it with the
+	// device; unpin undoes it and is called once, after the last Exec that
+	// reads mem has returned.
+	PinHost(mem []byte) (unpin func() error, err error)
 }
 
 // ErrNoMemory marks an executor error caused by device memory exhaustion

@@ -66,6 +66,8 @@ type Server struct {
 	connections atomic.Int32
 	served      atomic.Uint64
 
+	pinFailLogged atomic.Bool // a shared buffer could not be pinned (logged once)
+
 	enqueueMu sync.RWMutex // see enqueue
 
 	acceptDone sync.WaitGroup

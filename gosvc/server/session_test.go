@@ -33,6 +33,7 @@ type fakeExecutor struct {
 	maxRunning   atomic.Int32
 	mu           sync.Mutex
 	sessionBytes [][]byte
+	onExec       func(xpu.Chunk, Pages) error // set before the server starts
 }
 
 func (f *fakeExecutor) errors(which *error) error {
@@ -68,7 +69,7 @@ func (f *fakeExecutor) Prepare(msg []byte, p *xpu.Program) (Prepared, error) {
 	return &fakePrepared{ex: f}, nil
 }
 
-func (p *fakePrepared) Exec(msg []byte, c xpu.Chunk) (xpu.ChunkResult, []uint32, error) {
+func (p *fakePrepared) Exec(c xpu.Chunk, pages Pages) (xpu.ChunkResult, []uint32, error) {
 	f := p.ex
 	if p.closed.Load() {
 		return xpu.ChunkResult{}, nil, errors.New("fake: Exec after Close")
@@ -86,8 +87,13 @@ func (p *fakePrepared) Exec(msg []byte, c xpu.Chunk) (xpu.ChunkResult, []uint32,
 	if err := f.errors(&f.execErr); err != nil {
 		return xpu.ChunkResult{}, nil, err
 	}
-	if len(c.Pages(msg)) != c.PagesLen() {
+	if len(pages.Bytes) != c.PagesLen() {
 		return xpu.ChunkResult{}, nil, errors.New("fake: pages do not match the chunk")
+	}
+	if f.onExec != nil {
+		if err := f.onExec(c, pages); err != nil {
+			return xpu.ChunkResult{}, nil, err
+		}
 	}
 	var items []uint32
 	res := xpu.ChunkResult{NTuples: c.NBlocks, GpuTimeNs: 1234}

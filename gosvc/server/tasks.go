@@ -50,8 +50,13 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	if sess.prepared == nil {
 		return s.executorError(id, "task exec", fmt.Errorf("%w: %v", errSessionFailed, sess.prepErr))
 	}
-	r := cmd.req.(protocol.TaskExecRequest)
-	res, items, err := sess.prepared.Exec(r.Msg, cmd.chunk)
+	var pages Pages
+	if b := cmd.buf; b != nil {
+		pages = Pages{Bytes: cmd.chunk.Pages(b.mem), Pinned: b.pinned}
+	} else {
+		pages = Pages{Bytes: cmd.chunk.Pages(cmd.req.(protocol.TaskExecRequest).Msg)}
+	}
+	res, items, err := sess.prepared.Exec(cmd.chunk, pages)
 	if err != nil {
 		return s.executorError(id, fmt.Sprintf("task exec of chunk %d", cmd.chunk.ChunkID), err)
 	}

@@ -147,6 +147,7 @@ const (
 	OffChunkNBlocks     = chunkOffset + int(unsafe.Offsetof(C.XpuChunk{}.nblocks))
 	OffChunkPagesOffset = chunkOffset + int(unsafe.Offsetof(C.XpuChunk{}.pages_offset))
 	OffChunkID          = chunkOffset + int(unsafe.Offsetof(C.XpuChunk{}.chunk_id))
+	OffChunkBufferID    = chunkOffset + int(unsafe.Offsetof(C.XpuChunk{}.buffer_id))
 	// ChunkEnd is where the fixed part of a TaskExec message ends.
 	ChunkEnd = chunkOffset + ChunkSize
 
@@ -180,6 +181,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuTextConst{}.len)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuChunk{}.nblocks)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuChunk{}.pages_offset)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuChunk{}.buffer_id)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuChunkResult{}.nitems)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuChunkResult{}.gpu_time_ns)-8]
 )
