@@ -59,6 +59,19 @@ extern void pgstrom_gpu_close(GpuServiceConn *conn);
 extern const char *pgstrom_gpu_conn_path(GpuServiceConn *conn);
 extern void pgstrom_init_gpu_client(void);
 
+/* a memfd mapped here, attachable to a connection (ATTACH_BUFFER) */
+typedef struct GpuSharedBuffer GpuSharedBuffer;
+
+extern GpuSharedBuffer *pgstrom_gpu_buffer_create(size_t size,
+												  char *errbuf, size_t errlen);
+extern char *pgstrom_gpu_buffer_addr(GpuSharedBuffer *buf);
+extern size_t pgstrom_gpu_buffer_size(GpuSharedBuffer *buf);
+extern bool pgstrom_gpu_buffer_attach(GpuServiceConn *conn,
+									  GpuSharedBuffer *buf,
+									  uint32 buffer_id, uint32 request_id,
+									  char *errbuf, size_t errlen);
+extern void pgstrom_gpu_buffer_release(GpuSharedBuffer *buf);
+
 /* ----------------------------------------------------------------
  * counters (EXPLAIN ANALYZE)
  * ----------------------------------------------------------------
@@ -92,6 +105,15 @@ typedef struct GpuScanSharedState
  * chunks
  * ----------------------------------------------------------------
  */
+/*
+ * A chunk's page copies live either in the TaskExec message itself (inline:
+ * buffer_id 0, pages = buf + pages_offset) or in a shared buffer attached to
+ * the connection (buffer_id = slot + 1, pages = the buffer's mapping at
+ * offset 0, buf holds only the header and the XpuChunk).  Either way the
+ * copies stay put until gpuscan_release_chunk(), i.e. until the reply has
+ * arrived and every row of the chunk was emitted (or the chunk is dropped
+ * by cleanup), so the tuples returned keep pointing at valid memory.
+ */
 typedef struct GpuScanChunk
 {
 	uint32		request_id;		/* also its chunk_id; 0 when not sent */
@@ -99,8 +121,9 @@ typedef struct GpuScanChunk
 	uint32		capacity;		/* blocks the buffer can hold */
 	char	   *buf;			/* the TaskExec message, built in place */
 	size_t		buf_len;		/* bytes of the message as sent */
-	char	   *pages;			/* buf + pages_offset */
+	char	   *pages;			/* the page copies */
 	BlockNumber *blknos;		/* real block number of each page copy */
+	uint32		buffer_id;		/* 0: inline; N: gss->buffers[N - 1] */
 
 	/* emitting */
 	bool		cpu_mode;		/* every visible tuple goes through ExecQual */
@@ -155,6 +178,15 @@ typedef struct GpuScanState
 	int			max_inflight;
 	List	   *inflight;		/* GpuScanChunk sent, not answered; FIFO */
 	List	   *free_chunks;	/* buffers to reuse */
+
+	/*
+	 * Shared chunk buffers of this scan, one per in-flight slot, attached to
+	 * the current connection; nbuffers is 0 in inline mode.  Each chunk
+	 * created while nbuffers_used < nbuffers takes the next one for good.
+	 */
+	GpuSharedBuffer *buffers[GPUSCAN_MAX_INFLIGHT];
+	int			nbuffers;
+	int			nbuffers_used;
 	GpuScanChunk *current;		/* chunk being emitted */
 	HeapTupleData tuple;		/* the tuple stored in the scan slot */
 
@@ -185,9 +217,11 @@ extern void gpuscan_rescan(CustomScanState *node);
 /* gpuscan_chunk.c */
 extern void gpuscan_source_begin(GpuScanState *gss);
 extern void gpuscan_source_reset(GpuScanState *gss);
+extern uint32 gpuscan_chunk_capacity(GpuScanState *gss);
 extern GpuScanChunk *gpuscan_build_chunk(GpuScanState *gss);
 extern void gpuscan_release_chunk(GpuScanState *gss, GpuScanChunk *chunk);
-extern void gpuscan_free_chunks(GpuScanState *gss);
+extern void gpuscan_free_chunks(GpuScanState *gss, bool shared_only);
+extern void gpuscan_release_buffers(GpuScanState *gss);
 
 /* gpuscan_parallel.c */
 extern Size gpuscan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);

@@ -3,9 +3,14 @@
  * gpuscan_chunk.c
  *		Chunk building for GpuScan: heap pages with MVCC resolved.
  *
- * A chunk is one TaskExec message built in place:
+ * Inline mode: a chunk is one TaskExec message built in place:
  *
  *		PgStromMsgHeader | XpuChunk | padding to 16 | page[0] ... page[n-1]
+ *
+ * Shared-buffer mode (the scan attached one buffer per in-flight slot to
+ * its connection): the pages are copied straight into the slot's buffer,
+ * page[0] at offset 0, and the TaskExec message is PgStromMsgHeader |
+ * XpuChunk only, with buffer_id naming the buffer.
  *
  * Pages are read through the buffer manager with a bulk-read strategy and
  * copied under a share lock.  Visibility is decided here exactly as
@@ -37,8 +42,10 @@
 #include "pg_strom.h"
 #include "gpuscan.h"
 
+#define CHUNK_HEADER_LEN \
+	(sizeof(PgStromMsgHeader) + sizeof(XpuChunk))
 #define CHUNK_PAGES_OFFSET \
-	TYPEALIGN(16, sizeof(PgStromMsgHeader) + sizeof(XpuChunk))
+	TYPEALIGN(16, CHUNK_HEADER_LEN)
 
 /*
  * Called once per scan (and again after a rescan) before the first chunk.
@@ -103,6 +110,20 @@ next_block(GpuScanState *gss)
 	return blkno;
 }
 
+/*
+ * Blocks per chunk for this scan; starts the block source, since that
+ * fixes the number of blocks.
+ */
+uint32
+gpuscan_chunk_capacity(GpuScanState *gss)
+{
+	uint32		capacity;
+
+	gpuscan_source_begin(gss);
+	capacity = Min((BlockNumber) GPUSCAN_CHUNK_MAX_BLOCKS, gss->nblocks);
+	return Max(capacity, 1);
+}
+
 static GpuScanChunk *
 get_chunk_buffer(GpuScanState *gss)
 {
@@ -117,15 +138,29 @@ get_chunk_buffer(GpuScanState *gss)
 		return chunk;
 	}
 
-	capacity = Min((BlockNumber) GPUSCAN_CHUNK_MAX_BLOCKS, gss->nblocks);
-	capacity = Max(capacity, 1);
+	capacity = gpuscan_chunk_capacity(gss);
 	oldcxt = MemoryContextSwitchTo(gss->css.ss.ps.state->es_query_cxt);
 	chunk = palloc0(sizeof(GpuScanChunk));
+	if (gss->nbuffers_used < gss->nbuffers)
+	{
+		/* the next in-flight slot's shared buffer: pages at offset 0 */
+		GpuSharedBuffer *shbuf = gss->buffers[gss->nbuffers_used++];
+
+		capacity = Min(capacity,
+					   pgstrom_gpu_buffer_size(shbuf) / BLCKSZ);
+		chunk->buffer_id = gss->nbuffers_used;
+		chunk->buf = palloc0(CHUNK_HEADER_LEN);
+		chunk->pages = pgstrom_gpu_buffer_addr(shbuf);
+	}
+	else
+	{
+		chunk->buffer_id = 0;
+		chunk->buf = MemoryContextAllocHuge(CurrentMemoryContext,
+											CHUNK_PAGES_OFFSET +
+											(Size) capacity * BLCKSZ);
+		chunk->pages = chunk->buf + CHUNK_PAGES_OFFSET;
+	}
 	chunk->capacity = capacity;
-	chunk->buf = MemoryContextAllocHuge(CurrentMemoryContext,
-										CHUNK_PAGES_OFFSET +
-										(Size) capacity * BLCKSZ);
-	chunk->pages = chunk->buf + CHUNK_PAGES_OFFSET;
 	chunk->blknos = palloc(sizeof(BlockNumber) * capacity);
 	MemoryContextSwitchTo(oldcxt);
 	return chunk;
@@ -242,8 +277,16 @@ gpuscan_build_chunk(GpuScanState *gss)
 	}
 
 	/* the message header; request_id is set when it is sent */
-	chunk->buf_len = CHUNK_PAGES_OFFSET + (Size) chunk->nblocks * BLCKSZ;
-	memset(chunk->buf, 0, CHUNK_PAGES_OFFSET);
+	if (chunk->buffer_id != 0)
+	{
+		chunk->buf_len = CHUNK_HEADER_LEN;
+		memset(chunk->buf, 0, CHUNK_HEADER_LEN);
+	}
+	else
+	{
+		chunk->buf_len = CHUNK_PAGES_OFFSET + (Size) chunk->nblocks * BLCKSZ;
+		memset(chunk->buf, 0, CHUNK_PAGES_OFFSET);
+	}
 	hdr = (PgStromMsgHeader *) chunk->buf;
 	hdr->magic = PGSTROM_MSG_MAGIC;
 	hdr->tag = PGSTROM_MSG_TASK_EXEC;
@@ -251,7 +294,8 @@ gpuscan_build_chunk(GpuScanState *gss)
 	hdr->length = (uint32) chunk->buf_len;
 	xchunk = (XpuChunk *) (chunk->buf + sizeof(PgStromMsgHeader));
 	xchunk->nblocks = chunk->nblocks;
-	xchunk->pages_offset = CHUNK_PAGES_OFFSET;
+	xchunk->pages_offset = chunk->buffer_id != 0 ? 0 : CHUNK_PAGES_OFFSET;
+	xchunk->buffer_id = chunk->buffer_id;
 
 	gss->counters.nchunks++;
 	return chunk;
@@ -274,8 +318,13 @@ gpuscan_release_chunk(GpuScanState *gss, GpuScanChunk *chunk)
 	MemoryContextSwitchTo(oldcxt);
 }
 
+/*
+ * Frees the chunks kept for reuse; with shared_only, only those whose pages
+ * are in a shared buffer (before the buffers are released).  Every chunk
+ * must be back in free_chunks (gpuscan_cleanup).
+ */
 void
-gpuscan_free_chunks(GpuScanState *gss)
+gpuscan_free_chunks(GpuScanState *gss, bool shared_only)
 {
 	ListCell   *lc;
 
@@ -283,10 +332,29 @@ gpuscan_free_chunks(GpuScanState *gss)
 	{
 		GpuScanChunk *chunk = lfirst(lc);
 
+		if (shared_only && chunk->buffer_id == 0)
+			continue;
 		pfree(chunk->buf);
 		pfree(chunk->blknos);
 		pfree(chunk);
+		gss->free_chunks = foreach_delete_current(gss->free_chunks, lc);
 	}
-	list_free(gss->free_chunks);
-	gss->free_chunks = NIL;
+}
+
+/*
+ * Unmaps the shared buffers.  No chunk may use them any more: call
+ * gpuscan_free_chunks() first, with every chunk released.
+ */
+void
+gpuscan_release_buffers(GpuScanState *gss)
+{
+	int			i;
+
+	for (i = 0; i < gss->nbuffers; i++)
+	{
+		pgstrom_gpu_buffer_release(gss->buffers[i]);
+		gss->buffers[i] = NULL;
+	}
+	gss->nbuffers = 0;
+	gss->nbuffers_used = 0;
 }

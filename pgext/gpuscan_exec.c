@@ -5,7 +5,12 @@
  *
  * GPU path.  At the first call the node connects to the GPU service of the
  * first device, sends the OpenSession message the code generator builds
- * and waits for its Success.  Then it keeps up to
+ * and waits for its Success.  Then it creates one shared chunk buffer (a
+ * memfd) per in-flight slot and attaches each with ATTACH_BUFFER, so chunks
+ * are built straight into memory the service has mapped and pinned and a
+ * TaskExec carries only its header; if the service refuses (an older one
+ * answers Error and closes), the node opens a new connection and session
+ * and sends the pages inline instead.  Then it keeps up to
  * Min(pg_strom.max_async_tasks, 3) chunks in flight (TaskExec, request id =
  * chunk id) and emits the rows of each Success reply from the page copies
  * it kept.  RECHECK rows go through ExecQual of the device quals, so
@@ -178,6 +183,167 @@ gpuscan_transport_failed(GpuScanState *gss, const char *reason, const char *duri
  * start: GPU or CPU
  * ----------------------------------------------------------------
  */
+
+/*
+ * Connects to the service and opens the session.  False when the scan went
+ * to the CPU instead (or, with pg_strom.cpu_fallback off, it raised).
+ */
+static bool
+gpuscan_open_session(GpuScanState *gss, int device)
+{
+	char		errbuf[GPUSCAN_REASON_LEN];
+	CustomScan *cscan = (CustomScan *) gss->css.ss.ps.plan;
+	StringInfo	session;
+	PgStromMsgHeader *reply;
+
+	gss->conn = pgstrom_gpu_connect(device,
+									gss->css.ss.ps.state->es_query_cxt,
+									errbuf, sizeof(errbuf));
+	if (gss->conn == NULL)
+	{
+		gpuscan_use_cpu(gss, errbuf);
+		return false;
+	}
+
+	session = pgstrom_build_gpuscan_session(gss->dev_quals,
+											cscan->scan.scanrelid,
+											gss->rel,
+											gss->css.ss.ps.ps_ExprContext,
+											gss->plan_id,
+											SESSION_REQUEST_ID);
+	if (!pgstrom_gpu_send(gss->conn, session->data, session->len,
+						  errbuf, sizeof(errbuf)))
+	{
+		gpuscan_transport_failed(gss, errbuf, "OpenSession");
+		return false;
+	}
+	pfree(session->data);
+	pfree(session);
+
+	reply = pgstrom_gpu_recv(gss->conn, errbuf, sizeof(errbuf));
+	if (reply == NULL)
+	{
+		gpuscan_use_cpu(gss, errbuf);
+		return false;
+	}
+	if (reply->tag == PGSTROM_MSG_ERROR)
+	{
+		gpuscan_error_reply(gss, reply, "OpenSession");
+		return false;
+	}
+	if (reply->tag != PGSTROM_MSG_SUCCESS ||
+		reply->request_id != SESSION_REQUEST_ID)
+	{
+		pfree(reply);
+		protocol_violation(gss, "not a Success reply to OpenSession");
+	}
+	pfree(reply);
+	return true;
+}
+
+typedef enum
+{
+	ATTACH_OK,					/* every slot has its shared buffer */
+	ATTACH_LOCAL_FAILURE,		/* no buffer could be made: inline, same
+								 * connection */
+	ATTACH_REFUSED,				/* the service answered Error: inline, on a
+								 * new connection */
+	ATTACH_CPU					/* the transport failed: the scan went to
+								 * the CPU */
+} GpuScanAttachResult;
+
+/*
+ * Creates one shared chunk buffer per in-flight slot and attaches it to the
+ * connection as buffer_id slot + 1, one request at a time.  On anything but
+ * ATTACH_OK no buffer is left (gss->nbuffers is 0), so chunks are built
+ * inline as before.
+ */
+static GpuScanAttachResult
+gpuscan_attach_buffers(GpuScanState *gss)
+{
+	char		errbuf[GPUSCAN_REASON_LEN];
+	Size		size;
+	int			nslots = gss->max_inflight;
+	int			i;
+
+	Assert(gss->nbuffers == 0 && gss->nbuffers_used == 0);
+	StaticAssertStmt(GPUSCAN_MAX_INFLIGHT <= XPU_MAX_BUFFERS_PER_CONNECTION,
+					 "more in-flight slots than buffers per connection");
+	nslots = Min(nslots, GPUSCAN_MAX_INFLIGHT);
+	size = (Size) gpuscan_chunk_capacity(gss) * BLCKSZ;
+
+	for (i = 0; i < nslots; i++)
+	{
+		GpuSharedBuffer *buf = pgstrom_gpu_buffer_create(size, errbuf,
+														 sizeof(errbuf));
+
+		if (buf == NULL)
+		{
+			ereport(DEBUG1,
+					(errmsg_internal("GpuScan on \"%s\" sends pages inline: %s",
+									 RelationGetRelationName(gss->rel),
+									 errbuf)));
+			gpuscan_release_buffers(gss);
+			return ATTACH_LOCAL_FAILURE;
+		}
+		gss->buffers[gss->nbuffers++] = buf;
+	}
+
+	for (i = 0; i < gss->nbuffers; i++)
+	{
+		uint32		request_id = gss->next_request_id++;
+		PgStromMsgHeader *reply;
+
+		if (!pgstrom_gpu_buffer_attach(gss->conn, gss->buffers[i],
+									   (uint32) (i + 1), request_id,
+									   errbuf, sizeof(errbuf)))
+		{
+			gpuscan_release_buffers(gss);
+			gpuscan_use_cpu(gss, errbuf);
+			return ATTACH_CPU;
+		}
+		reply = pgstrom_gpu_recv(gss->conn, errbuf, sizeof(errbuf));
+		if (reply == NULL)
+		{
+			gpuscan_release_buffers(gss);
+			gpuscan_use_cpu(gss, errbuf);
+			return ATTACH_CPU;
+		}
+		if (reply->tag == PGSTROM_MSG_ERROR)
+		{
+			const char *what = "truncated error reply";
+
+			if (reply->length >= sizeof(PgStromMsgHeader) + sizeof(PgStromMsgError))
+			{
+				PgStromMsgError *err = (PgStromMsgError *)
+					((char *) reply + sizeof(PgStromMsgHeader));
+
+				err->message[sizeof(err->message) - 1] = '\0';
+				what = err->message;
+			}
+			ereport(DEBUG1,
+					(errmsg_internal("GpuScan on \"%s\" sends pages inline: the GPU service refused shared buffer %d: %s",
+									 RelationGetRelationName(gss->rel),
+									 i + 1, what)));
+			pfree(reply);
+			gpuscan_release_buffers(gss);
+			return ATTACH_REFUSED;
+		}
+		if (reply->tag != PGSTROM_MSG_SUCCESS ||
+			reply->request_id != request_id)
+		{
+			pfree(reply);
+			protocol_violation(gss, "not a Success reply to AttachBuffer");
+		}
+		pfree(reply);
+	}
+	ereport(DEBUG1,
+			(errmsg_internal("GpuScan on \"%s\" attached %d shared chunk buffers of %zu bytes",
+							 RelationGetRelationName(gss->rel),
+							 gss->nbuffers, size)));
+	return ATTACH_OK;
+}
+
 static void
 gpuscan_start(GpuScanState *gss)
 {
@@ -185,9 +351,6 @@ gpuscan_start(GpuScanState *gss)
 	PgStromServiceState state;
 	int			device = -1;
 	char		errbuf[GPUSCAN_REASON_LEN];
-	CustomScan *cscan = (CustomScan *) gss->css.ss.ps.plan;
-	StringInfo	session;
-	PgStromMsgHeader *reply;
 
 	gss->next_request_id = SESSION_REQUEST_ID + 1;
 	if (ss == NULL)
@@ -227,49 +390,31 @@ gpuscan_start(GpuScanState *gss)
 		return;
 	}
 
-	gss->conn = pgstrom_gpu_connect(device,
-									gss->css.ss.ps.state->es_query_cxt,
-									errbuf, sizeof(errbuf));
-	if (gss->conn == NULL)
-	{
-		gpuscan_use_cpu(gss, errbuf);
-		return;
-	}
-
 	gss->plan_id = gpuscan_make_plan_id(gss);
-	session = pgstrom_build_gpuscan_session(gss->dev_quals,
-											cscan->scan.scanrelid,
-											gss->rel,
-											gss->css.ss.ps.ps_ExprContext,
-											gss->plan_id,
-											SESSION_REQUEST_ID);
-	if (!pgstrom_gpu_send(gss->conn, session->data, session->len,
-						  errbuf, sizeof(errbuf)))
-	{
-		gpuscan_transport_failed(gss, errbuf, "OpenSession");
+	if (!gpuscan_open_session(gss, device))
 		return;
-	}
-	pfree(session->data);
-	pfree(session);
 
-	reply = pgstrom_gpu_recv(gss->conn, errbuf, sizeof(errbuf));
-	if (reply == NULL)
+	switch (gpuscan_attach_buffers(gss))
 	{
-		gpuscan_use_cpu(gss, errbuf);
-		return;
+		case ATTACH_OK:
+		case ATTACH_LOCAL_FAILURE:
+			break;
+		case ATTACH_CPU:
+			return;
+		case ATTACH_REFUSED:
+
+			/*
+			 * The service may have closed the connection after its Error
+			 * (an older service does), and buffers it did attach stay
+			 * pinned while the connection lives: start over on a new one
+			 * with the pages inline.
+			 */
+			pgstrom_gpu_close(gss->conn);
+			gss->conn = NULL;
+			if (!gpuscan_open_session(gss, device))
+				return;
+			break;
 	}
-	if (reply->tag == PGSTROM_MSG_ERROR)
-	{
-		gpuscan_error_reply(gss, reply, "OpenSession");
-		return;
-	}
-	if (reply->tag != PGSTROM_MSG_SUCCESS ||
-		reply->request_id != SESSION_REQUEST_ID)
-	{
-		pfree(reply);
-		protocol_violation(gss, "not a Success reply to OpenSession");
-	}
-	pfree(reply);
 	gss->mode = GPUSCAN_MODE_GPU;
 }
 
@@ -681,7 +826,8 @@ gpuscan_end(CustomScanState *node)
 
 	gpuscan_cleanup(gss);
 	gpuscan_publish_counters(gss);
-	gpuscan_free_chunks(gss);
+	gpuscan_free_chunks(gss, false);
+	gpuscan_release_buffers(gss);
 	if (gss->strategy)
 	{
 		FreeAccessStrategy(gss->strategy);
@@ -700,6 +846,9 @@ gpuscan_rescan(CustomScanState *node)
 	GpuScanState *gss = (GpuScanState *) node;
 
 	gpuscan_cleanup(gss);
+	/* the buffers were attached to the closed connection: a new start makes new ones */
+	gpuscan_free_chunks(gss, true);
+	gpuscan_release_buffers(gss);
 	gpuscan_source_reset(gss);
 	gss->mode = GPUSCAN_MODE_INIT;
 }
