@@ -7,6 +7,9 @@ R=.device/remote.sh
 export OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 psqlc() { bash $R psql "$@"; }
+# PARTS limits the run, e.g. PARTS="regress bench gotests"; default: everything
+PARTS=${PARTS:-"regress explain bench pgbench gotests lifecycle"}
+want() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 
 echo "=== start"
 bash $R start || exit 1
@@ -18,12 +21,15 @@ psqlc -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 psqlc -c 'SELECT * FROM pgstrom.gpu_service_status()' -c 'SELECT * FROM pgstrom.gpu_device_info()'
 ls -la /data/pgstrom/.pgstrom_fatbin /data/pgstrom/.pg_strom.* 2>&1
 
+if want regress; then
 echo "=== pg_regress"
 tests=$(ls test/sql | sed 's/\.sql$//' | sort)
 timeout 240 /opt/pg15/lib/postgresql/pgxs/src/test/regress/pg_regress --inputdir=test --outputdir="$OUT" \
 	--bindir=/opt/pg15/bin --host=/tmp --user=pgstrom --dbname=contrib_regression $tests \
 	|| cat "$OUT/regression.diffs"
 
+fi
+if want explain; then
 echo "=== the GPU did the work: EXPLAIN ANALYZE over regress tables"
 for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
 	"SELECT id FROM t_text WHERE t LIKE 'k1%x' OR v > 'v5'" \
@@ -33,9 +39,12 @@ for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
 done
 psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
 
+fi
+if want bench; then
 echo "=== benchmark"
 timeout 400 bash .device/bench_gpuscan.sh
-
+fi
+if want pgbench; then
 echo "=== pgbench -c 8 -S with kill -9 of the GPU service"
 /opt/pg15/bin/pgbench -q -i -s 10 postgres >/dev/null 2>&1
 /opt/pg15/bin/pgbench -n -S -c 8 -j 8 -T 25 postgres > "$OUT/pgbench.txt" 2>&1 &
@@ -56,13 +65,18 @@ wait $bench; echo "pgbench exit $?"; grep -E "aborted|number of transactions act
 psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
 grep -E "terminated by signal|GPU Service|GPU0:|SVC:" /data/pgstrom/server.log | tail -15
 
+fi
 echo "=== stop"
 t0=$(date +%s.%N); bash $R stop; t1=$(date +%s.%N)
 echo "stop took $(python3 -c "print(round($t1-$t0,2))") s; sockets left: $(ls /data/pgstrom/.pg_strom.* 2>/dev/null | wc -l)"
 grep -E "GPU0:|SVC:" /data/pgstrom/server.log | head -20
 
+if want gotests; then
 echo "=== GPU-only Go tests"
-(cd gosvc/gpu && timeout 120 ../../.device/gpu.test -test.v -test.count=1 2>&1 | grep -E "^(=== RUN|--- |PASS|FAIL|ok)|_test.go" | tail -60)
+(cd gosvc/gpu && timeout 120 ../../.device/gpu.test -test.v -test.count=1 ${GOTEST_RUN:+-test.run "$GOTEST_RUN"} 2>&1 | grep -E "^(=== RUN|--- |PASS|FAIL|ok)|_test.go" | tail -60)
 
+fi
+if want lifecycle; then
 echo "=== lifecycle tests"
 PG_CONFIG=/opt/pg15/bin/pg_config timeout 200 ./.device/lifecycle.test -test.v -test.timeout 3m 2>&1 | grep -vE '^\s*$' | tail -60
+fi
