@@ -42,6 +42,7 @@ double		pgstrom_gpu_setup_cost;
 double		pgstrom_gpu_tuple_cost;
 double		pgstrom_gpu_operator_cost;
 bool		pgstrom_cpu_fallback_enabled;
+bool		pgstrom_shared_chunk_buffers;
 bool		pgstrom_regression_test_mode;
 
 /*
@@ -269,6 +270,15 @@ init_planner_gucs(void)
 							 true,
 							 PGC_USERSET,
 							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.shared_chunk_buffers",
+							 "Sends GpuScan chunks through shared memory buffers instead of the socket.",
+							 "Experimental: the service pins the buffers of every scan, which costs more than it saves today.",
+							 &pgstrom_shared_chunk_buffers,
+							 false,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("pg_strom.regression_test_mode",
