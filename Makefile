@@ -91,3 +91,17 @@ check-cuda13:
 	CGO_ENABLED=1 CGO_CFLAGS="-O2 -I$(abspath $(CUDA13_INCLUDE)) -include $(CUDA_COMPAT)" \
 		$(GO) build -buildmode=c-shared -o /tmp/pg_strom_gosvc.cuda13.so ./gosvc
 	@echo "check-cuda13: built against $$(grep -m1 '#define CUDA_VERSION' $(CUDA13_INCLUDE)/cuda.h)"
+
+# ---- benchmark (bench/): the PG* environment names the server -------------
+BENCH_BIN = bench/pgstrom-bench
+BENCH_OUT ?= bench-results
+BENCH_FLAGS ?=
+BENCH_RUN_FLAGS ?=
+.PHONY: bench
+bench:
+	$(GO) build -o $(BENCH_BIN) ./bench
+	mkdir -p $(BENCH_OUT)
+	$(BENCH_BIN) load $(BENCH_FLAGS)
+	$(BENCH_BIN) run $(BENCH_FLAGS) $(BENCH_RUN_FLAGS) -json $(BENCH_OUT)/bench.json \
+		-png $(BENCH_OUT)/bench.png -plans $(BENCH_OUT)/plans.txt > $(BENCH_OUT)/bench.txt; \
+		rc=$$?; cat $(BENCH_OUT)/bench.txt; exit $$rc

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+)
+
+// Config holds the flags of both steps.
+type Config struct {
+	ConnString string // libpq-style; empty: PGHOST, PGPORT, PGUSER, PGDATABASE, ...
+	Scale      float64
+	Tables     []Dataset
+	Timeout    time.Duration
+
+	// load
+	Workers int
+	Prewarm bool
+
+	// run
+	Queries   []Query
+	Runs      int
+	JSONPath  string
+	PNGPath   string
+	PlansPath string
+	LinkGBps  float64 // 0: not supplied
+	Plant     Plant
+
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+func defaultWorkers() int { return min(runtime.NumCPU(), 16) }
+
+// parseConfig parses the flags of step (load or run).
+func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config, error) {
+	fs := flag.NewFlagSet("pgstrom-bench "+step, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &Config{Stdout: stdout, Stderr: stderr}
+	var tables, queries, plant string
+	fs.StringVar(&cfg.ConnString, "dsn", "", "connection string (default: the PGHOST, PGPORT, PGUSER, PGDATABASE, ... environment)")
+	fs.Float64Var(&cfg.Scale, "scale", 1.0, "row-count multiplier: 1.0 = 200M narrow rows and 25M wide rows (load)")
+	fs.StringVar(&tables, "tables", "w1_narrow,w1_wide", "comma-separated datasets")
+	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "statement_timeout of every statement (0: none)")
+	fs.IntVar(&cfg.Workers, "workers", defaultWorkers(), "parallel loader connections (load)")
+	fs.BoolVar(&cfg.Prewarm, "prewarm", true, "pg_prewarm the tables (at the end of load, and before run)")
+	fs.StringVar(&queries, "queries", "", "comma-separated query names (default: all of "+fmt.Sprint(QueryNames())+")")
+	fs.IntVar(&cfg.Runs, "runs", 3, "timed runs per query and mode, after one warm-up (run)")
+	fs.StringVar(&cfg.JSONPath, "json", "", "write the results as JSON to this file (run)")
+	fs.StringVar(&cfg.PNGPath, "png", "", "write a bar chart of the speedups to this PNG file (run)")
+	fs.StringVar(&cfg.PlansPath, "plans", "", "write the EXPLAIN (COSTS OFF) plan of every query in every mode to this file (run)")
+	fs.Float64Var(&cfg.LinkGBps, "link-gbps", 0, "host-to-device link bandwidth in GB/s (10^9 bytes/s), measured elsewhere; enables the '% link' column (run)")
+	fs.StringVar(&plant, "plant-wrong-result", os.Getenv("BENCH_PLANT_WRONG_RESULT"),
+		"SELF-TEST: perturb the GPU mode's result of QUERY or QUERY@TABLE; the run must then report FAILURE and exit 1 (env BENCH_PLANT_WRONG_RESULT)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if cfg.Scale <= 0 {
+		return nil, fmt.Errorf("-scale must be positive, got %g", cfg.Scale)
+	}
+	if cfg.Workers < 1 {
+		return nil, fmt.Errorf("-workers must be at least 1, got %d", cfg.Workers)
+	}
+	if cfg.Runs < 1 {
+		return nil, fmt.Errorf("-runs must be at least 1, got %d", cfg.Runs)
+	}
+	if cfg.LinkGBps < 0 {
+		return nil, fmt.Errorf("-link-gbps must not be negative, got %g", cfg.LinkGBps)
+	}
+	for _, name := range splitList(tables) {
+		d, err := FindDataset(name)
+		if err != nil {
+			return nil, fmt.Errorf("-tables: %w", err)
+		}
+		cfg.Tables = append(cfg.Tables, d)
+	}
+	if len(cfg.Tables) == 0 {
+		return nil, fmt.Errorf("-tables: no dataset given")
+	}
+	var err error
+	if cfg.Queries, err = SelectQueries(queries); err != nil {
+		return nil, fmt.Errorf("-queries: %w", err)
+	}
+	if cfg.Plant, err = ParsePlant(plant); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}

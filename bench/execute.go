@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// applyMode resets the session and applies m's settings.
+func applyMode(ctx context.Context, conn *pgx.Conn, cfg *Config, m Mode) error {
+	if _, err := conn.Exec(ctx, "RESET ALL"); err != nil {
+		return fmt.Errorf("RESET ALL: %w", err)
+	}
+	if err := sessionSettings(ctx, conn, cfg); err != nil {
+		return err
+	}
+	for _, s := range m.Settings() {
+		stmt := fmt.Sprintf("SET %s = %s", s[0], s[1])
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("mode %s: %s: %w", m.Key, stmt, err)
+		}
+	}
+	return nil
+}
+
+// explain returns the EXPLAIN (COSTS OFF) text of sql.
+func explain(ctx context.Context, conn *pgx.Conn, sql string) (string, error) {
+	rows, err := conn.Query(ctx, "EXPLAIN (COSTS OFF) "+sql)
+	if err != nil {
+		return "", fmt.Errorf("explain: %w", err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", fmt.Errorf("explain: %w", err)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// planUsesGPU says whether a plan has a GpuScan node.
+func planUsesGPU(plan string) bool { return strings.Contains(plan, "GpuScan") }
+
+// fetch runs sql and returns every row and the seconds until the last row
+// arrived (decoding included: what a client sees).
+func fetch(ctx context.Context, conn *pgx.Conn, sql string) ([]Row, float64, error) {
+	t0 := time.Now()
+	rows, err := conn.Query(ctx, sql)
+	if err != nil {
+		return nil, 0, err
+	}
+	var raw [][]any
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		raw = append(raw, vals)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	secs := time.Since(t0).Seconds()
+	out := make([]Row, len(raw))
+	for i, vals := range raw {
+		r := make(Row, len(vals))
+		for j, v := range vals {
+			r[j] = Normalize(v)
+		}
+		out[i] = r
+	}
+	return out, secs, nil
+}
+
+// modeRun is what runMode measured: the plan, the timed runs and the result
+// of every execution (warm-up first).
+type modeRun struct {
+	plan    string
+	times   []float64
+	results [][]Row
+}
+
+// runMode runs sql in mode m: the plan, one warm-up, then cfg.Runs timed runs.
+func runMode(ctx context.Context, conn *pgx.Conn, cfg *Config, m Mode, sql string) (modeRun, error) {
+	var mr modeRun
+	if err := applyMode(ctx, conn, cfg, m); err != nil {
+		return mr, err
+	}
+	plan, err := explain(ctx, conn, sql)
+	if err != nil {
+		return mr, err
+	}
+	mr.plan = plan
+	for i := 0; i <= cfg.Runs; i++ {
+		rows, secs, err := fetch(ctx, conn, sql)
+		if err != nil {
+			what := "warm-up"
+			if i > 0 {
+				what = fmt.Sprintf("run %d", i)
+			}
+			return mr, fmt.Errorf("%s: %w", what, err)
+		}
+		mr.results = append(mr.results, rows)
+		if i > 0 {
+			mr.times = append(mr.times, secs)
+		}
+	}
+	return mr, nil
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Query is one benchmark query over a W1 table; {t} stands for the table.
+type Query struct {
+	Name        string
+	Description string
+	SQL         string
+}
+
+// Queries run on every W1 table (they read only the w1Core columns).
+var Queries = []Query{
+	{
+		Name:        "count_1pct",
+		Description: "count(*), about 1% of the rows pass",
+		SQL:         "SELECT count(*) FROM {t} WHERE a BETWEEN 250000 AND 259999",
+	},
+	{
+		Name:        "count_50pct",
+		Description: "count(*), about 50% of the rows pass",
+		SQL:         "SELECT count(*) FROM {t} WHERE x < 12500",
+	},
+	{
+		Name:        "sum_expr",
+		Description: "sum of an arithmetic expression, about 50% of the rows pass",
+		SQL:         "SELECT sum(x * 2 + y * 0.5 - (a % 7)::float8), count(*) FROM {t} WHERE d >= date '2005-01-01'",
+	},
+	{
+		Name:        "group_8",
+		Description: "GROUP BY with 8 groups, 90% of the rows pass",
+		SQL:         "SELECT c, count(*), sum(x), avg(y) FROM {t} WHERE e < 9000 GROUP BY c",
+	},
+	{
+		Name:        "group_1m",
+		Description: "GROUP BY with 1 million groups (at scale 1), 10% of the rows pass",
+		SQL:         "SELECT b, count(*), sum(y) FROM {t} WHERE a < 100000 GROUP BY b",
+	},
+	{
+		Name:        "arith_pred",
+		Description: "a predicate heavy in float and integer arithmetic",
+		SQL: "SELECT count(*), sum(a) FROM {t} WHERE " +
+			"(x * 1.5 + y * y / 7.0 - (a % 1000)::float8 * 0.25) * ((b % 13) + 1)::float8 " +
+			"> abs(x - y) * 3.0 + (id % 1000)::float8 + 20000.0 AND (a * 3 + e) % 11 < 7",
+	},
+}
+
+// For returns the query text for table t.
+func (q Query) For(t Dataset) string { return strings.ReplaceAll(q.SQL, "{t}", t.ident()) }
+
+// SelectQueries keeps the queries named in the comma-separated filter (all
+// when it is empty).
+func SelectQueries(filter string) ([]Query, error) {
+	if strings.TrimSpace(filter) == "" {
+		return Queries, nil
+	}
+	var out []Query
+	for _, name := range splitList(filter) {
+		found := false
+		for _, q := range Queries {
+			if q.Name == name {
+				out = append(out, q)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown query %q (known: %s)", name, strings.Join(QueryNames(), ", "))
+		}
+	}
+	return out, nil
+}
+
+// QueryNames lists the known query names.
+func QueryNames() []string {
+	names := make([]string, len(Queries))
+	for i, q := range Queries {
+		names[i] = q.Name
+	}
+	return names
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// tableHeader lists the columns of the text table (see README: bench).
+var tableHeader = []string{"query", "table", "rows", "heap GB", "PG jit=on s", "PG jit=off s", "GPU s",
+	"speedup", "GPU GB/s", "% link", "GPU used", "status"}
+
+func fmtOpt(f *float64, format string) string {
+	if f == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *f)
+}
+
+// tableRows formats the results, one line per query and table.
+func tableRows(rep *Report) [][]string {
+	var out [][]string
+	for _, r := range rep.Results {
+		row := []string{r.Query, r.Table, fmt.Sprint(r.Rows), fmt.Sprintf("%.2f", r.HeapGB)}
+		for i := range Modes {
+			var med *float64
+			if i < len(r.Modes) && r.Status != statusFailure {
+				med = r.Modes[i].Median
+			}
+			row = append(row, fmtOpt(med, "%.3f"))
+		}
+		row = append(row, fmtOpt(r.Speedup, "%.2fx"), fmtOpt(r.GPUGBps, "%.1f"), fmtOpt(r.LinkPct, "%.0f%%"),
+			yesNo(r.GPUUsed()), r.Status)
+		out = append(out, row)
+	}
+	return out
+}
+
+// WriteTable prints the header lines, the results table and the failures.
+func WriteTable(w io.Writer, rep *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pg_strom benchmark, %s\n", rep.StartedAt.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(&b, "server: %s\n", rep.Server.Version)
+	for _, d := range rep.Server.Devices {
+		fmt.Fprintf(&b, "device: %s\n", d)
+	}
+	fmt.Fprintf(&b, "GPU service: %s at start, %s at end\n", rep.Server.ServiceBefore, rep.Server.ServiceAfter)
+	if v := rep.Server.Settings["pg_strom.regression_test_mode"]; v == "on" {
+		fmt.Fprintf(&b, "NOTE: pg_strom.regression_test_mode = on: GpuScan may be planned without a usable GPU (CPU path)\n")
+	}
+	if rep.Link.GBps != nil {
+		fmt.Fprintf(&b, "host-to-device link: %.1f GB/s, %s\n", *rep.Link.GBps, rep.Link.Source)
+	} else {
+		fmt.Fprintf(&b, "host-to-device link: %s\n", rep.Link.Source)
+	}
+	fmt.Fprintf(&b, "each figure: median of %d timed runs after %d warm-up; modes must agree (floats within relative %g)\n",
+		rep.Runs, rep.WarmUps, rep.Tolerance)
+	for _, m := range rep.Modes {
+		fmt.Fprintf(&b, "mode %-9s %s\n", m.Key+":", strings.Join(m.Settings, " "))
+	}
+	b.WriteString("\n")
+	writeColumns(&b, tableHeader, tableRows(rep))
+	for _, r := range rep.Results {
+		if r.Status == statusFailure {
+			planted := ""
+			if r.Planted {
+				planted = " [planted by -plant-wrong-result]"
+			}
+			fmt.Fprintf(&b, "FAILURE %s on %s: %s%s\n", r.Query, r.Table, r.Failure, planted)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d queries, %d failures\n", len(rep.Results), rep.Failures)
+	for _, p := range rep.Phases {
+		fmt.Fprintf(&b, "phase %-22s %8.1f s\n", p.Name, p.Seconds)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeColumns aligns cells: the first two columns left, the others right.
+func writeColumns(b *strings.Builder, header []string, rows [][]string) {
+	width := make([]int, len(header))
+	for i, h := range header {
+		width[i] = len(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	line := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < 2 {
+				fmt.Fprintf(b, "%-*s", width[i], c)
+			} else {
+				fmt.Fprintf(b, "%*s", width[i], c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	line(header)
+	sep := make([]string, len(header))
+	for i := range sep {
+		sep[i] = strings.Repeat("-", width[i])
+	}
+	line(sep)
+	for _, r := range rows {
+		line(r)
+	}
+}

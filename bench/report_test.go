@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"image/png"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func fakeReport() *Report {
+	f := func(v float64) *float64 { return &v }
+	rep := &Report{
+		StartedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), Runs: 3, WarmUps: 1, Tolerance: FloatTolerance,
+		Link:   LinkInfo{GBps: f(50), Source: "supplied by the -link-gbps flag"},
+		Server: ServerInfo{Version: "PostgreSQL 15", Settings: map[string]string{}, Devices: []string{"GPU 0: H200"}},
+	}
+	for _, m := range Modes {
+		rep.Modes = append(rep.Modes, ModeInfo{Key: m.Key, Label: m.Label})
+	}
+	ok := QueryResult{Query: "count_1pct", Table: "w1_narrow", Rows: 1, HeapBytes: 14e9, HeapGB: 14, Status: statusOK}
+	for _, m := range Modes {
+		med := 2.0
+		if m.GPU {
+			med = 0.5
+		}
+		ok.Modes = append(ok.Modes, ModeResult{Mode: m.Key, Times: []float64{med, med, med}, Median: f(med), UsedGPU: m.GPU, Plan: "plan"})
+	}
+	ok.computeFigures(50)
+	bad := ok
+	bad.Query, bad.Modes = "group_8", append([]ModeResult{}, ok.Modes...)
+	bad.fail("wrong result: mode gpu run 1: sorted row 1 column 1: 2, reference 1")
+	rep.Results = []QueryResult{ok, bad}
+	rep.Failures = 1
+	return rep
+}
+
+func TestComputeFigures(t *testing.T) {
+	r := fakeReport().Results[0]
+	if *r.Speedup != 4 || *r.GPUGBps != 28 || math.Abs(*r.LinkPct-56) > 1e-9 {
+		t.Fatalf("figures: speedup %v GB/s %v link %v", *r.Speedup, *r.GPUGBps, *r.LinkPct)
+	}
+	r.LinkPct = nil
+	r.computeFigures(0)
+	if r.LinkPct != nil {
+		t.Errorf("percent of link without a link bandwidth")
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, fakeReport()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"speedup", "4.00x", "56%", "FAILURE group_8 on w1_narrow", "1 failures", "supplied by the -link-gbps flag"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "group_8") && strings.Contains(line, "x ") {
+			t.Errorf("failed query shows a speedup: %s", line)
+		}
+	}
+}
+
+func TestWriteJSONShape(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, fakeReport()); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	for _, k := range []string{"started_at", "server", "link", "timed_runs", "modes", "results", "failures", "phases"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("missing top-level key %q", k)
+		}
+	}
+	results := doc["results"].([]any)
+	if len(results) != 2 {
+		t.Fatalf("%d results", len(results))
+	}
+	r0 := results[0].(map[string]any)
+	for _, k := range []string{"query", "table", "sql", "rows", "heap_bytes", "heap_gb", "modes", "speedup", "gpu_gb_per_s", "link_pct", "status"} {
+		if _, ok := r0[k]; !ok {
+			t.Errorf("result lacks %q", k)
+		}
+	}
+	if r0["speedup"].(float64) != 4 || r0["status"] != "ok" {
+		t.Errorf("result 0: %v", r0)
+	}
+	r1 := results[1].(map[string]any)
+	if r1["speedup"] != nil || r1["status"] != "FAILURE" || r1["failure"] == "" {
+		t.Errorf("failed result: %v", r1)
+	}
+	m0 := r0["modes"].([]any)[0].(map[string]any)
+	for _, k := range []string{"mode", "times_s", "median_s", "used_gpu", "plan"} {
+		if _, ok := m0[k]; !ok {
+			t.Errorf("mode lacks %q", k)
+		}
+	}
+}
+
+func TestWritePlans(t *testing.T) {
+	var b bytes.Buffer
+	if err := WritePlans(&b, fakeReport()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "mode gpu") || !strings.Contains(b.String(), "used GPU: yes") {
+		t.Errorf("plans:\n%s", b.String())
+	}
+}
+
+func TestChartEncodes(t *testing.T) {
+	for name, rep := range map[string]*Report{"results": fakeReport(), "empty": {}} {
+		var b bytes.Buffer
+		if err := WriteChart(&b, rep); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		img, err := png.Decode(&b)
+		if err != nil {
+			t.Fatalf("%s: not a PNG: %v", name, err)
+		}
+		if img.Bounds().Dx() < 720 || img.Bounds().Dy() < chartPlotH {
+			t.Errorf("%s: image %v", name, img.Bounds())
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteChart(&b, fakeReport()); err != nil {
+		t.Fatal(err)
+	}
+	img, _ := png.Decode(&b)
+	// the first bar (speedup 4.0) is filled with the first table color
+	x, y := chartLeft+barGap+barW/2, chartTop+chartPlotH-5
+	r, g, bl, _ := img.At(x, y).RGBA()
+	c := colTables[0]
+	if uint8(r>>8) != c.R || uint8(g>>8) != c.G || uint8(bl>>8) != c.B {
+		t.Errorf("bar pixel at (%d,%d) = %v, want %v", x, y, img.At(x, y), c)
+	}
+}
+
+func TestFont(t *testing.T) {
+	for r, g := range font5x7 {
+		for _, row := range g {
+			if row >= 1<<glyphW {
+				t.Errorf("glyph %q is wider than %d pixels", r, glyphW)
+			}
+		}
+	}
+	if glyph('~') != font5x7['?'] || glyph('G') != font5x7['G'] {
+		t.Errorf("glyph fallback is wrong")
+	}
+	if textWidth("abc", 2) != 3*cellW*2 {
+		t.Errorf("textWidth")
+	}
+}
+
+func TestErrFailuresWrapped(t *testing.T) {
+	err := errors.Join(errors.New("x"), errFailures)
+	if !errors.Is(err, errFailures) {
+		t.Fatal("errFailures not found")
+	}
+}
