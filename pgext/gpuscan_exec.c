@@ -363,14 +363,6 @@ gpuscan_start(GpuScanState *gss)
 	if (ss->devices.ndevices > 0)
 		device = ss->devices.devices[0].index;
 	LWLockRelease(ss->lock);
-#ifdef PGSTROM_GPUSCAN_TESTING
-	/* test builds only: talk to a mock service without a GPU */
-	if (getenv("PGSTROM_FAKE_READY") != NULL)
-	{
-		state = PGSTROM_SERVICE_READY;
-		device = 0;
-	}
-#endif
 
 	if (state != PGSTROM_SERVICE_READY)
 	{
