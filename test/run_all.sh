@@ -24,7 +24,8 @@ go_vet() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go vet ./... && go vet
 go_unit() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -race -count=1 ./...; }
 go_fuzz() {
 	go test -run '^$' -fuzz '^FuzzParseMessage$' -fuzztime "$FUZZTIME" ./gosvc/protocol &&
-		go test -run '^$' -fuzz '^FuzzParseSession$' -fuzztime "$FUZZTIME" ./gosvc/xpu
+		go test -run '^$' -fuzz '^FuzzParseSession$' -fuzztime "$FUZZTIME" ./gosvc/xpu &&
+		go test -run '^$' -fuzz '^FuzzSocket$' -fuzztime "$FUZZTIME" ./gosvc/server
 }
 gpu_test_builds() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c -tags gpu -o /tmp/pg_strom_gpu.test ./gosvc/gpu; }
 cuda13() {

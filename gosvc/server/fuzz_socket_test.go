@@ -1,0 +1,89 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
+)
+
+// FuzzSocket throws arbitrary byte streams at a live server socket (with a
+// plumbing-only executor): whatever a client sends, the service must answer
+// or close that connection, and keep serving everyone else.
+func FuzzSocket(f *testing.F) {
+	f.Add(protocol.EncodeRequest(protocol.TagStatus, 1, nil))
+	f.Add(append(sessionMsg(1), xputest.ChunkMessage(2, 7, make([]byte, xpu.BlockSize))...))
+	f.Add(append(sessionMsg(1), protocol.EncodeRequest(protocol.TagTaskFinal, 2, nil)...))
+	f.Add(xputest.ChunkMessage(2, 7, make([]byte, xpu.BlockSize)))
+	f.Add(protocol.EncodeRequest(protocol.TagAttachBuffer, 3, make([]byte, protocol.AttachBufferSize)))
+	f.Add([]byte("GET / HTTP/1.0\r\n\r\n"))
+
+	s, err := New(Config{
+		SocketPath: SocketPath(f.TempDir(), 4242, 0),
+		Workers:    4,
+		Pool:       &fakePool{},
+		Executor:   &fakeExecutor{},
+		Logger:     zerolog.Nop(),
+	})
+	if err != nil {
+		f.Fatalf("New: %v", err)
+	}
+	f.Cleanup(func() { s.Close() })
+
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		c, err := net.Dial("unix", s.SocketPath())
+		if err != nil {
+			t.Fatalf("dial: %v", err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(2 * time.Second))
+		go func() {
+			// End of stream tells the service no more bytes will come, so a
+			// truncated message ends the connection instead of waiting.
+			c.Write(stream)
+			c.(*net.UnixConn).CloseWrite()
+		}()
+		// Drain replies until the service closes the connection or has
+		// nothing more to say; a message it cannot frame is a bug.
+		for {
+			_, _, err := protocol.ReadMessage(c, protocol.MaxLength)
+			if err == io.EOF || isTimeout(err) || isReset(err) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("the service sent something that is not a message: %v", err)
+			}
+		}
+		// The service is still there for the next client.
+		probe, err := net.Dial("unix", s.SocketPath())
+		if err != nil {
+			t.Fatalf("dial after the stream: %v", err)
+		}
+		defer probe.Close()
+		probe.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := probe.Write(protocol.EncodeRequest(protocol.TagStatus, 9, nil)); err != nil {
+			t.Fatalf("status write: %v", err)
+		}
+		if _, h, err := protocol.ReadMessage(probe, 0); err != nil || h.Tag != protocol.TagSuccess {
+			t.Fatalf("status after the stream: tag %v, err %v", h.Tag, err)
+		}
+	})
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+// isReset: the service closed the connection while we were reading.
+func isReset(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op)
+}
