@@ -24,10 +24,10 @@ psqlc -Atc "SELECT 'heap bytes: ' || pg_relation_size('bench') || ' (' || pg_siz
 psqlc -Atc "SELECT 'prewarmed blocks: ' || pg_prewarm('bench')"
 Q="SELECT count(*), sum(k) FROM bench WHERE x BETWEEN 1000 AND 3000 AND y > 100.5"
 run() {
-	local mode=$1 jit=$2 tasks=${3:-12}
-	echo "--- pg_strom.enabled = $mode, jit = $jit, max_async_tasks = $tasks"
+	local mode=$1 jit=$2 tuple_cost=${3:-0.03}
+	echo "--- pg_strom.enabled = $mode, jit = $jit, pg_strom.gpu_tuple_cost = $tuple_cost"
 	psqlc -At <<SQL
-SET pg_strom.max_async_tasks = $tasks;
+SET pg_strom.gpu_tuple_cost = $tuple_cost;
 SET max_parallel_workers_per_gather = 16;
 SET parallel_setup_cost = 0;
 SET jit = $jit;
@@ -44,9 +44,11 @@ SQL
 run off on
 run off off
 run on on
+# the default costs keep this cheap filter on the CPU; measure GpuScan anyway
+run on on 0
 
 psqlc -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
-	-c "EXPLAIN (ANALYZE, COSTS OFF) $Q"
+	-c "SET pg_strom.gpu_tuple_cost = 0" -c "EXPLAIN (ANALYZE, COSTS OFF) $Q"
 
 echo "--- kill -9 of the GPU service during a GpuScan (cpu_fallback on): the query must finish with the same result"
 expect=$(psqlc -At -c "SET pg_strom.enabled = off" -c "$Q")
