@@ -19,4 +19,4 @@ cluster_psql "$dir" "$port" -q -c "DO \$\$ BEGIN FOR i IN 1..300 LOOP
 cluster_psql "$dir" "$port" -c 'SELECT * FROM pgstrom.gpu_service_status()' \
 	-c 'SELECT * FROM pgstrom.gpu_device_info()'
 echo "--- service lines of the server log:"
-grep -E 'GPU[0-9]+:|SVC:|pg_strom|GPU Service' "$dir/server.log" | head -20 || true
+grep -E 'GPU[0-9]+:|SVC:|GPU Service' "$dir/server.log" | head -20 || true
