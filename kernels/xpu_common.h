@@ -168,6 +168,23 @@ XPU_FUNC double xpu_ddiv(double a, double b) { volatile double r = a / b; return
 #define xpu_rint4(x)	rintf(x)
 #endif
 
+/*
+ * The same operations overloaded by type, so float4 and float8 arithmetic
+ * share one template (xpu_float_arith).
+ */
+XPU_FUNC bool xpu_isinf(float f) { return xpu_isinf4(f); }
+XPU_FUNC bool xpu_isinf(double f) { return xpu_isinf8(f); }
+XPU_FUNC float xpu_add_rn(float a, float b) { return xpu_fadd(a, b); }
+XPU_FUNC double xpu_add_rn(double a, double b) { return xpu_dadd(a, b); }
+XPU_FUNC float xpu_sub_rn(float a, float b) { return xpu_fsub(a, b); }
+XPU_FUNC double xpu_sub_rn(double a, double b) { return xpu_dsub(a, b); }
+XPU_FUNC float xpu_mul_rn(float a, float b) { return xpu_fmul(a, b); }
+XPU_FUNC double xpu_mul_rn(double a, double b) { return xpu_dmul(a, b); }
+XPU_FUNC float xpu_div_rn(float a, float b) { return xpu_fdiv(a, b); }
+XPU_FUNC double xpu_div_rn(double a, double b) { return xpu_ddiv(a, b); }
+XPU_FUNC float xpu_fabs(float a) { return fabsf(a); }
+XPU_FUNC double xpu_fabs(double a) { return fabs(a); }
+
 /* ---- 128-bit helpers ---- */
 
 /* |value| of a device NUMERIC must stay below 10^38 */

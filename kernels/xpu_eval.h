@@ -903,45 +903,51 @@ xpu_int_arith(int op, int type, int64_t a, int64_t b, int64_t *r)
 	return true;
 }
 
-/* float4 arithmetic as float.h's float4_pl etc.; false => RECHECK */
+/*
+ * float4/float8 arithmetic as float.h's float4_pl, float8_mi etc., computed
+ * in the type's own precision; false => RECHECK (PostgreSQL would raise
+ * "value out of range: overflow/underflow" or "division by zero").
+ */
+template <typename T>
 XPU_FUNC bool
-xpu_float4_arith(int op, float a, float b, float *r)
+xpu_float_arith(int op, T a, T b, T *r)
 {
-	float		v;
+	const T		zero = 0;
+	T			v;
 
 	switch (op)
 	{
 		case XPU_OP_ADD:
-			v = xpu_fadd(a, b);
-			if (xpu_isinf4(v) && !xpu_isinf4(a) && !xpu_isinf4(b))
+			v = xpu_add_rn(a, b);
+			if (xpu_isinf(v) && !xpu_isinf(a) && !xpu_isinf(b))
 				return false;
 			break;
 		case XPU_OP_SUB:
-			v = xpu_fsub(a, b);
-			if (xpu_isinf4(v) && !xpu_isinf4(a) && !xpu_isinf4(b))
+			v = xpu_sub_rn(a, b);
+			if (xpu_isinf(v) && !xpu_isinf(a) && !xpu_isinf(b))
 				return false;
 			break;
 		case XPU_OP_MUL:
-			v = xpu_fmul(a, b);
-			if (xpu_isinf4(v) && !xpu_isinf4(a) && !xpu_isinf4(b))
+			v = xpu_mul_rn(a, b);
+			if (xpu_isinf(v) && !xpu_isinf(a) && !xpu_isinf(b))
 				return false;
-			if (v == 0.0f && a != 0.0f && b != 0.0f)
+			if (v == zero && a != zero && b != zero)
 				return false;
 			break;
 		case XPU_OP_DIV:
-			if (b == 0.0f)
+			if (b == zero)
 				return false;
-			v = xpu_fdiv(a, b);
-			if (xpu_isinf4(v) && !xpu_isinf4(a))
+			v = xpu_div_rn(a, b);
+			if (xpu_isinf(v) && !xpu_isinf(a))
 				return false;
-			if (v == 0.0f && a != 0.0f && !xpu_isinf4(b))
+			if (v == zero && a != zero && !xpu_isinf(b))
 				return false;
 			break;
 		case XPU_OP_NEG:
 			v = -a;
 			break;
 		case XPU_OP_ABS:
-			v = fabsf(a);
+			v = xpu_fabs(a);
 			break;
 		default:
 			return false;
@@ -950,51 +956,16 @@ xpu_float4_arith(int op, float a, float b, float *r)
 	return true;
 }
 
-/* float8 arithmetic as float.h's float8_pl etc.; false => RECHECK */
+XPU_FUNC bool
+xpu_float4_arith(int op, float a, float b, float *r)
+{
+	return xpu_float_arith<float>(op, a, b, r);
+}
+
 XPU_FUNC bool
 xpu_float8_arith(int op, double a, double b, double *r)
 {
-	double		v;
-
-	switch (op)
-	{
-		case XPU_OP_ADD:
-			v = xpu_dadd(a, b);
-			if (xpu_isinf8(v) && !xpu_isinf8(a) && !xpu_isinf8(b))
-				return false;
-			break;
-		case XPU_OP_SUB:
-			v = xpu_dsub(a, b);
-			if (xpu_isinf8(v) && !xpu_isinf8(a) && !xpu_isinf8(b))
-				return false;
-			break;
-		case XPU_OP_MUL:
-			v = xpu_dmul(a, b);
-			if (xpu_isinf8(v) && !xpu_isinf8(a) && !xpu_isinf8(b))
-				return false;
-			if (v == 0.0 && a != 0.0 && b != 0.0)
-				return false;
-			break;
-		case XPU_OP_DIV:
-			if (b == 0.0)
-				return false;
-			v = xpu_ddiv(a, b);
-			if (xpu_isinf8(v) && !xpu_isinf8(a))
-				return false;
-			if (v == 0.0 && a != 0.0 && !xpu_isinf8(b))
-				return false;
-			break;
-		case XPU_OP_NEG:
-			v = -a;
-			break;
-		case XPU_OP_ABS:
-			v = fabs(a);
-			break;
-		default:
-			return false;
-	}
-	*r = v;
-	return true;
+	return xpu_float_arith<double>(op, a, b, r);
 }
 
 /* rint()ed float value to an integer type, as ftoi4/dtoi8 etc. */
