@@ -203,13 +203,7 @@ func runScanCases(t *testing.T, ex server.Executor, pool *mempool.Pool, chunk xp
 // every result must be the same.
 func TestExecutorConcurrentChunks(t *testing.T) {
 	ex, _ := executorOnDevice0(t)
-	sess := programAB()
-	prog, _ := xpu.ParseSession(sess)
-	prep, err := ex.Prepare(sess, prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prep.Close()
+	prep := prepareAB(t, ex)
 	pages, _ := scanPages()
 	var big []byte
 	for i := 0; i < 512; i++ { // 1024 blocks, 8 MB
@@ -239,13 +233,7 @@ func TestExecutorConcurrentChunks(t *testing.T) {
 
 func TestExecutorBadPage(t *testing.T) {
 	ex, _ := executorOnDevice0(t)
-	sess := programAB()
-	prog, _ := xpu.ParseSession(sess)
-	prep, err := ex.Prepare(sess, prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prep.Close()
+	prep := prepareAB(t, ex)
 	p := xputest.NewPage()
 	p.AddTuple(scanCols, []any{int32(11), 2.0, "x"})
 	page := p.Bytes()
@@ -254,7 +242,7 @@ func TestExecutorBadPage(t *testing.T) {
 	page[24], page[25], page[26], page[27] = byte(le), byte(le>>8), byte(le>>16), byte(le>>24)
 	msg := xputest.ChunkMessage(1, 6, page)
 	chunk, _ := xpu.ParseChunk(msg)
-	_, _, err = prep.Exec(chunk, server.Pages{Bytes: chunk.Pages(msg)})
+	_, _, err := prep.Exec(chunk, server.Pages{Bytes: chunk.Pages(msg)})
 	if !errors.Is(err, xpu.ErrBadPage) {
 		t.Fatalf("Exec of a page with an out-of-page line pointer: %v, want XPU_STATUS_BAD_PAGE", err)
 	}
@@ -284,6 +272,14 @@ func TestServerWithGpuExecutor(t *testing.T) {
 	if _, err := c.Write(batch); err != nil {
 		t.Fatal(err)
 	}
+	expectDivSessionReplies(t, c, "over the socket", pool)
+}
+
+// expectDivSessionReplies reads the replies to programDiv (request 1), its
+// chunk of scanPages (request 2, chunk id 8) and TaskFinal (request 3), and
+// checks the items and that the pool is empty afterwards.
+func expectDivSessionReplies(t *testing.T, c net.Conn, label string, pool *mempool.Pool) {
+	t.Helper()
 	for i := 0; i < 3; i++ {
 		reply, h, err := protocol.ReadMessage(c, 0)
 		if err != nil {
@@ -298,10 +294,26 @@ func TestServerWithGpuExecutor(t *testing.T) {
 			if err != nil || res.ChunkID != 8 || res.NRecheck != 3 {
 				t.Fatalf("chunk result %+v, %v", res, err)
 			}
-			checkItems(t, "over the socket", items, []uint32{item(0, 5, false), item(0, 6, true), item(0, 7, false), item(0, 8, true), item(1, 2, false), item(1, 3, true)})
+			checkItems(t, label, items, []uint32{item(0, 5, false), item(0, 6, true), item(0, 7, false), item(0, 8, true), item(1, 2, false), item(1, 3, true)})
 		}
 	}
 	if used := pool.Stats().Used; used != 0 {
 		t.Fatalf("%d bytes in use after TaskFinal", used)
 	}
+}
+
+// prepareAB uploads programAB to the device; the session closes with the test.
+func prepareAB(t *testing.T, ex server.Executor) server.Prepared {
+	t.Helper()
+	sess := programAB()
+	prog, err := xpu.ParseSession(sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := ex.Prepare(sess, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { prep.Close() })
+	return prep
 }

@@ -99,24 +99,5 @@ func TestServerSharedBufferOnGPU(t *testing.T) {
 	if _, err := uc.Write(batch); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 3; i++ {
-		reply, h, err := protocol.ReadMessage(uc, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Tag != protocol.TagSuccess {
-			e, _ := protocol.DecodeError(reply)
-			t.Fatalf("request %d: %s %+v", h.RequestID, h.Tag, e)
-		}
-		if h.RequestID == 2 {
-			res, items, err := xpu.DecodeChunkResult(reply)
-			if err != nil || res.ChunkID != 8 || res.NRecheck != 3 {
-				t.Fatalf("chunk result %+v, %v", res, err)
-			}
-			checkItems(t, "from a shared buffer", items, []uint32{item(0, 5, false), item(0, 6, true), item(0, 7, false), item(0, 8, true), item(1, 2, false), item(1, 3, true)})
-		}
-	}
-	if used := pool.Stats().Used; used != 0 {
-		t.Fatalf("%d bytes in use after TaskFinal", used)
-	}
+	expectDivSessionReplies(t, uc, "from a shared buffer", pool)
 }
