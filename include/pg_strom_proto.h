@@ -30,7 +30,8 @@ typedef enum PgStromMsgTag
 	PGSTROM_MSG_SUCCESS = 64,
 	PGSTROM_MSG_SUCCESS_HALFWAY = 65,
 	PGSTROM_MSG_ERROR = 66,		/* payload: PgStromMsgError */
-	PGSTROM_MSG_CPU_FALLBACK = 67
+	PGSTROM_MSG_CPU_FALLBACK = 67,
+	PGSTROM_MSG_PREAGG_GROUPS = 68	/* payload: XpuPreAggGroups + entries */
 } PgStromMsgTag;
 
 typedef struct PgStromMsgHeader

@@ -247,9 +247,12 @@ typedef struct XpuSession
 	uint32_t	consts_offset;	/* constant pool, 16-byte aligned */
 	uint32_t	root;			/* node index of the qual: BOOL, = nnodes-1 */
 	uint32_t	encoding;		/* PostgreSQL encoding id of the database */
+	uint32_t	preagg_offset;	/* GPUPREAGG: XpuPreAggDesc; GPUSCAN: 0 */
+	uint32_t	reserved;		/* 0 */
 } XpuSession;
 
 #define XPU_KIND_GPUSCAN		1
+#define XPU_KIND_GPUPREAGG		2
 
 /*
  * TaskExec payload (PGSTROM_MSG_TASK_EXEC): a BLOCK chunk.  Raw 8kB heap
@@ -311,7 +314,10 @@ typedef struct XpuChunkResult
 	uint64_t	gpu_time_ns;	/* kernel + transfers, measured by the service */
 } XpuChunkResult;
 
-/* TaskFinal has no payload; its reply is a plain Success header. */
+/*
+ * TaskFinal has no payload.  For a GPUSCAN session its reply is a plain
+ * Success header.  For a GPUPREAGG session, see "GpuPreAgg" below.
+ */
 
 /*
  * The GpuScan kernel:
@@ -338,5 +344,227 @@ typedef struct XpuChunkResult
 #define XPU_STATUS_OK			0
 #define XPU_STATUS_BAD_PROGRAM	1
 #define XPU_STATUS_BAD_PAGE		2
+
+/* ================================================================
+ * GpuPreAgg
+ *
+ * A GPUPREAGG session is a GPUSCAN program (attrs, nodes, args, consts,
+ * root = the BOOL qual, a CONST true when there is none) plus, at
+ * XpuSession.preagg_offset, an XpuPreAggDesc naming the nodes that compute
+ * the grouping keys, the aggregate arguments and the FILTER clauses.  Every
+ * node index used by the descriptor is < root, so one pass of the
+ * interpreter over nodes 0..root evaluates all of them; a row is aggregated
+ * only when the root is true, and a RECHECK anywhere (any node) sends the
+ * whole row to the CPU, which then evaluates quals, keys and arguments with
+ * PostgreSQL's executor.  A row is therefore either accumulated on the
+ * device or returned as a RECHECK item, never both.
+ *
+ * The device keeps one hash table per (plan_id, device): every session with
+ * that plan_id (the parallel workers of one query) accumulates into it.
+ * The partial results it returns may hold several entries for one group
+ * key (rows that went to the CPU, sessions that did not share the table):
+ * the final Agg above GpuPreAgg combines them, so that is never wrong.
+ * ================================================================
+ */
+#define XPU_PREAGG_MAX_KEYS		32
+#define XPU_PREAGG_MAX_AGGS		64
+#define XPU_PREAGG_MAX_ENTRY	4096	/* bytes of one group entry */
+#define XPU_PREAGG_MAX_TEXT_KEY	256		/* bytes of one text key */
+
+typedef struct XpuPreAggDesc
+{
+	uint32_t	nkeys;			/* 0..XPU_PREAGG_MAX_KEYS; 0: one group */
+	uint32_t	keys_offset;	/* XpuGroupKey[nkeys], from the message start */
+	uint32_t	naggs;			/* 0..XPU_PREAGG_MAX_AGGS; 0: DISTINCT */
+	uint32_t	aggs_offset;	/* XpuAggDesc[naggs], from the message start */
+	uint32_t	entry_size;		/* bytes of one entry: a multiple of 16,
+								 * 16 <= entry_size <= XPU_PREAGG_MAX_ENTRY */
+	uint32_t	reserved;		/* 0 */
+} XpuPreAggDesc;
+
+/*
+ * A grouping key: the value of node `node` (restype = xtype) is stored in
+ * the entry at [offset, offset + width).  offset is a multiple of 16 and
+ * >= XPU_PREAGG_ENTRY_HEADER; key and accumulator regions do not overlap.
+ *
+ * Key slot encoding (little-endian):
+ *   byte 0        1 if the key is NULL (then the rest is zero), else 0
+ *   BOOL, INT2, INT4, INT8, DATE, TIMESTAMP, TIMESTAMPTZ:
+ *                 int64 at +8 (sign-extended); width 16
+ *   FLOAT4        float at +8; width 16
+ *   FLOAT8        double at +8; width 16
+ *   NUMERIC       int32 scale at +4, int128 at +16 (value = int128 *
+ *                 10^-scale, exactly as xpu_datum); width 32
+ *   TEXT, VARCHAR, BPCHAR
+ *                 int32 length at +4, the bytes (no varlena header) from +8;
+ *                 width = 8 + the longest value the slot holds, a multiple
+ *                 of 16 and <= 8 + XPU_PREAGG_MAX_TEXT_KEY.  A longer value
+ *                 makes the row RECHECK.
+ * The slot holds the value of the first row that created the group.
+ * Equality is PostgreSQL's grouping equality: floats compare with NaN equal
+ * to NaN and -0 equal to 0; numerics by value (1.0 = 1.00); BPCHAR ignoring
+ * trailing spaces; TEXT/VARCHAR bytewise (the planner offers text keys only
+ * under deterministic collations).  NULL equals NULL.  The hash is computed
+ * over the same normalized forms, so equal keys hash alike.
+ */
+typedef struct XpuGroupKey
+{
+	int32_t		node;			/* node index, < root */
+	int16_t		xtype;			/* the node's restype */
+	int16_t		reserved;		/* 0 */
+	uint32_t	offset;			/* slot offset in the entry */
+	uint32_t	width;			/* slot bytes, see above */
+} XpuGroupKey;
+
+/*
+ * Accumulators.  X(name, bytes, argument types)
+ * A row contributes to an aggregate when the qual is true, the FILTER node
+ * (if any) is true, and (except for COUNT with arg = -1) the argument is not
+ * NULL.  Layouts, all fields 8 bytes little-endian from the accumulator's
+ * offset (a multiple of 16):
+ *
+ *   COUNT     u64 n                                   (arg -1: count(*))
+ *   SUM_INT   u64 n, u64 0, u64 sum_lo, i64 sum_hi    int128 sum of INT2/INT4/INT8
+ *   SUM_FP    u64 n, f64 sum, u64 nspecial            FLOAT4/FLOAT8 summed in double;
+ *                                                     nspecial counts NaN/Inf inputs
+ *   MIN_INT   u64 n, i64 v    (init INT64_MAX)        INT2/INT4/INT8/DATE/TIMESTAMP/TIMESTAMPTZ
+ *   MAX_INT   u64 n, i64 v    (init INT64_MIN)
+ *   MIN_FP    u64 n, f64 v    (init NaN)              FLOAT4/FLOAT8 (float4 widened exactly);
+ *   MAX_FP    u64 n, f64 v    (init -Inf)             order as PostgreSQL: NaN above +Inf
+ *   VAR_FP    u64 n, f64 shift, f64 s1, f64 s2, u64 nspecial
+ *                                                     FLOAT4/FLOAT8: s1 = sum(x - shift),
+ *                                                     s2 = sum((x - shift)^2); shift is the
+ *                                                     creating row's finite argument, else 0
+ *   VAR_INT   u64 n, u64 0, u64 s1_lo, i64 s1_hi, u64 s2_lo, i64 s2_hi
+ *                                                     INT2/INT4: int128 sum(x), sum(x*x)
+ *
+ * With n = 0 the other fields keep their initial values (0 unless noted).
+ * int128 sums are updated with 64-bit atomics: lo += v (unsigned, carry
+ * detected from the old value) and hi += sign extension + carry, so the
+ * final (hi:lo) is exact once every update has finished.
+ */
+#define XPU_AGG_LIST(X) \
+	X(COUNT,    8) \
+	X(SUM_INT, 32) \
+	X(SUM_FP,  24) \
+	X(MIN_INT, 16) \
+	X(MAX_INT, 16) \
+	X(MIN_FP,  16) \
+	X(MAX_FP,  16) \
+	X(VAR_FP,  40) \
+	X(VAR_INT, 48)
+
+typedef enum XpuAggKind
+{
+	XPU_AGG_INVALID = 0,
+#define XPU_AGG_ENUM(name, bytes) XPU_AGG_##name,
+	XPU_AGG_LIST(XPU_AGG_ENUM)
+#undef XPU_AGG_ENUM
+	XPU_AGG__COUNT
+} XpuAggKind;
+
+typedef struct XpuAggDesc
+{
+	int16_t		kind;			/* XpuAggKind */
+	int16_t		argtype;		/* xtype of node arg; 0 when arg = -1 */
+	int32_t		arg;			/* node index (< root); -1 only for COUNT */
+	int32_t		filter;			/* BOOL node index (< root), -1 for none */
+	uint32_t	offset;			/* accumulator offset in the entry */
+} XpuAggDesc;
+
+/*
+ * A group entry: XPU_PREAGG_ENTRY_HEADER bytes of header, then the key
+ * slots and accumulators where the descriptor puts them.
+ */
+#define XPU_PREAGG_ENTRY_HEADER	16
+#define XPU_PREAGG_ENTRY_VALID	0x1U	/* linked into the table: a real group */
+
+typedef struct XpuPreAggEntryHeader
+{
+	uint32_t	hash;
+	uint32_t	flags;			/* XPU_PREAGG_ENTRY_* */
+	uint64_t	reserved;
+} XpuPreAggEntryHeader;
+
+/*
+ * The device hash table, in device memory owned by the service:
+ *   this header, then uint32_t slots[nslots] at slots_offset (0: empty,
+ *   else entry index + 1), then capacity entries of entry_size bytes at
+ *   entries_offset (both offsets from the table start, 256-byte aligned).
+ * A thread that needs a new entry takes index atomicAdd(&nentries, 1);
+ * when that index is >= capacity the table is full and the row is written
+ * to the items as XPU_ITEM_RETRY (never accumulated).  An entry is filled
+ * (hash, key, initial accumulators), fenced, and only then linked into a
+ * slot with atomicCAS; an entry that lost the race for its slot is linked
+ * further along or, if its key turned up meanwhile, stays unlinked
+ * (flags without XPU_PREAGG_ENTRY_VALID) and is never returned.
+ */
+typedef struct XpuPreAggTable
+{
+	uint32_t	nslots;			/* a power of two */
+	uint32_t	capacity;		/* entries that fit: nslots / 2 */
+	uint32_t	nentries;		/* taken so far; may exceed capacity */
+	uint32_t	entry_size;
+	uint64_t	slots_offset;
+	uint64_t	entries_offset;
+} XpuPreAggTable;
+
+#define XPU_ITEM_RETRY			0x40000000U	/* table full: the service grows
+											 * the table and runs the row
+											 * again; never sent to a backend */
+
+/*
+ * The GpuPreAgg kernels:
+ *
+ *   extern "C" __global__ void
+ *   kern_gpupreagg_block(const char *session,   // the whole OpenSession message
+ *                        const char *pages,     // nblocks * XPU_BLCKSZ bytes
+ *                        uint32_t nblocks,
+ *                        const uint32_t *retry, // NULL: every tuple of every page;
+ *                        uint32_t nretry,       //  else only these items (no flags)
+ *                        XpuPreAggTable *table,
+ *                        uint32_t *items,       // capacity nblocks * XPU_MAX_TUPLES_PER_PAGE
+ *                        uint32_t *counters)    // XPU_COUNTER_*, zeroed by the caller
+ *
+ * Launched with blockDim.x = XPU_GPUSCAN_THREADS and gridDim.x = nblocks
+ * (retry == NULL) or ceil(nretry / XPU_GPUSCAN_THREADS).  items receives,
+ * in any order, XPU_ITEM_RECHECK entries (rows for the CPU) and
+ * XPU_ITEM_RETRY entries (rows not accumulated because the table was full);
+ * XPU_COUNTER_NITEMS counts both, XPU_COUNTER_NRECHECK the former.
+ * XPU_COUNTER_NTUPLES counts the tuples examined (retry mode: the items).
+ *
+ *   extern "C" __global__ void
+ *   kern_gpupreagg_rehash(const XpuPreAggTable *from, XpuPreAggTable *to)
+ *
+ * copies every VALID entry of `from` into `to` (an empty table with the same
+ * entry_size and room for all of them), one thread per entry of `from`.
+ */
+#define XPU_KERNEL_GPUPREAGG		"kern_gpupreagg_block"
+#define XPU_KERNEL_GPUPREAGG_REHASH	"kern_gpupreagg_rehash"
+
+/*
+ * TaskExec reply of a GPUPREAGG session: as for GPUSCAN (XpuChunkResult and
+ * items), but every item is a XPU_ITEM_RECHECK row and the items are sorted
+ * ascending.  Rows absent from the list were accumulated on the device (or
+ * failed the qual).
+ *
+ * TaskFinal reply of a GPUPREAGG session: zero or more
+ * PGSTROM_MSG_PREAGG_GROUPS messages (each at most XPU_PREAGG_GROUPS_BYTES
+ * of entries), then a plain Success header, all with the TaskFinal's
+ * request_id.  The groups come only with the TaskFinal of the last session
+ * of the plan_id to finish; the others get the Success alone.  Each groups
+ * message is XpuPreAggGroups followed by nentries VALID entries of
+ * entry_size bytes, copied from the device table as they are.
+ */
+#define XPU_PREAGG_GROUPS_BYTES		(64U << 20)
+
+typedef struct XpuPreAggGroups
+{
+	uint32_t	nentries;		/* entries that follow */
+	uint32_t	entry_size;
+	uint32_t	ngroups_total;	/* VALID entries of the whole table */
+	uint32_t	ngrowths;		/* times the table was grown */
+	uint64_t	table_bytes;	/* device memory of the table at the end */
+} XpuPreAggGroups;
 
 #endif							/* PG_STROM_XPU_H */

@@ -38,4 +38,28 @@ extern StringInfo pgstrom_build_gpuscan_session(List *dev_quals,
 												uint64 plan_id,
 												uint32 request_id);
 
+/*
+ * Can the device compute this expression (of any device type, not only
+ * boolean) over the columns of scanrelid with exactly PostgreSQL's value?
+ * On false, *reason (if not NULL) says why, palloc'd.
+ */
+extern bool pgstrom_codegen_expr_supported(Expr *expr, Index scanrelid,
+										   char **reason);
+
+/* the device type of a PostgreSQL type, XPU_TYPE_INVALID if none */
+extern int	pgstrom_codegen_xpu_type(Oid typid);
+
+/*
+ * Builds the OpenSession message of a GpuPreAgg (kind XPU_KIND_GPUPREAGG):
+ * the device quals as the root, the keys', arguments' and filters' nodes
+ * before it, and the XpuPreAggDesc (implemented in codegen_preagg.c).
+ */
+struct GpuPreAggInfo;
+extern StringInfo pgstrom_build_gpupreagg_session(const struct GpuPreAggInfo *info,
+												  Index scanrelid,
+												  Relation rel,
+												  ExprContext *econtext,
+												  uint64 plan_id,
+												  uint32 request_id);
+
 #endif							/* PGSTROM_CODEGEN_H */

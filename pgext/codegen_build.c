@@ -394,3 +394,32 @@ pgstrom_build_gpuscan_session(List *dev_quals,
 	cg_free_context(&ctx);
 	return result;
 }
+
+/* plan-time check of an expression of any device type */
+bool
+pgstrom_codegen_expr_supported(Expr *expr, Index scanrelid, char **reason)
+{
+	CgContext	ctx;
+	bool		ok;
+
+	if (reason)
+		*reason = NULL;
+	if (contain_volatile_functions((Node *) expr))
+	{
+		if (reason)
+			*reason = pstrdup("volatile function");
+		return false;
+	}
+	cg_init_context(&ctx, false, scanrelid, NULL, CODEGEN_MAX_NODES_PER_QUAL);
+	ok = (cg_emit_expr(&ctx, expr) >= 0);
+	if (!ok && reason)
+		*reason = pstrdup(ctx.refused ? ctx.refused : "unknown reason");
+	cg_free_context(&ctx);
+	return ok;
+}
+
+int
+pgstrom_codegen_xpu_type(Oid typid)
+{
+	return (int) cg_xtype_of_oid(typid);
+}
