@@ -25,6 +25,7 @@
 
 #include "postgres.h"
 #include "nodes/execnodes.h"
+#include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
 
