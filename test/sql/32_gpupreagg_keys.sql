@@ -1,0 +1,38 @@
+--
+-- GpuPreAgg: grouping keys of every supported type with NULL keys, several
+-- keys, expressions as keys, DISTINCT, and a million groups
+--
+SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
+SET max_parallel_workers_per_gather = 0;
+-- one key of each type (NULL keys form one group, as in PostgreSQL)
+SELECT * FROM check_gpupreagg($$SELECT g2, count(*), sum(b) FROM t_pa GROUP BY g2$$, 'g2');
+SELECT * FROM check_gpupreagg($$SELECT gb, count(*), sum(b) FROM t_pa GROUP BY gb$$, 'gb');
+SELECT * FROM check_gpupreagg($$SELECT gt, count(*), sum(b), max(f8) FROM t_pa GROUP BY gt$$, 'gt');
+SELECT * FROM check_gpupreagg($$SELECT gv, count(*), avg(c) FROM t_pa GROUP BY gv$$, 'gv');
+SELECT * FROM check_gpupreagg($$SELECT gc, count(*), min(a) FROM t_pa GROUP BY gc$$, 'gc');
+SELECT * FROM check_gpupreagg($$SELECT gd, count(*), sum(a) FROM t_pa GROUP BY gd$$, 'gd');
+SELECT * FROM check_gpupreagg($$SELECT gts, count(*), sum(a) FROM t_pa GROUP BY gts$$, 'gts');
+SELECT * FROM check_gpupreagg($$SELECT gn, count(*), sum(c) FROM t_pa GROUP BY gn$$, 'gn');
+SELECT * FROM check_gpupreagg($$SELECT c, count(*) FROM t_pa WHERE g >= 100 GROUP BY c$$, 'c');
+SELECT * FROM check_gpupreagg($$SELECT f8, count(*) FROM t_pa WHERE g >= 100 GROUP BY f8$$, 'f8');
+SELECT * FROM check_gpupreagg($$SELECT f4, count(*) FROM t_pa WHERE g >= 100 GROUP BY f4$$, 'f4');
+-- several keys, and expressions as keys
+SELECT * FROM check_gpupreagg($$SELECT g, gt, gb, count(*), sum(c), avg(f8) FROM t_pa GROUP BY g, gt, gb$$, 'g, gt, gb');
+SELECT * FROM check_gpupreagg($$SELECT b % 7 AS k, extract(year FROM d) AS y, count(*), sum(a) FROM t_pa GROUP BY 1, 2$$, 'k, y');
+-- keys with quals, and HAVING on a key
+SELECT * FROM check_gpupreagg($$SELECT gt, count(*), sum(c) FROM t_pa WHERE b > 0 AND gt LIKE 'key1%' GROUP BY gt HAVING gt <> 'key10'$$, 'gt');
+-- DISTINCT
+SELECT * FROM check_gpupreagg($$SELECT DISTINCT gt FROM t_pa$$, 'gt');
+SELECT * FROM check_gpupreagg($$SELECT DISTINCT g, gb FROM t_pa WHERE a > 0$$, 'g, gb');
+-- a million groups: every row its own group
+CREATE TABLE t_pa_many AS
+SELECT i AS k, (i % 1000)::int4 AS v, (i % 7) / 3.0::float8 AS f FROM generate_series(1, 1000000) i;
+ANALYZE t_pa_many;
+SELECT * FROM check_gpupreagg($$SELECT k, count(*), sum(v), avg(f) FROM t_pa_many GROUP BY k$$, 'k');
+SELECT * FROM check_gpupreagg($$SELECT v, count(*), sum(k) FROM t_pa_many GROUP BY v$$, 'v');
+-- the values, not only the agreement
+SELECT gt, count(*), sum(b), min(a) FROM t_pa WHERE g < 100 GROUP BY gt ORDER BY gt NULLS FIRST;
+SELECT gc, count(*) FROM t_pa GROUP BY gc ORDER BY gc NULLS FIRST;
+SELECT count(*) AS groups, sum(n) AS rows FROM (SELECT k, count(*) AS n FROM t_pa_many GROUP BY k) s;

@@ -1,0 +1,34 @@
+--
+-- GpuPreAgg plans: where it is offered, and where it is not
+--
+SET pg_strom.regression_test_mode = on;
+-- a role named like the extension's schema would put it first in the search path
+SET search_path = public;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT g, count(*), sum(b), avg(f8) FROM t_pa WHERE a > 0 GROUP BY g;
+EXPLAIN (COSTS OFF, VERBOSE) SELECT gt, count(*) FILTER (WHERE b > 0), max(d) FROM t_pa GROUP BY gt;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM t_pa;
+-- not offered: the planner keeps PostgreSQL's own plan
+SET pg_strom.enable_gpupreagg = off;
+EXPLAIN (COSTS OFF) SELECT g, count(*) FROM t_pa GROUP BY g;
+SET pg_strom.enable_gpupreagg = on;
+EXPLAIN (COSTS OFF) SELECT g, count(DISTINCT b) FROM t_pa GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT g, sum(gn) FROM t_pa GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT g, percentile_cont(0.5) WITHIN GROUP (ORDER BY b) FROM t_pa GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT g, gb, count(*) FROM t_pa GROUP BY GROUPING SETS ((g), (gb));
+EXPLAIN (COSTS OFF) SELECT g, string_agg(gt, ',') FROM t_pa GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT g, count(*) FROM t_pa WHERE gt ~ 'x' GROUP BY g;
+-- EXPLAIN ANALYZE reports the work (figures vary, so only the labels are shown)
+CREATE FUNCTION explain_labels(query text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+		IF line ~ 'GPU|CPU|Groups|groups|Chunks|Rows' THEN
+			RETURN NEXT regexp_replace(line, '[0-9][0-9.]*', 'N', 'g');
+		END IF;
+	END LOOP;
+END
+$$;
+SELECT * FROM explain_labels($$SELECT g, count(*), sum(b) FROM t_pa WHERE a > 0 GROUP BY g$$);
