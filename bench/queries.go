@@ -40,6 +40,16 @@ var Queries = []Query{
 		SQL:         "SELECT b, count(*), sum(y) FROM {t} WHERE a < 100000 GROUP BY b",
 	},
 	{
+		Name:        "preagg_10",
+		Description: "GROUP BY an expression with 10 groups, count/sum/avg, 90% of the rows pass",
+		SQL:         "SELECT a % 10 AS k, count(*), sum(x), avg(y) FROM {t} WHERE e < 9000 GROUP BY 1",
+	},
+	{
+		Name:        "preagg_1m",
+		Description: "GROUP BY with 1 million groups (at scale 1), count/sum/avg, 90% of the rows pass",
+		SQL:         "SELECT b, count(*), sum(x), avg(y) FROM {t} WHERE e < 9000 GROUP BY b",
+	},
+	{
 		Name:        "arith_pred",
 		Description: "a predicate heavy in float and integer arithmetic",
 		SQL: "SELECT count(*), sum(a) FROM {t} WHERE " +
