@@ -26,6 +26,7 @@
 #include "access/relscan.h"
 #include "access/parallel.h"
 #include "commands/explain.h"
+#include "lib/stringinfo.h"
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
@@ -84,6 +85,10 @@ typedef struct GpuScanCounters
 	uint64		nrows_out;		/* tuples that passed the device quals */
 	uint64		nrecheck;		/* RECHECK rows evaluated on the CPU */
 	uint64		gpu_time_ns;	/* reported by the service */
+	/* GpuPreAgg only (zero for GpuScan) */
+	uint64		ngroups_gpu;	/* group entries the device returned */
+	uint64		ngroups_cpu;	/* groups accumulated on the CPU */
+	uint64		ngrowths;		/* device table growths */
 } GpuScanCounters;
 
 /*
@@ -96,6 +101,8 @@ typedef struct GpuScanSharedState
 	slock_t		mutex;			/* protects the fields below */
 	GpuScanCounters counters;	/* sum over all participants */
 	int			nparticipants;	/* that published counters */
+	bool		device_used;	/* GpuPreAgg: some participant sent a chunk,
+								 * so the device holds rows of this plan_id */
 	char		cpu_reason[GPUSCAN_REASON_LEN];	/* first CPU path reason */
 } GpuScanSharedState;
 
@@ -146,9 +153,27 @@ typedef enum GpuScanMode
 	GPUSCAN_MODE_CPU			/* chunks are evaluated here */
 } GpuScanMode;
 
-typedef struct GpuScanState
+typedef struct GpuScanState GpuScanState;
+
+struct GpuScanState
 {
 	CustomScanState css;
+
+	/*
+	 * GpuPreAgg reuses this machinery (its state embeds a GpuScanState
+	 * first) and plugs in here; all NULL/false for a GpuScan.
+	 *	build_session	the OpenSession message (else the GpuScan one)
+	 *	finish_session	TaskFinal and its replies (else a plain TaskFinal)
+	 *	device_aggregates  rows that pass on the device stay there: replies
+	 *		carry RECHECK rows only, and once a chunk was sent, what the
+	 *		device accumulated cannot be redone on the CPU, so losing the
+	 *		service is an ERROR rather than a fallback
+	 */
+	StringInfo	(*build_session) (GpuScanState *gss);
+	void		(*finish_session) (GpuScanState *gss);
+	bool		device_aggregates;
+	bool		chunk_sent;		/* device_aggregates: a TaskExec went out */
+	uint32		plan_generation;	/* bumped by rescans; mixed into plan_id */
 
 	/* from the plan */
 	List	   *dev_quals;		/* device quals, plain expressions */
@@ -197,10 +222,13 @@ typedef struct GpuScanState
 	bool		have_totals;
 	bool		reason_published;
 	char		cpu_reason[GPUSCAN_REASON_LEN];	/* "" unless CPU path */
-} GpuScanState;
+};
 
 /* gpuscan_path.c */
 extern void pgstrom_init_gpuscan(void);
+extern bool gpuscan_service_ready(void);
+extern bool gpuscan_relation_is_plain_heap(RangeTblEntry *rte);
+extern double gpuscan_parallel_divisor(int parallel_workers);
 
 /* gpuscan_plan.c */
 extern CustomPathMethods gpuscan_path_methods;
@@ -213,6 +241,12 @@ extern void gpuscan_begin(CustomScanState *node, EState *estate, int eflags);
 extern TupleTableSlot *gpuscan_exec(CustomScanState *node);
 extern void gpuscan_end(CustomScanState *node);
 extern void gpuscan_rescan(CustomScanState *node);
+extern void gpuscan_begin_common(GpuScanState *gss, EState *estate);
+extern void gpuscan_use_cpu(GpuScanState *gss, const char *reason);
+extern bool gpuscan_next_tuple(GpuScanState *gss, TupleTableSlot *slot);
+extern void gpuscan_protocol_violation(GpuScanState *gss, const char *what);
+extern void gpuscan_error_reply(GpuScanState *gss, PgStromMsgHeader *msg,
+								const char *during);
 
 /* gpuscan_chunk.c */
 extern void gpuscan_source_begin(GpuScanState *gss);

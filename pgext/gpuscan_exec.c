@@ -51,9 +51,33 @@
  * switching to the CPU
  * ----------------------------------------------------------------
  */
-static void
+void
 gpuscan_use_cpu(GpuScanState *gss, const char *reason)
 {
+	/*
+	 * GpuPreAgg: rows the device accumulated (ours, or in a parallel plan
+	 * another participant's) come back only with the last TaskFinal of the
+	 * plan; without the service they are gone, and carrying on would lose
+	 * them.
+	 */
+	if (gss->device_aggregates)
+	{
+		bool		device_used = gss->chunk_sent;
+
+		if (gss->shared)
+		{
+			SpinLockAcquire(&gss->shared->mutex);
+			device_used |= gss->shared->device_used;
+			SpinLockRelease(&gss->shared->mutex);
+		}
+		if (device_used)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONNECTION_FAILURE),
+					 errmsg("GPU service failed during GpuPreAgg on \"%s\"",
+							RelationGetRelationName(gss->rel)),
+					 errdetail("%s. Rows already aggregated on the GPU are lost, so the query cannot continue on the CPU.",
+							   reason)));
+	}
 	if (!pgstrom_cpu_fallback_enabled)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
@@ -93,8 +117,8 @@ service_errcode(int32 code)
 	}
 }
 
-static void
-protocol_violation(GpuScanState *gss, const char *what)
+void
+gpuscan_protocol_violation(GpuScanState *gss, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROTOCOL_VIOLATION),
@@ -109,7 +133,7 @@ protocol_violation(GpuScanState *gss, const char *what)
  * the service does not implement) continues on the CPU when allowed;
  * anything else is a bug somewhere and is raised.
  */
-static void
+void
 gpuscan_error_reply(GpuScanState *gss, PgStromMsgHeader *msg, const char *during)
 {
 	PgStromMsgError err;
@@ -119,7 +143,7 @@ gpuscan_error_reply(GpuScanState *gss, PgStromMsgHeader *msg, const char *during
 	if (msg->length < sizeof(PgStromMsgHeader) + sizeof(PgStromMsgError))
 	{
 		pfree(msg);
-		protocol_violation(gss, "truncated error reply");
+		gpuscan_protocol_violation(gss, "truncated error reply");
 	}
 	memcpy(&err, (char *) msg + sizeof(PgStromMsgHeader), sizeof(err));
 	pfree(msg);
@@ -205,12 +229,15 @@ gpuscan_open_session(GpuScanState *gss, int device)
 		return false;
 	}
 
-	session = pgstrom_build_gpuscan_session(gss->dev_quals,
-											cscan->scan.scanrelid,
-											gss->rel,
-											gss->css.ss.ps.ps_ExprContext,
-											gss->plan_id,
-											SESSION_REQUEST_ID);
+	if (gss->build_session)
+		session = gss->build_session(gss);
+	else
+		session = pgstrom_build_gpuscan_session(gss->dev_quals,
+												cscan->scan.scanrelid,
+												gss->rel,
+												gss->css.ss.ps.ps_ExprContext,
+												gss->plan_id,
+												SESSION_REQUEST_ID);
 	if (!pgstrom_gpu_send(gss->conn, session->data, session->len,
 						  errbuf, sizeof(errbuf)))
 	{
@@ -235,7 +262,7 @@ gpuscan_open_session(GpuScanState *gss, int device)
 		reply->request_id != SESSION_REQUEST_ID)
 	{
 		pfree(reply);
-		protocol_violation(gss, "not a Success reply to OpenSession");
+		gpuscan_protocol_violation(gss, "not a Success reply to OpenSession");
 	}
 	pfree(reply);
 	return true;
@@ -333,7 +360,7 @@ gpuscan_attach_buffers(GpuScanState *gss)
 			reply->request_id != request_id)
 		{
 			pfree(reply);
-			protocol_violation(gss, "not a Success reply to AttachBuffer");
+			gpuscan_protocol_violation(gss, "not a Success reply to AttachBuffer");
 		}
 		pfree(reply);
 	}
@@ -376,7 +403,7 @@ gpuscan_start(GpuScanState *gss)
 		gpuscan_use_cpu(gss, "service reports no GPU device");
 		return;
 	}
-	if (gss->dev_quals == NIL)
+	if (gss->dev_quals == NIL && !gss->device_aggregates)
 	{
 		gpuscan_use_cpu(gss, "no device quals");
 		return;
@@ -494,12 +521,14 @@ emit_from_chunk(GpuScanState *gss, GpuScanChunk *chunk, TupleTableSlot *slot)
 		Page		page;
 
 		if (bidx >= chunk->nblocks)
-			protocol_violation(gss, "row position outside the chunk");
+			gpuscan_protocol_violation(gss, "row position outside the chunk");
 		page = (Page) (chunk->pages + (Size) bidx * BLCKSZ);
 		if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page) ||
 			!ItemIdIsNormal(PageGetItemId(page, off)))
-			protocol_violation(gss, "row position that is not a visible tuple");
+			gpuscan_protocol_violation(gss, "row position that is not a visible tuple");
 
+		if (!recheck && gss->device_aggregates)
+			gpuscan_protocol_violation(gss, "a row that is not marked recheck in an aggregation reply");
 		store_tuple(gss, slot, chunk, bidx, off);
 		if (recheck)
 		{
@@ -553,19 +582,19 @@ accept_success(GpuScanState *gss, PgStromMsgHeader *msg)
 	if (chunk == NULL)
 	{
 		pfree(msg);
-		protocol_violation(gss, "reply to an unknown request");
+		gpuscan_protocol_violation(gss, "reply to an unknown request");
 	}
 	/* whatever happens next, the chunk is no longer in flight */
 	gss->current = chunk;
 	chunk->cpu_mode = false;
 	if (msg->length < sizeof(PgStromMsgHeader) + sizeof(XpuChunkResult))
-		protocol_violation(gss, "truncated chunk result");
+		gpuscan_protocol_violation(gss, "truncated chunk result");
 	res = (XpuChunkResult *) ((char *) msg + sizeof(PgStromMsgHeader));
 	if (res->chunk_id != chunk->request_id ||
 		res->nitems > chunk->nblocks * XPU_MAX_TUPLES_PER_PAGE ||
 		(uint64) msg->length != sizeof(PgStromMsgHeader) + sizeof(XpuChunkResult) +
 		(uint64) res->nitems * sizeof(uint32))
-		protocol_violation(gss, "malformed chunk result");
+		gpuscan_protocol_violation(gss, "malformed chunk result");
 
 	chunk->reply = msg;
 	chunk->items = (uint32 *) ((char *) res + sizeof(XpuChunkResult));
@@ -600,6 +629,17 @@ gpu_step(GpuScanState *gss)
 		xchunk->chunk_id = chunk->request_id;
 		/* in flight from now on: kept until answered or done on the CPU */
 		gss->inflight = lappend(gss->inflight, chunk);
+		if (gss->device_aggregates && !gss->chunk_sent)
+		{
+			/* before the send: a partial message may be taken, too */
+			gss->chunk_sent = true;
+			if (gss->shared)
+			{
+				SpinLockAcquire(&gss->shared->mutex);
+				gss->shared->device_used = true;
+				SpinLockRelease(&gss->shared->mutex);
+			}
+		}
 		if (!pgstrom_gpu_send(gss->conn, chunk->buf, chunk->buf_len,
 							  errbuf, sizeof(errbuf)))
 		{
@@ -628,7 +668,7 @@ gpu_step(GpuScanState *gss)
 
 				pfree(msg);
 				if (chunk == NULL)
-					protocol_violation(gss, "CPU fallback for an unknown request");
+					gpuscan_protocol_violation(gss, "CPU fallback for an unknown request");
 				if (!pgstrom_cpu_fallback_enabled)
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -644,7 +684,7 @@ gpu_step(GpuScanState *gss)
 			break;
 		default:
 			pfree(msg);
-			protocol_violation(gss, "unexpected message tag");
+			gpuscan_protocol_violation(gss, "unexpected message tag");
 	}
 }
 
@@ -684,14 +724,18 @@ gpu_finish(GpuScanState *gss)
  * the access method for ExecScan
  * ----------------------------------------------------------------
  */
-static TupleTableSlot *
-gpuscan_next(ScanState *node)
+/*
+ * The next row that passes the device quals, stored in slot (a heap-tuple
+ * slot over the relation's descriptor): false at the end of the scan, after
+ * TaskFinal.  With device_aggregates, these are the rows the CPU must
+ * aggregate.
+ */
+bool
+gpuscan_next_tuple(GpuScanState *gss, TupleTableSlot *slot)
 {
-	GpuScanState *gss = (GpuScanState *) node;
-	TupleTableSlot *slot = node->ss_ScanTupleSlot;
 	MemoryContext oldcxt;
 
-	oldcxt = MemoryContextSwitchTo(node->ps.state->es_query_cxt);
+	oldcxt = MemoryContextSwitchTo(gss->css.ss.ps.state->es_query_cxt);
 	if (gss->mode == GPUSCAN_MODE_INIT)
 		gpuscan_start(gss);
 
@@ -702,7 +746,7 @@ gpuscan_next(ScanState *node)
 			if (emit_from_chunk(gss, gss->current, slot))
 			{
 				MemoryContextSwitchTo(oldcxt);
-				return slot;
+				return true;
 			}
 			/* the slot must not point into a buffer that is reused */
 			ExecClearTuple(slot);
@@ -738,9 +782,24 @@ gpuscan_next(ScanState *node)
 	}
 
 	/* end of scan */
-	gpu_finish(gss);
+	if (gss->finish_session)
+		gss->finish_session(gss);
+	else
+		gpu_finish(gss);
 	gpuscan_publish_counters(gss);
 	MemoryContextSwitchTo(oldcxt);
+	ExecClearTuple(slot);
+	return false;
+}
+
+static TupleTableSlot *
+gpuscan_next(ScanState *node)
+{
+	GpuScanState *gss = (GpuScanState *) node;
+	TupleTableSlot *slot = node->ss_ScanTupleSlot;
+
+	if (gpuscan_next_tuple(gss, slot))
+		return slot;
 	return ExecClearTuple(slot);
 }
 
@@ -763,7 +822,6 @@ gpuscan_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	GpuScanState *gss = (GpuScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	int			max_async;
 
 	gss->rel = node->ss.ss_currentRelation;
 
@@ -783,6 +841,16 @@ gpuscan_begin(CustomScanState *node, EState *estate, int eflags)
 
 	gss->dev_quals = cscan->custom_exprs;
 	gss->dev_qual_state = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
+	gpuscan_begin_common(gss, estate);
+}
+
+/* the part of BeginCustomScan that GpuPreAgg shares */
+void
+gpuscan_begin_common(GpuScanState *gss, EState *estate)
+{
+	int			max_async;
+
+	gss->rel = gss->css.ss.ss_currentRelation;
 	gss->snapshot = estate->es_snapshot;
 	gss->mode = GPUSCAN_MODE_INIT;
 

@@ -42,6 +42,9 @@ gpuscan_make_plan_id(GpuScanState *gss)
 								   (uint64) GetCurrentStatementStartTimestamp());
 	h = hash_combine64(h, (uint64) gss->css.ss.ps.plan->plan_node_id);
 	h = hash_combine64(h, (uint64) GetCurrentTransactionStartTimestamp());
+	/* a rescanned GpuPreAgg must not meet the device table of its last run */
+	if (gss->plan_generation != 0)
+		h = hash_combine64(h, (uint64) gss->plan_generation);
 	return h;
 }
 
@@ -126,6 +129,9 @@ counters_add(GpuScanCounters *dst, const GpuScanCounters *a,
 	dst->nrows_out += sign * (int64) (a->nrows_out - b->nrows_out);
 	dst->nrecheck += sign * (int64) (a->nrecheck - b->nrecheck);
 	dst->gpu_time_ns += sign * (int64) (a->gpu_time_ns - b->gpu_time_ns);
+	dst->ngroups_gpu += sign * (int64) (a->ngroups_gpu - b->ngroups_gpu);
+	dst->ngroups_cpu += sign * (int64) (a->ngroups_cpu - b->ngroups_cpu);
+	dst->ngrowths += sign * (int64) (a->ngrowths - b->ngrowths);
 }
 
 /* adds what this participant counted since the last call to the sum */

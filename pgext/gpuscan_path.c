@@ -48,8 +48,8 @@
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
-static bool
-gpu_service_is_ready(void)
+bool
+gpuscan_service_ready(void)
 {
 	PgStromServiceShared *ss = pgstrom_service_shared;
 	bool		ready;
@@ -62,8 +62,8 @@ gpu_service_is_ready(void)
 	return ready;
 }
 
-static bool
-relation_is_plain_heap(RangeTblEntry *rte)
+bool
+gpuscan_relation_is_plain_heap(RangeTblEntry *rte)
 {
 	Relation	rel;
 	bool		result;
@@ -78,7 +78,7 @@ relation_is_plain_heap(RangeTblEntry *rte)
 }
 
 /* as costsize.c's get_parallel_divisor() */
-static double
+double
 gpuscan_parallel_divisor(int parallel_workers)
 {
 	double		divisor = parallel_workers;
@@ -239,9 +239,9 @@ gpuscan_add_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		if (rinfo->security_level != 0)
 			return;
 	}
-	if (!pgstrom_regression_test_mode && !gpu_service_is_ready())
+	if (!pgstrom_regression_test_mode && !gpuscan_service_ready())
 		return;
-	if (!relation_is_plain_heap(rte))
+	if (!gpuscan_relation_is_plain_heap(rte))
 		return;
 
 	foreach(lc, rel->baserestrictinfo)
