@@ -17,7 +17,7 @@ func (t Tag) IsRequest() bool {
 // IsReply reports whether the service may send this tag.
 func (t Tag) IsReply() bool {
 	switch t {
-	case TagSuccess, TagSuccessHalfway, TagError, TagCPUFallback:
+	case TagSuccess, TagSuccessHalfway, TagError, TagCPUFallback, TagPreAggGroups:
 		return true
 	}
 	return false
@@ -44,6 +44,8 @@ func (t Tag) String() string {
 		return "Error"
 	case TagCPUFallback:
 		return "CPUFallback"
+	case TagPreAggGroups:
+		return "PreAggGroups"
 	}
 	return "Tag(" + strconv.Itoa(int(t)) + ")"
 }

@@ -150,7 +150,14 @@ func TestLayoutFromHeader(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		{"SessionSize", xpu.SessionSize, 56},
+		{"SessionSize", xpu.SessionSize, 64},
+		{"PreAggDescSize", xpu.PreAggDescSize, 24},
+		{"GroupKeySize", xpu.GroupKeySize, 16},
+		{"AggDescSize", xpu.AggDescSize, 16},
+		{"PreAggTableSize", xpu.PreAggTableSize, 32},
+		{"PreAggGroupsSize", xpu.PreAggGroupsSize, 24},
+		{"OffSessPreAggOffset", xpu.OffSessPreAggOffset, 16 + 56},
+		{"OffTableEntriesOffset", xpu.OffTableEntriesOffset, 24},
 		{"NodeSize", xpu.NodeSize, 16},
 		{"AttrSize", xpu.AttrSize, 8},
 		{"NumericConstSize", xpu.NumericConstSize, 24},

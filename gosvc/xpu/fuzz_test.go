@@ -19,6 +19,16 @@ func FuzzParseSession(f *testing.F) {
 	f.Add(xputest.PutU32(good, xpu.OffSessNodesOffset, uint32(len(good)-4)))
 	f.Add(xputest.PutU32(good, xpu.OffSessConstsOffset, uint32(l.ConstsOffset+1)))
 	f.Add(xputest.PutU32(good, xpu.OffSessNArgs, 1<<31))
+	// GpuPreAgg sessions: the descriptor and its arrays follow the pool,
+	// so mutations of the tail reach keys, aggregates and slot offsets.
+	pa, pl := preaggProgram().MessageLayout(3)
+	f.Add(pa)
+	f.Add(xputest.PutU32(pa, pl.PreAggOffset+xpu.OffDescEntrySize, 32))
+	f.Add(xputest.PutU32(pa, pl.KeysOffset+xpu.OffKeyWidth, 8))
+	f.Add(xputest.PutU32(pa, pl.AggsOffset+xpu.OffAggOffset, 16))
+	f.Add(xputest.PutU32(pa, pl.AggsOffset+xpu.OffAggArg, 7))
+	f.Add(xputest.PutU32(pa, pl.PreAggOffset+xpu.OffDescKeysOffset, uint32(pl.AggsOffset)))
+	f.Add(xputest.PutU32(good, xpu.OffSessKind, xpu.KindGpuPreAgg))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		p, err := xpu.ParseSession(msg)
 		if err != nil {
@@ -28,6 +38,7 @@ func FuzzParseSession(f *testing.F) {
 			return
 		}
 		checkAccepted(t, p)
+		checkAcceptedPreAgg(t, p)
 	})
 }
 
@@ -52,5 +63,57 @@ func checkAccepted(t *testing.T, p *xpu.Program) {
 			(nd.Aux < 0 || nd.Aux%16 != 0 || int(nd.Aux) >= len(p.Consts)):
 			t.Fatalf("node %d: CONST at %d of a %d-byte pool", i, nd.Aux, len(p.Consts))
 		}
+	}
+}
+
+// checkAcceptedPreAgg: what the GpuPreAgg kernel relies on in an accepted
+// descriptor.
+func checkAcceptedPreAgg(t *testing.T, p *xpu.Program) {
+	pa := p.PreAgg
+	if (p.Kind == xpu.KindGpuPreAgg) != (pa != nil) {
+		t.Fatalf("kind %d with preagg %v", p.Kind, pa)
+	}
+	if pa == nil {
+		return
+	}
+	if pa.EntrySize%16 != 0 || pa.EntrySize < 16 || int(pa.EntrySize) > xpu.PreAggMaxEntry ||
+		len(pa.Keys) > xpu.PreAggMaxKeys || len(pa.Aggs) > xpu.PreAggMaxAggs {
+		t.Fatalf("accepted entry size %d with %d keys %d aggs", pa.EntrySize, len(pa.Keys), len(pa.Aggs))
+	}
+	used := make([]bool, pa.EntrySize)
+	claim := func(what string, off, n uint32) {
+		if off%16 != 0 || off < 16 || uint64(off)+uint64(n) > uint64(pa.EntrySize) {
+			t.Fatalf("%s at [%d, +%d) in a %d-byte entry", what, off, n, pa.EntrySize)
+		}
+		for i := off; i < off+n; i++ {
+			if used[i] {
+				t.Fatalf("%s at [%d, +%d) overlaps another slot", what, off, n)
+			}
+			used[i] = true
+		}
+	}
+	node := func(what string, n int32) xpu.Node {
+		if n < 0 || int(n) >= p.Root {
+			t.Fatalf("%s is node %d, root %d", what, n, p.Root)
+		}
+		return p.Nodes[n]
+	}
+	for _, k := range pa.Keys {
+		if node("key", k.Node).Restype != k.XType {
+			t.Fatalf("key %+v type", k)
+		}
+		claim("key", k.Offset, k.Width)
+	}
+	for _, a := range pa.Aggs {
+		if !a.Kind.Valid() || (a.Arg == -1) != (a.ArgType == xpu.TypeInvalid) || (a.Arg == -1 && a.Kind != xpu.AggCount) {
+			t.Fatalf("aggregate %+v", a)
+		}
+		if a.Arg != -1 && node("argument", a.Arg).Restype != a.ArgType {
+			t.Fatalf("aggregate %+v argument type", a)
+		}
+		if a.Filter != -1 && node("filter", a.Filter).Restype != xpu.TypeBool {
+			t.Fatalf("aggregate %+v filter", a)
+		}
+		claim("aggregate", a.Offset, uint32(a.Kind.Bytes()))
 	}
 }

@@ -3,12 +3,14 @@ package xpu
 // Program is a validated OpenSession payload.  Slices are copies: the
 // Program stays valid whatever happens to the message afterwards.
 type Program struct {
+	Kind     uint32 // KindGpuScan or KindGpuPreAgg
 	PlanID   uint64
 	Encoding uint32
 	Attrs    []Attr
 	Nodes    []Node
-	Consts   []byte // the constant pool
-	Root     int    // = len(Nodes)-1
+	Consts   []byte  // the constant pool
+	Root     int     // = len(Nodes)-1
+	PreAgg   *PreAgg // GpuPreAgg sessions only; nil for GpuScan
 }
 
 // Attr is XpuAttr.

@@ -15,8 +15,14 @@ func ParseSession(msg []byte) (*Program, error) {
 	if magic != ProgramMagic {
 		return nil, protoErr("xpu program: magic %#08x, want %#08x", magic, ProgramMagic)
 	}
-	if kind != KindGpuScan {
-		return nil, protoErr("xpu program: kind %d, want %d (GpuScan)", kind, KindGpuScan)
+	if kind != KindGpuScan && kind != KindGpuPreAgg {
+		return nil, protoErr("xpu program: kind %d, want %d (GpuScan) or %d (GpuPreAgg)", kind, KindGpuScan, KindGpuPreAgg)
+	}
+	if r := le.Uint32(msg[OffSessReserved:]); r != 0 {
+		return nil, protoErr("xpu program: reserved field is %d, must be 0", r)
+	}
+	if off := le.Uint32(msg[OffSessPreAggOffset:]); kind == KindGpuScan && off != 0 {
+		return nil, protoErr("xpu program: preagg_offset is %d in a GpuScan session, must be 0", off)
 	}
 	attrs := region{"attribute array", le.Uint32(msg[OffSessAttrsOffset:]), le.Uint32(msg[OffSessNAttrs:]), AttrSize, alignAttr}
 	nodes := region{"node array", le.Uint32(msg[OffSessNodesOffset:]), le.Uint32(msg[OffSessNNodes:]), NodeSize, alignNode}
@@ -41,6 +47,7 @@ func ParseSession(msg []byte) (*Program, error) {
 	}
 
 	p := &Program{
+		Kind:     kind,
 		PlanID:   le.Uint64(msg[OffSessPlanID:]),
 		Encoding: le.Uint32(msg[OffSessEncoding:]),
 		Consts:   append([]byte(nil), msg[consts.off:consts.end()]...),
@@ -61,6 +68,11 @@ func ParseSession(msg []byte) (*Program, error) {
 	}
 	if t := p.Nodes[root].Restype; t != TypeBool {
 		return nil, nodeErr(int(root), p.Nodes[root].Opcode, "the root qual returns %s, must return BOOL", t)
+	}
+	if kind == KindGpuPreAgg {
+		if p.PreAgg, err = parsePreAgg(msg, p, []region{attrs, nodes, args, consts}); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

@@ -40,7 +40,8 @@ type Builder struct {
 	Nodes       []RawNode
 	Args        []int32
 	Consts      []byte
-	Root        int // -1: the last node
+	Root        int        // -1: the last node
+	PreAgg      *RawPreAgg // GpuPreAgg: set by GroupBy and Aggregate
 }
 
 // New returns an empty GpuScan program builder.
@@ -154,6 +155,8 @@ func (b *Builder) ConstText(t xpu.Type, s string) int {
 // Layout is where Message put each array, from the message start.
 type Layout struct {
 	AttrsOffset, NodesOffset, ArgsOffset, ConstsOffset int
+	// GpuPreAgg only: the descriptor and its arrays, after the pool.
+	PreAggOffset, KeysOffset, AggsOffset int
 }
 
 // Message encodes the OpenSession message.
@@ -173,6 +176,12 @@ func (b *Builder) MessageLayout(requestID uint32) ([]byte, Layout) {
 	l.ArgsOffset = alignUp(l.NodesOffset+len(b.Nodes)*xpu.NodeSize, 8)
 	l.ConstsOffset = alignUp(l.ArgsOffset+4*len(b.Args), xpu.ConstAlign)
 	total := l.ConstsOffset + len(b.Consts)
+	if pa := b.PreAgg; pa != nil {
+		l.PreAggOffset = alignUp(total, 16)
+		l.KeysOffset = alignUp(l.PreAggOffset+xpu.PreAggDescSize, 16)
+		l.AggsOffset = alignUp(l.KeysOffset+len(pa.Keys)*xpu.GroupKeySize, 16)
+		total = l.AggsOffset + len(pa.Aggs)*xpu.AggDescSize
+	}
 	msg := protocol.NewMessage(protocol.TagOpenSession, requestID, total-protocol.HeaderSize)
 
 	root := b.Root
@@ -212,6 +221,9 @@ func (b *Builder) MessageLayout(requestID uint32) ([]byte, Layout) {
 		le.PutUint32(msg[l.ArgsOffset+4*i:], uint32(a))
 	}
 	copy(msg[l.ConstsOffset:], b.Consts)
+	if b.PreAgg != nil {
+		b.putPreAgg(msg, l)
+	}
 	return msg, l
 }
 
