@@ -9,6 +9,7 @@
 #include "pg_strom_xpu.h"
 #include "pg_strom_proto.h"
 #include "gpuscan.h"
+#include "gpupreagg.h"
 
 /*
  * extern "C" keeps the symbol unmangled for cuModuleGetGlobal, and gives the
