@@ -36,16 +36,24 @@ type command struct {
 	prog   *xpu.Program  // OpenSession
 	chunk  xpu.Chunk     // TaskExec
 	buf    *sharedBuffer // TaskExec whose pages are in a shared buffer
+	// preface: messages written before the reply, in the same locked
+	// write (a GpuPreAgg TaskFinal's groups).
+	preface [][]byte
 }
 
-func (c *clientConn) write(msg []byte) error {
+// write sends msgs back to back: no other reply comes between them.  Each
+// message gets its own deadline, so a long series of large messages is not
+// cut off while the client keeps reading.
+func (c *clientConn) write(msgs ...[]byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if err := c.f.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
-		return fmt.Errorf("set write deadline: %w", err)
-	}
-	if _, err := c.f.Write(msg); err != nil {
-		return fmt.Errorf("write reply: %w", err)
+	for _, msg := range msgs {
+		if err := c.f.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
+			return fmt.Errorf("set write deadline: %w", err)
+		}
+		if _, err := c.f.Write(msg); err != nil {
+			return fmt.Errorf("write reply: %w", err)
+		}
 	}
 	return nil
 }

@@ -28,6 +28,18 @@ type Prepared interface {
 	Close() error
 }
 
+// Finalizer is implemented by a Prepared whose TaskFinal returns data (a
+// GpuPreAgg session returns its groups).  A Prepared without it (GpuScan)
+// answers TaskFinal with a plain Success.
+type Finalizer interface {
+	// Final is called once, for a TaskFinal, after the session's last Exec
+	// has returned and before Close; it is not called when the session
+	// ends by a disconnect.  It returns whole reply messages carrying
+	// requestID (PGSTROM_MSG_PREAGG_GROUPS), written before the Success
+	// header; none is fine.  An error becomes the Error reply instead.
+	Final(requestID uint32) ([][]byte, error)
+}
+
 // Pages are the heap pages of one chunk in host memory: c.PagesLen() bytes,
 // inside the TaskExec message (inline chunk) or inside a shared buffer the
 // connection attached.  They are valid only during Exec.

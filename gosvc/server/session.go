@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -26,6 +27,13 @@ type session struct {
 	refs     int
 	released chan struct{} // closed once refs reached 0 and Close ran
 	closeErr error         // Prepared.Close's error, valid after released
+
+	// TaskFinal asks for Finalizer.Final with its request id; the last
+	// release runs it.  final and finalErr are valid after released.
+	finalID     uint32
+	finalWanted bool
+	final       [][]byte
+	finalErr    error
 }
 
 // newSession returns a session with refs references.
@@ -71,9 +79,36 @@ func (s *session) release() {
 	// setPrepared, so ready is closed here.
 	<-s.ready
 	if s.prepared != nil {
+		s.runFinal()
 		s.closeErr = s.prepared.Close()
 	}
 	close(s.released)
+}
+
+// requestFinal makes the last release call Final for TaskFinal requestID.
+func (s *session) requestFinal(requestID uint32) {
+	s.mu.Lock()
+	s.finalID, s.finalWanted = requestID, true
+	s.mu.Unlock()
+}
+
+// runFinal calls Final when TaskFinal asked for it.  A panic becomes the
+// error: the last release may run on any worker, outside the recovery of
+// the command that caused it, and Close must still run.
+func (s *session) runFinal() {
+	s.mu.Lock()
+	wanted, id := s.finalWanted, s.finalID
+	s.mu.Unlock()
+	f, ok := s.prepared.(Finalizer)
+	if !wanted || !ok {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.final, s.finalErr = nil, fmt.Errorf("internal error in the session's Final: %v", r)
+		}
+	}()
+	s.final, s.finalErr = f.Final(id)
 }
 
 // errSessionFailed answers tasks of a session whose Prepare failed.

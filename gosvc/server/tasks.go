@@ -71,14 +71,39 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 
 // taskFinal closes the session: it drops the connection's reference, which
 // the command carries, and answers once the session's running tasks are
-// done and its device memory is released.
+// done, Final (if the session has one) has run and its device memory is
+// released.  Final's messages go out before the Success header, in the same
+// write.
 func (s *Server) taskFinal(cmd *command) ([]byte, bool) {
 	id := cmd.header.RequestID
 	sess := cmd.sess
+	sess.requestFinal(id)
 	cmd.releaseSession()
 	<-sess.released
-	if sess.closeErr != nil {
-		return s.executorError(id, "task final", sess.closeErr)
+	if err := errors.Join(sess.finalErr, sess.closeErr); err != nil {
+		return s.executorError(id, "task final", err)
 	}
+	if err := checkFinalMessages(id, sess.final); err != nil {
+		s.log.Warn().Err(err).Uint32("request_id", id).Msg("task final")
+		return protocol.EncodeError(id, errorReply(protocol.ErrCodeInternal, err.Error())), true
+	}
+	cmd.preface = sess.final
 	return protocol.EncodeSuccess(id), true
+}
+
+// checkFinalMessages makes sure Final returned whole groups messages of
+// this request: the backend reads them as framed messages, so one bad
+// length would desynchronize the connection.
+func checkFinalMessages(id uint32, msgs [][]byte) error {
+	for i, m := range msgs {
+		h, err := protocol.DecodeHeader(m)
+		switch {
+		case err != nil:
+			return fmt.Errorf("task final: message %d of the executor's Final: %w", i, err)
+		case h.Tag != protocol.TagPreAggGroups || h.RequestID != id || uint64(h.Length) != uint64(len(m)):
+			return fmt.Errorf("task final: message %d of the executor's Final is %s for request %d, %d of %d bytes; want PreAggGroups for request %d",
+				i, h.Tag, h.RequestID, h.Length, len(m), id)
+		}
+	}
+	return nil
 }
