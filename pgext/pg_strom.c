@@ -16,6 +16,7 @@
 #include "miscadmin.h"
 
 #include "pg_strom.h"
+#include "gpupreagg.h"
 
 PG_MODULE_MAGIC;
 
@@ -36,4 +37,5 @@ _PG_init(void)
 	pgstrom_register_supervisor();
 	/* planner hook, custom scan methods, service client */
 	pgstrom_init_gpuscan();
+	pgstrom_init_gpupreagg();
 }

@@ -1,0 +1,748 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpupreagg_exec.c
+ *		Executor of GpuPreAgg.
+ *
+ * The node is a GpuScan underneath (gpuscan_*: chunks with MVCC resolved
+ * on the CPU, parallel block sharing, the service connection, in-flight
+ * flow control, the CPU path) with its own session builder and end of
+ * scan.  At the first call it runs the whole scan:
+ *	- the device accumulates the rows it can into its table for the
+ *	  plan_id; the rows it returns (all RECHECK), or on the CPU path every
+ *	  visible row, pass the device quals through ExecQual and are
+ *	  accumulated here, into a TupleHashTable whose entries carry an
+ *	  accumulator area in the device's layout (gpupreagg_accum_*);
+ *	- at the end, TaskFinal; the last participant of the plan_id gets the
+ *	  device's entries (PGSTROM_MSG_PREAGG_GROUPS) before the Success.
+ * Then it emits one partial-aggregate tuple per device entry and per CPU
+ * group.  The final Agg above combines them, so a group may come in
+ * several tuples.
+ *
+ * Once a chunk went to the device (here or, in a parallel plan, in any
+ * participant) the service's table holds rows nobody else has: losing the
+ * service then is an ERROR (gpuscan_use_cpu), never a fallback.  Before
+ * that the CPU fallback rules are GpuScan's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "common/hashfn.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/typcache.h"
+
+#include "codegen.h"
+#include "pg_strom.h"
+#include "gpupreagg_internal.h"
+
+#define SESSION_REQUEST_ID		1	/* as gpuscan_exec.c */
+
+static void gpupreagg_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gpupreagg_exec(CustomScanState *node);
+static void gpupreagg_end(CustomScanState *node);
+static void gpupreagg_rescan(CustomScanState *node);
+static void gpupreagg_reinitialize_dsm(CustomScanState *node,
+									   ParallelContext *pcxt, void *coordinate);
+
+CustomExecMethods gpupreagg_exec_methods = {
+	.CustomName = GPUPREAGG_NAME,
+	.BeginCustomScan = gpupreagg_begin,
+	.ExecCustomScan = gpupreagg_exec,
+	.EndCustomScan = gpupreagg_end,
+	.ReScanCustomScan = gpupreagg_rescan,
+	.EstimateDSMCustomScan = gpuscan_estimate_dsm,
+	.InitializeDSMCustomScan = gpuscan_initialize_dsm,
+	.ReInitializeDSMCustomScan = gpupreagg_reinitialize_dsm,
+	.InitializeWorkerCustomScan = gpuscan_initialize_worker,
+	.ShutdownCustomScan = gpuscan_shutdown,
+	.ExplainCustomScan = gpupreagg_explain,
+};
+
+Node *
+gpupreagg_create_state(CustomScan *cscan)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) newNode(sizeof(GpuPreAggState),
+													 T_CustomScanState);
+
+	pas->gss.css.flags = cscan->flags;
+	pas->gss.css.methods = &gpupreagg_exec_methods;
+	/* the scan tuple is virtual: keys and partial states */
+	return (Node *) pas;
+}
+
+/* ----------------------------------------------------------------
+ * session and end of scan, plugged into the GpuScan machinery
+ * ----------------------------------------------------------------
+ */
+static StringInfo
+gpupreagg_build_session(GpuScanState *gss)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) gss;
+	CustomScan *cscan = (CustomScan *) gss->css.ss.ps.plan;
+
+	return pgstrom_build_gpupreagg_session(pas->info,
+										   cscan->scan.scanrelid,
+										   gss->rel,
+										   gss->css.ss.ps.ps_ExprContext,
+										   gss->plan_id,
+										   SESSION_REQUEST_ID);
+}
+
+static void
+accept_groups(GpuPreAggState *pas, PgStromMsgHeader *msg)
+{
+	GpuScanState *gss = &pas->gss;
+	XpuPreAggGroups *g;
+	uint32		i;
+
+	if (msg->length < sizeof(PgStromMsgHeader) + sizeof(XpuPreAggGroups))
+		gpuscan_protocol_violation(gss, "truncated groups message");
+	g = (XpuPreAggGroups *) ((char *) msg + sizeof(PgStromMsgHeader));
+	if (g->entry_size != pas->layout.entry_size ||
+		(uint64) msg->length != sizeof(PgStromMsgHeader) +
+		sizeof(XpuPreAggGroups) + (uint64) g->nentries * g->entry_size)
+		gpuscan_protocol_violation(gss, "malformed groups message");
+	for (i = 0; i < g->nentries; i++)
+	{
+		XpuPreAggEntryHeader eh;
+
+		memcpy(&eh, (char *) g + sizeof(XpuPreAggGroups) +
+			   (Size) i * g->entry_size, sizeof(eh));
+		if ((eh.flags & XPU_PREAGG_ENTRY_VALID) == 0)
+			gpuscan_protocol_violation(gss, "a group entry that is not valid");
+	}
+	gss->counters.ngroups_gpu += g->nentries;
+	gss->counters.ngrowths = Max(gss->counters.ngrowths, (uint64) g->ngrowths);
+	pas->group_msgs = lappend(pas->group_msgs, msg);
+}
+
+/*
+ * TaskFinal, then the device's groups (if this is the plan_id's last
+ * session) and a Success.  Failures here lose the device's rows when it
+ * has any: gpuscan_use_cpu raises then.
+ */
+static void
+gpupreagg_finish_session(GpuScanState *gss)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) gss;
+	PgStromMsgHeader hdr;
+	char		errbuf[GPUSCAN_REASON_LEN];
+	uint32		request_id;
+
+	if (gss->conn == NULL)
+		return;
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.magic = PGSTROM_MSG_MAGIC;
+	hdr.tag = PGSTROM_MSG_TASK_FINAL;
+	hdr.length = sizeof(hdr);
+	hdr.request_id = request_id = gss->next_request_id++;
+	if (!pgstrom_gpu_send(gss->conn, &hdr, sizeof(hdr), errbuf, sizeof(errbuf)))
+	{
+		gpuscan_use_cpu(gss, errbuf);
+		return;
+	}
+	for (;;)
+	{
+		PgStromMsgHeader *msg = pgstrom_gpu_recv(gss->conn, errbuf,
+												 sizeof(errbuf));
+
+		if (msg == NULL)
+		{
+			gpuscan_use_cpu(gss, errbuf);
+			return;
+		}
+		if (msg->tag == PGSTROM_MSG_ERROR)
+		{
+			gpuscan_error_reply(gss, msg, "TaskFinal");
+			return;
+		}
+		if (msg->request_id != request_id)
+		{
+			pfree(msg);
+			gpuscan_protocol_violation(gss, "reply to an unknown request");
+		}
+		if (msg->tag == PGSTROM_MSG_PREAGG_GROUPS)
+			accept_groups(pas, msg);
+		else if (msg->tag == PGSTROM_MSG_SUCCESS)
+		{
+			pfree(msg);
+			break;
+		}
+		else
+		{
+			pfree(msg);
+			gpuscan_protocol_violation(gss, "unexpected reply to TaskFinal");
+		}
+	}
+	pgstrom_gpu_close(gss->conn);
+	gss->conn = NULL;
+}
+
+/* ----------------------------------------------------------------
+ * CPU accumulation
+ * ----------------------------------------------------------------
+ */
+static char *
+new_cpu_entry(GpuPreAggState *pas)
+{
+	char	   *entry = MemoryContextAllocZero(pas->table_cxt,
+											   pas->layout.entry_size);
+	int			j;
+
+	for (j = 0; j < pas->naggs; j++)
+		gpupreagg_accum_init(pas->aggs[j], entry + pas->layout.agg_offset[j]);
+	return entry;
+}
+
+/*
+ * One row that passed the device quals (econtext's scan tuple): its group,
+ * then each aggregate whose FILTER passes.  Evaluated in PostgreSQL's
+ * order (keys, then per aggregate the FILTER before the argument), so
+ * PostgreSQL's own errors come where they would.
+ */
+static void
+accumulate_row(GpuPreAggState *pas)
+{
+	ExprContext *econtext = pas->gss.css.ss.ps.ps_ExprContext;
+	char	   *entry;
+	int			i;
+
+	if (pas->nkeys == 0)
+	{
+		if (pas->plain_entry == NULL)
+			pas->plain_entry = new_cpu_entry(pas);
+		pas->plain_used = true;
+		entry = pas->plain_entry;
+	}
+	else
+	{
+		TupleTableSlot *kslot = pas->key_slot;
+		TupleHashEntry he;
+		bool		isnew;
+
+		ExecClearTuple(kslot);
+		for (i = 0; i < pas->nkeys; i++)
+			kslot->tts_values[i] = ExecEvalExprSwitchContext(pas->key_states[i],
+															 econtext,
+															 &kslot->tts_isnull[i]);
+		ExecStoreVirtualTuple(kslot);
+		he = LookupTupleHashEntry(pas->hashtable, kslot, &isnew, NULL);
+		if (isnew)
+		{
+			he->additional = new_cpu_entry(pas);
+			pas->gss.counters.ngroups_cpu++;
+		}
+		entry = he->additional;
+	}
+
+	for (i = 0; i < pas->naggs; i++)
+	{
+		Datum		value = (Datum) 0;
+		bool		isnull = false;
+
+		if (pas->filter_states[i])
+		{
+			Datum		f = ExecEvalExprSwitchContext(pas->filter_states[i],
+													  econtext, &isnull);
+
+			if (isnull || !DatumGetBool(f))
+				continue;
+			isnull = false;
+		}
+		if (pas->arg_states[i])
+			value = ExecEvalExprSwitchContext(pas->arg_states[i], econtext,
+											  &isnull);
+		gpupreagg_accum_add(pas->aggs[i], entry + pas->layout.agg_offset[i],
+							value, isnull);
+	}
+}
+
+static void
+run_scan(GpuPreAggState *pas)
+{
+	while (gpuscan_next_tuple(&pas->gss, pas->heap_slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		accumulate_row(pas);
+	}
+	if (pas->nkeys == 0 && pas->plain_used)
+		pas->gss.counters.ngroups_cpu++;
+	/* the groups counted above come after the scan's last publication */
+	gpuscan_publish_counters(&pas->gss);
+	pas->aggregated = true;
+	pas->emit_msg = list_head(pas->group_msgs);
+	pas->emit_entry = 0;
+}
+
+/* ----------------------------------------------------------------
+ * emission
+ * ----------------------------------------------------------------
+ */
+static TupleTableSlot *
+emit_entry(GpuPreAggState *pas, TupleTableSlot *slot, const char *entry,
+		   TupleTableSlot *keys_from)
+{
+	int			i;
+
+	ExecClearTuple(slot);
+	for (i = 0; i < pas->nkeys; i++)
+	{
+		if (keys_from)
+		{
+			slot->tts_values[i] = keys_from->tts_values[i];
+			slot->tts_isnull[i] = keys_from->tts_isnull[i];
+		}
+		else
+			slot->tts_values[i] =
+				gpupreagg_key_datum(pas->key_types[i], pas->layout.key_xtype[i],
+									entry + pas->layout.key_offset[i],
+									&slot->tts_isnull[i]);
+	}
+	for (i = 0; i < pas->naggs; i++)
+		slot->tts_values[pas->nkeys + i] =
+			gpupreagg_partial_state(pas->aggs[i],
+									entry + pas->layout.agg_offset[i],
+									&slot->tts_isnull[pas->nkeys + i]);
+	return ExecStoreVirtualTuple(slot);
+}
+
+static TupleTableSlot *
+gpupreagg_next(ScanState *node)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) node;
+	TupleTableSlot *slot = node->ss_ScanTupleSlot;
+	ExprContext *econtext = node->ps.ps_ExprContext;
+	MemoryContext oldcxt;
+	TupleTableSlot *result = NULL;
+
+	if (!pas->aggregated)
+		run_scan(pas);
+
+	/* values live in the per-tuple memory, which ExecScan resets */
+	ResetExprContext(econtext);
+	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+
+	/* the device's entries */
+	while (result == NULL && pas->emit_msg != NULL)
+	{
+		PgStromMsgHeader *msg = lfirst(pas->emit_msg);
+		XpuPreAggGroups *g = (XpuPreAggGroups *)
+			((char *) msg + sizeof(PgStromMsgHeader));
+
+		if (pas->emit_entry < g->nentries)
+		{
+			const char *entry = (char *) g + sizeof(XpuPreAggGroups) +
+				(Size) pas->emit_entry * g->entry_size;
+
+			pas->emit_entry++;
+			result = emit_entry(pas, slot, entry, NULL);
+		}
+		else
+		{
+			pas->emit_msg = lnext(pas->group_msgs, pas->emit_msg);
+			pas->emit_entry = 0;
+		}
+	}
+
+	/* then the CPU's groups */
+	if (result == NULL && !pas->emit_done)
+	{
+		if (pas->nkeys == 0)
+		{
+			if (pas->plain_used)
+				result = emit_entry(pas, slot, pas->plain_entry, NULL);
+			pas->emit_done = true;
+		}
+		else
+		{
+			TupleHashEntry he;
+
+			if (!pas->emit_cpu_started)
+			{
+				InitTupleHashIterator(pas->hashtable, &pas->emit_iter);
+				pas->emit_cpu_started = true;
+			}
+			he = ScanTupleHashTable(pas->hashtable, &pas->emit_iter);
+			if (he == NULL)
+				pas->emit_done = true;
+			else
+			{
+				ExecStoreMinimalTuple(he->firstTuple, pas->iter_slot, false);
+				slot_getallattrs(pas->iter_slot);
+				result = emit_entry(pas, slot, he->additional, pas->iter_slot);
+			}
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+	return result ? result : ExecClearTuple(slot);
+}
+
+static bool
+gpupreagg_recheck(ScanState *node, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+gpupreagg_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, gpupreagg_next, gpupreagg_recheck);
+}
+
+/* ----------------------------------------------------------------
+ * begin, end, rescan
+ * ----------------------------------------------------------------
+ */
+
+/* the one varno of the Vars in the expressions, 0 if none */
+static bool
+find_varno_walker(Node *node, Index *varno)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		Var		   *var = (Var *) node;
+
+		if (*varno != 0 && *varno != var->varno)
+			elog(ERROR, "GpuPreAgg: expressions over more than one relation");
+		*varno = var->varno;
+		return false;
+	}
+	return expression_tree_walker(node, find_varno_walker, (void *) varno);
+}
+
+/*
+ * custom_private is not touched by set_plan_refs: its Vars carry the
+ * planner's range table index, which differs from scanrelid when the
+ * query was a subquery flattened into a larger range table.
+ */
+static void
+fix_info_varnos(GpuPreAggInfo *info, Index scanrelid)
+{
+	Index		varno = 0;
+	ListCell   *lc;
+
+	find_varno_walker((Node *) info->dev_quals, &varno);
+	find_varno_walker((Node *) info->keys, &varno);
+	foreach(lc, info->aggs)
+	{
+		GpuPreAggAgg *agg = lfirst(lc);
+
+		find_varno_walker((Node *) agg->arg, &varno);
+		find_varno_walker((Node *) agg->filter, &varno);
+	}
+	fix_opfuncids((Node *) info->dev_quals);
+	fix_opfuncids((Node *) info->keys);
+	foreach(lc, info->aggs)
+	{
+		GpuPreAggAgg *agg = lfirst(lc);
+
+		fix_opfuncids((Node *) agg->arg);
+		fix_opfuncids((Node *) agg->filter);
+	}
+	if (varno == 0 || varno == scanrelid)
+		return;
+	ChangeVarNodes((Node *) info->dev_quals, varno, scanrelid, 0);
+	ChangeVarNodes((Node *) info->keys, varno, scanrelid, 0);
+	foreach(lc, info->aggs)
+	{
+		GpuPreAggAgg *agg = lfirst(lc);
+
+		ChangeVarNodes((Node *) agg->arg, varno, scanrelid, 0);
+		ChangeVarNodes((Node *) agg->filter, varno, scanrelid, 0);
+	}
+}
+
+static void
+build_cpu_table(GpuPreAggState *pas, EState *estate)
+{
+	PlanState  *ps = &pas->gss.css.ss.ps;
+	TupleDesc	kdesc;
+	AttrNumber *keycols;
+	Oid		   *eqops;
+	Oid		   *collations;
+	Oid		   *eqfuncs;
+	FmgrInfo   *hashfuncs;
+	long		nbuckets;
+	ListCell   *lc;
+	int			i = 0;
+
+	pas->table_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										   "GpuPreAgg CPU groups",
+										   ALLOCSET_DEFAULT_SIZES);
+	kdesc = ExecTypeFromExprList(pas->info->keys);
+	/* lookups take the keys in a virtual slot; the table hands back minimal tuples */
+	pas->key_slot = ExecInitExtraTupleSlot(estate, kdesc, &TTSOpsVirtual);
+	pas->iter_slot = ExecInitExtraTupleSlot(estate, kdesc, &TTSOpsMinimalTuple);
+	if (pas->nkeys == 0)
+		return;
+	keycols = palloc(sizeof(AttrNumber) * pas->nkeys);
+	eqops = palloc(sizeof(Oid) * pas->nkeys);
+	collations = palloc(sizeof(Oid) * pas->nkeys);
+	foreach(lc, pas->info->keys)
+	{
+		Node	   *key = lfirst(lc);
+		TypeCacheEntry *tce = lookup_type_cache(exprType(key), TYPECACHE_EQ_OPR);
+
+		if (!OidIsValid(tce->eq_opr))
+			elog(ERROR, "GpuPreAgg: no equality operator for type %u", exprType(key));
+		keycols[i] = i + 1;
+		eqops[i] = tce->eq_opr;
+		collations[i] = exprCollation(key);
+		i++;
+	}
+	execTuplesHashPrepare(pas->nkeys, eqops, &eqfuncs, &hashfuncs);
+	nbuckets = (long) Min(Max(pas->info->ngroups, 256.0), 1048576.0);
+	pas->hashtable = BuildTupleHashTableExt(ps, kdesc, pas->nkeys, keycols,
+											eqfuncs, hashfuncs, collations,
+											nbuckets, 0,
+											estate->es_query_cxt,
+											pas->table_cxt,
+											ps->ps_ExprContext->ecxt_per_tuple_memory,
+											false);
+}
+
+static void
+gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) node;
+	GpuScanState *gss = &pas->gss;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	PlanState  *ps = &node->ss.ps;
+	TupleDesc	reldesc;
+	const TupleTableSlotOps *save_ops;
+	TupleDesc	save_desc;
+	bool		save_fixed,
+				save_set;
+	ListCell   *lc;
+	int			i;
+
+	gpuscan_begin_common(gss, estate);
+	gss->build_session = gpupreagg_build_session;
+	gss->finish_session = gpupreagg_finish_session;
+	gss->device_aggregates = true;
+
+	pas->info = gpupreagg_info_from_list(copyObject(cscan->custom_private));
+	fix_info_varnos(pas->info, cscan->scan.scanrelid);
+	pas->nkeys = list_length(pas->info->keys);
+	pas->naggs = list_length(pas->info->aggs);
+	gpupreagg_compute_layout(pas->info, &pas->layout);
+
+	pas->key_types = palloc(sizeof(Oid) * Max(pas->nkeys, 1));
+	i = 0;
+	foreach(lc, pas->info->keys)
+		pas->key_types[i++] = exprType(lfirst(lc));
+	pas->aggs = palloc(sizeof(GpuPreAggAgg *) * Max(pas->naggs, 1));
+	i = 0;
+	foreach(lc, pas->info->aggs)
+		pas->aggs[i++] = lfirst(lc);
+
+	/* the relation's rows, as the heap tuples the GpuScan machinery forms */
+	reldesc = RelationGetDescr(gss->rel);
+	pas->heap_slot = ExecInitExtraTupleSlot(estate, reldesc, &TTSOpsHeapTuple);
+
+	/*
+	 * The node's scan slot is the virtual one of custom_scan_tlist; the
+	 * expressions below read the heap slot, so compile them for that (the
+	 * compiler drops the deforming step for a virtual scan slot).
+	 */
+	save_ops = ps->scanops;
+	save_desc = ps->scandesc;
+	save_fixed = ps->scanopsfixed;
+	save_set = ps->scanopsset;
+	ps->scanops = &TTSOpsHeapTuple;
+	ps->scandesc = reldesc;
+	ps->scanopsfixed = true;
+	ps->scanopsset = true;
+
+	gss->dev_quals = pas->info->dev_quals;
+	gss->dev_qual_state = ExecInitQual(gss->dev_quals, ps);
+	pas->key_states = palloc0(sizeof(ExprState *) * Max(pas->nkeys, 1));
+	i = 0;
+	foreach(lc, pas->info->keys)
+		pas->key_states[i++] = ExecInitExpr(lfirst(lc), ps);
+	pas->arg_states = palloc0(sizeof(ExprState *) * Max(pas->naggs, 1));
+	pas->filter_states = palloc0(sizeof(ExprState *) * Max(pas->naggs, 1));
+	for (i = 0; i < pas->naggs; i++)
+	{
+		if (pas->aggs[i]->arg)
+			pas->arg_states[i] = ExecInitExpr(pas->aggs[i]->arg, ps);
+		if (pas->aggs[i]->filter)
+			pas->filter_states[i] = ExecInitExpr(pas->aggs[i]->filter, ps);
+	}
+
+	ps->scanops = save_ops;
+	ps->scandesc = save_desc;
+	ps->scanopsfixed = save_fixed;
+	ps->scanopsset = save_set;
+
+	build_cpu_table(pas, estate);
+}
+
+static void
+reset_groups(GpuPreAggState *pas)
+{
+	ListCell   *lc;
+
+	foreach(lc, pas->group_msgs)
+		pfree(lfirst(lc));
+	list_free(pas->group_msgs);
+	pas->group_msgs = NIL;
+	if (pas->hashtable)
+		ResetTupleHashTable(pas->hashtable);
+	if (pas->key_slot)
+		ExecClearTuple(pas->key_slot);
+	if (pas->iter_slot)
+		ExecClearTuple(pas->iter_slot);
+	if (pas->table_cxt)
+		MemoryContextReset(pas->table_cxt);
+	pas->plain_entry = NULL;
+	pas->plain_used = false;
+	pas->aggregated = false;
+	pas->emit_msg = NULL;
+	pas->emit_entry = 0;
+	pas->emit_cpu_started = false;
+	pas->emit_done = false;
+}
+
+static void
+gpupreagg_end(CustomScanState *node)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) node;
+
+	if (pas->heap_slot)
+		ExecClearTuple(pas->heap_slot);
+	gpuscan_end(node);
+	reset_groups(pas);
+}
+
+/*
+ * Start over: a new session with a new plan_id, so that the service's
+ * table of the last run (if it still exists) is not joined.
+ */
+static void
+gpupreagg_rescan(CustomScanState *node)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) node;
+
+	if (pas->heap_slot)
+		ExecClearTuple(pas->heap_slot);
+	gpuscan_rescan(node);
+	reset_groups(pas);
+	pas->gss.chunk_sent = false;
+	pas->gss.plan_generation = ++pas->rescan_count;
+}
+
+static void
+gpupreagg_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate)
+{
+	GpuScanSharedState *shared = (GpuScanSharedState *) coordinate;
+
+	gpuscan_reinitialize_dsm(node, pcxt, coordinate);
+	/* the workers of the new run join a new device table */
+	SpinLockAcquire(&shared->mutex);
+	shared->plan_id = hash_combine64(shared->plan_id, (uint64) shared->plan_id + 1);
+	shared->device_used = false;
+	SpinLockRelease(&shared->mutex);
+}
+
+/* ----------------------------------------------------------------
+ * EXPLAIN
+ * ----------------------------------------------------------------
+ */
+void
+gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) node;
+	GpuScanState *gss = &pas->gss;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	bool		useprefix;
+	ListCell   *lc;
+	GpuScanCounters *c;
+	int			i;
+
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
+									   ancestors);
+	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	if (pas->info->dev_quals != NIL)
+		ExplainPropertyText("GPU Quals",
+							deparse_expression((Node *) make_ands_explicit(pas->info->dev_quals),
+											   context, useprefix, false),
+							es);
+	if (pas->nkeys > 0)
+	{
+		List	   *keys = NIL;
+
+		foreach(lc, pas->info->keys)
+			keys = lappend(keys, deparse_expression(lfirst(lc), context,
+													useprefix, false));
+		ExplainPropertyList("GPU Group Keys", keys, es);
+	}
+	if (pas->naggs > 0)
+	{
+		List	   *aggs = NIL;
+
+		i = 0;
+		foreach(lc, cscan->custom_scan_tlist)
+		{
+			TargetEntry *tle = lfirst_node(TargetEntry, lc);
+			Aggref	   *aggref;
+
+			if (i++ < pas->nkeys)
+				continue;
+			/* shown as the aggregate the query wrote, not "PARTIAL" */
+			aggref = copyObject(castNode(Aggref, tle->expr));
+			aggref->aggsplit = AGGSPLIT_SIMPLE;
+			aggs = lappend(aggs, deparse_expression((Node *) aggref, context,
+													useprefix, false));
+		}
+		ExplainPropertyList("GPU Aggregates", aggs, es);
+	}
+
+	if (!es->analyze)
+		return;
+	c = gss->have_totals ? &gss->totals : &gss->counters;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str,
+						 "Chunks: " UINT64_FORMAT "  Pages: " UINT64_FORMAT
+						 "  Rows In: " UINT64_FORMAT "  Recheck Rows: " UINT64_FORMAT
+						 "  GPU Groups: " UINT64_FORMAT "  CPU Groups: " UINT64_FORMAT
+						 "  Table Growths: " UINT64_FORMAT,
+						 c->nchunks, c->npages, c->nrows_in, c->nrecheck,
+						 c->ngroups_gpu, c->ngroups_cpu, c->ngrowths);
+		if (es->timing)
+			appendStringInfo(es->str, "  GPU Time: %.3f ms",
+							 (double) c->gpu_time_ns / 1000000.0);
+		appendStringInfoChar(es->str, '\n');
+	}
+	else
+	{
+		ExplainPropertyUInteger("Chunks", NULL, c->nchunks, es);
+		ExplainPropertyUInteger("Pages", NULL, c->npages, es);
+		ExplainPropertyUInteger("Rows In", NULL, c->nrows_in, es);
+		ExplainPropertyUInteger("Recheck Rows", NULL, c->nrecheck, es);
+		ExplainPropertyUInteger("GPU Groups", NULL, c->ngroups_gpu, es);
+		ExplainPropertyUInteger("CPU Groups", NULL, c->ngroups_cpu, es);
+		ExplainPropertyUInteger("Table Growths", NULL, c->ngrowths, es);
+		if (es->timing)
+			ExplainPropertyFloat("GPU Time", "ms",
+								 (double) c->gpu_time_ns / 1000000.0, 3, es);
+	}
+	if (gss->cpu_reason[0] != '\0')
+		ExplainPropertyText("CPU Path", gss->cpu_reason, es);
+}

@@ -1,0 +1,400 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpupreagg_path.c
+ *		Planner side of GpuPreAgg: create_upper_paths_hook.
+ *
+ * For UPPERREL_GROUP_AGG over a single plain heap base relation it offers
+ *		Finalize Agg (AGGSPLIT_FINAL_DESERIAL; hashed, or plain without keys)
+ *		  -> Gather -> Parallel Custom Scan (GpuPreAgg)
+ * and the same without the Gather, when
+ *	- pg_strom.enabled and pg_strom.enable_gpupreagg are on, and the GPU
+ *	  service is READY or pg_strom.regression_test_mode is on (as GpuScan);
+ *	- every restriction clause runs on the device (a host qual would have
+ *	  to be evaluated before aggregating, which the device cannot wait for);
+ *	- no grouping sets, no SRFs in the target list, every aggregate is one
+ *	  gpupreagg_classify_aggref() accepts, every grouping key is one
+ *	  gpupreagg_key_supported() accepts and hashes with its type's default
+ *	  equality, and any other column the target list or HAVING needs is a
+ *	  grouping key itself;
+ *	- the whole device program fits the kernel and the group entry fits
+ *	  XPU_PREAGG_MAX_ENTRY.
+ * HAVING stays with the final Agg.  DEBUG2 says why a query was refused.
+ *
+ * Costs: the GpuScan model for the scan (setup, pages, per-tuple device
+ * cost) with the device operators of quals, keys and arguments plus one
+ * per aggregate, all before the first row (startup), plus cpu_tuple_cost
+ * per group returned.  Regression test mode scales them down as GpuScan's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_class.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/prep.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_oper.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/spccache.h"
+#include "utils/typcache.h"
+
+#include "codegen.h"
+#include "pg_strom.h"
+#include "gpupreagg_internal.h"
+
+#define REGRESSION_COST_SCALE	1.0e-6
+
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
+#define NOT_OFFERED(...) \
+	do { \
+		ereport(DEBUG2, \
+				(errmsg_internal("GpuPreAgg not offered: " __VA_ARGS__))); \
+		return; \
+	} while (0)
+
+/* the Aggrefs and Vars below a target expression or HAVING */
+static bool
+collect_upper_items(Node *expr, List *keys, Index relid, List **aggrefs,
+					char **reason)
+{
+	List	   *items;
+	ListCell   *lc;
+
+	items = pull_var_clause(expr, PVC_INCLUDE_AGGREGATES |
+							PVC_INCLUDE_WINDOWFUNCS |
+							PVC_INCLUDE_PLACEHOLDERS);
+	foreach(lc, items)
+	{
+		Node	   *item = lfirst(lc);
+
+		if (IsA(item, Aggref))
+		{
+			if (!list_member(*aggrefs, item))
+				*aggrefs = lappend(*aggrefs, item);
+		}
+		else if (IsA(item, Var))
+		{
+			/* only a grouping key itself can come out of GpuPreAgg */
+			if (!list_member(keys, item))
+			{
+				*reason = "a column outside the grouping keys is needed above the aggregation";
+				return false;
+			}
+		}
+		else
+		{
+			*reason = "window function or placeholder above the aggregation";
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
+			   GpuPreAggInfo *info, List *dev_rinfos, int parallel_workers)
+{
+	double		spc_seq_page_cost;
+	double		ntuples = baserel->tuples;
+	QualCost	qcost;
+	double		dev_ops;
+	Cost		startup_cost;
+	Cost		disk_cost;
+	Cost		dev_cost;
+	Cost		out_cost;
+	ListCell   *lc;
+
+	get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
+	disk_cost = spc_seq_page_cost * baserel->pages;
+
+	/* cost_qual_eval counts operators in cpu_operator_cost */
+	cost_qual_eval(&qcost, dev_rinfos, root);
+	dev_ops = qcost.per_tuple;
+	foreach(lc, info->keys)
+	{
+		cost_qual_eval_node(&qcost, lfirst(lc), root);
+		dev_ops += qcost.per_tuple;
+	}
+	foreach(lc, info->aggs)
+	{
+		GpuPreAggAgg *agg = lfirst(lc);
+
+		if (agg->arg)
+		{
+			cost_qual_eval_node(&qcost, (Node *) agg->arg, root);
+			dev_ops += qcost.per_tuple;
+		}
+		if (agg->filter)
+		{
+			cost_qual_eval_node(&qcost, (Node *) agg->filter, root);
+			dev_ops += qcost.per_tuple;
+		}
+	}
+	dev_ops = (cpu_operator_cost > 0.0 ? dev_ops / cpu_operator_cost : 0.0);
+	dev_ops += list_length(info->aggs) + 1;		/* accumulate, find the group */
+
+	dev_cost = ntuples * (pgstrom_gpu_tuple_cost +
+						  pgstrom_gpu_operator_cost * dev_ops);
+	if (parallel_workers > 0)
+		dev_cost /= gpuscan_parallel_divisor(parallel_workers);
+	out_cost = info->ngroups * cpu_tuple_cost;
+	startup_cost = pgstrom_gpu_setup_cost + disk_cost + dev_cost;
+
+	if (pgstrom_regression_test_mode)
+	{
+		startup_cost *= REGRESSION_COST_SCALE;
+		out_cost *= REGRESSION_COST_SCALE;
+	}
+	path->rows = info->ngroups;
+	path->startup_cost = startup_cost;
+	path->total_cost = startup_cost + out_cost;
+}
+
+static CustomPath *
+gpupreagg_create_path(PlannerInfo *root, RelOptInfo *baserel,
+					  PathTarget *partial_target, GpuPreAggInfo *info,
+					  List *partial_aggs, List *dev_rinfos,
+					  bool parallel_safe, int parallel_workers)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = baserel;
+	cpath->path.pathtarget = partial_target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = (parallel_workers > 0);
+	cpath->path.parallel_safe = parallel_safe;
+	cpath->path.parallel_workers = parallel_workers;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_paths = NIL;
+	cpath->custom_private = list_make2(gpupreagg_info_to_list(info),
+									   partial_aggs);
+	cpath->methods = &gpupreagg_path_methods;
+	gpupreagg_cost(root, baserel, &cpath->path, info, dev_rinfos,
+				   parallel_workers);
+	return cpath;
+}
+
+static void
+gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+					RelOptInfo *grouped_rel, GroupPathExtraData *extra)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	Index		relid = input_rel->relid;
+	GpuPreAggInfo *info;
+	PathTarget *grouped_target = grouped_rel->reltarget;
+	PathTarget *partial_target;
+	List	   *aggrefs = NIL;
+	List	   *partial_aggs = NIL;
+	List	   *dev_rinfos = NIL;
+	List	   *group_exprs;
+	AggClauseCosts agg_final_costs;
+	AggStrategy strategy;
+	double		dNumGroups;
+	char	   *reason = NULL;
+	ListCell   *lc;
+	int			i;
+
+	if (extra->patype != PARTITIONWISE_AGGREGATE_NONE)
+		NOT_OFFERED("partitionwise aggregate");
+	if (parse->groupingSets != NIL)
+		NOT_OFFERED("grouping sets");
+	if (parse->hasTargetSRFs)
+		NOT_OFFERED("set-returning function in the target list");
+	if (root->hasNonPartialAggs || root->hasNonSerialAggs)
+		NOT_OFFERED("an aggregate cannot be split");
+	if (input_rel->reloptkind != RELOPT_BASEREL ||
+		input_rel->rtekind != RTE_RELATION ||
+		input_rel->lateral_relids != NULL)
+		NOT_OFFERED("input is not a single base relation");
+	rte = root->simple_rte_array[relid];
+	if (rte->rtekind != RTE_RELATION || rte->inh ||
+		rte->tablesample != NULL || rte->securityQuals != NIL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		NOT_OFFERED("not a plain table scan");
+	if (!gpuscan_relation_is_plain_heap(rte))
+		NOT_OFFERED("not a heap table");
+
+	foreach(lc, input_rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->security_level != 0 || rinfo->pseudoconstant)
+			NOT_OFFERED("security or pseudoconstant qual");
+		if (!pgstrom_codegen_qual_supported(rinfo->clause, relid))
+			NOT_OFFERED("a WHERE clause cannot run on the device");
+		dev_rinfos = lappend(dev_rinfos, rinfo);
+	}
+
+	info = palloc0(sizeof(GpuPreAggInfo));
+	info->dev_quals = extract_actual_clauses(dev_rinfos, false);
+
+	/* grouping keys, in groupClause order, with their sortgrouprefs */
+	partial_target = create_empty_pathtarget();
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Expr	   *key = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
+		TypeCacheEntry *tce;
+
+		if (!sgc->hashable)
+			NOT_OFFERED("grouping key is not hashable");
+		tce = lookup_type_cache(exprType((Node *) key), TYPECACHE_EQ_OPR);
+		if (sgc->eqop != tce->eq_opr)
+			NOT_OFFERED("grouping key with a non-default equality");
+		if (!gpupreagg_key_supported(key, relid, &reason))
+			NOT_OFFERED("%s", reason);
+		info->keys = lappend(info->keys, key);
+		add_column_to_pathtarget(partial_target, key, sgc->tleSortGroupRef);
+	}
+	if (list_length(info->keys) > XPU_PREAGG_MAX_KEYS)
+		NOT_OFFERED("too many grouping keys");
+
+	/* what the target list and HAVING need from below the final Agg */
+	i = 0;
+	foreach(lc, grouped_target->exprs)
+	{
+		Expr	   *expr = lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(grouped_target, i);
+
+		i++;
+		if (sgref && get_sortgroupref_clause_noerr(sgref, parse->groupClause))
+			continue;			/* a grouping key */
+		if (!collect_upper_items((Node *) expr, info->keys, relid, &aggrefs,
+								 &reason))
+			NOT_OFFERED("%s", reason);
+	}
+	if (extra->havingQual &&
+		!collect_upper_items(extra->havingQual, info->keys, relid, &aggrefs,
+							 &reason))
+		NOT_OFFERED("%s", reason);
+	if (list_length(aggrefs) > XPU_PREAGG_MAX_AGGS)
+		NOT_OFFERED("too many aggregates");
+
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst(lc);
+		Aggref	   *partial;
+		GpuPreAggAgg *agg = palloc0(sizeof(GpuPreAggAgg));
+
+		if (!gpupreagg_classify_aggref(aggref, relid, agg, &reason))
+			NOT_OFFERED("%s", reason);
+		info->aggs = lappend(info->aggs, agg);
+
+		/* as make_partial_grouping_target(): what the final Agg looks for */
+		partial = copyObject(aggref);
+		mark_partial_aggref(partial, AGGSPLIT_INITIAL_SERIAL);
+		partial_aggs = lappend(partial_aggs, partial);
+		add_new_column_to_pathtarget(partial_target, (Expr *) partial);
+	}
+	if (list_length(partial_target->exprs) !=
+		list_length(info->keys) + list_length(info->aggs))
+		NOT_OFFERED("duplicate columns in the partial target");
+	if (gpupreagg_entry_size_bound(info) > XPU_PREAGG_MAX_ENTRY)
+		NOT_OFFERED("group entry may exceed %d bytes", XPU_PREAGG_MAX_ENTRY);
+	if (!gpupreagg_codegen_check(info, relid, &reason))
+		NOT_OFFERED("%s", reason);
+	partial_target = set_pathtarget_cost_width(root, partial_target);
+
+	/* the number of groups, as get_number_of_groups() for plain GROUP BY */
+	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
+	if (group_exprs != NIL)
+	{
+		if (!grouping_is_hashable(parse->groupClause))
+			NOT_OFFERED("grouping is not hashable");
+		dNumGroups = estimate_num_groups(root, group_exprs, input_rel->rows,
+										 NULL, NULL);
+		strategy = AGG_HASHED;
+	}
+	else
+	{
+		dNumGroups = 1.0;
+		strategy = AGG_PLAIN;
+	}
+	info->ngroups = dNumGroups;
+
+	MemSet(&agg_final_costs, 0, sizeof(AggClauseCosts));
+	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &agg_final_costs);
+
+	/* without Gather */
+	{
+		CustomPath *cpath;
+
+		cpath = gpupreagg_create_path(root, input_rel, partial_target, info,
+									  partial_aggs, dev_rinfos,
+									  grouped_rel->consider_parallel, 0);
+		add_path(grouped_rel,
+				 (Path *) create_agg_path(root, grouped_rel, &cpath->path,
+										  grouped_target, strategy,
+										  AGGSPLIT_FINAL_DESERIAL,
+										  parse->groupClause,
+										  (List *) extra->havingQual,
+										  &agg_final_costs, dNumGroups));
+	}
+
+	/* parallel: every participant scans its blocks into one device table */
+	if (input_rel->consider_parallel && grouped_rel->consider_parallel &&
+		max_parallel_workers_per_gather > 0)
+	{
+		int			parallel_workers;
+
+		parallel_workers = compute_parallel_worker(input_rel, input_rel->pages,
+												   -1, max_parallel_workers_per_gather);
+		if (parallel_workers > 0)
+		{
+			CustomPath *cpath;
+			Path	   *gather;
+
+			cpath = gpupreagg_create_path(root, input_rel, partial_target,
+										  info, partial_aggs, dev_rinfos,
+										  true, parallel_workers);
+			gather = (Path *) create_gather_path(root, grouped_rel,
+												 &cpath->path, partial_target,
+												 NULL, &dNumGroups);
+			add_path(grouped_rel,
+					 (Path *) create_agg_path(root, grouped_rel, gather,
+											  grouped_target, strategy,
+											  AGGSPLIT_FINAL_DESERIAL,
+											  parse->groupClause,
+											  (List *) extra->havingQual,
+											  &agg_final_costs, dNumGroups));
+		}
+	}
+}
+
+static void
+gpupreagg_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+							 RelOptInfo *input_rel, RelOptInfo *output_rel,
+							 void *extra)
+{
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage != UPPERREL_GROUP_AGG || extra == NULL)
+		return;
+	if (!pgstrom_enabled || !pgstrom_enable_gpupreagg)
+		return;
+	if (!pgstrom_regression_test_mode && !gpuscan_service_ready())
+		return;
+	gpupreagg_add_paths(root, input_rel, output_rel,
+						(GroupPathExtraData *) extra);
+}
+
+void
+pgstrom_init_gpupreagg(void)
+{
+	pgstrom_init_gpupreagg_plan();
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = gpupreagg_create_upper_paths;
+}

@@ -1,0 +1,159 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpupreagg_plan.c
+ *		GpuPreAgg: from CustomPath to CustomScan, the plan's private list,
+ *		and the method tables.
+ *
+ * The CustomScan scans the base relation (scanrelid) and produces partial
+ * aggregates: custom_scan_tlist is the grouping keys, then one partial
+ * Aggref (AGGSPLIT_INITIAL_SERIAL) per aggregate, and the targetlist refers
+ * to them (INDEX_VAR after set_plan_refs).  The device quals and the
+ * expressions the executor needs live in custom_private, which
+ * set_plan_refs leaves alone: custom_exprs would be resolved against
+ * custom_scan_tlist, where the relation's columns are not.  The executor
+ * renumbers their Vars to the final scanrelid (a subquery's range table
+ * is offset when it is flattened into the plan).
+ *
+ * custom_private (gpupreagg_info_to_list):
+ *	list_make4(dev_quals, keys, aggs, Float ngroups), each agg a List
+ *	(Integer aggfnoid, Integer kind, Integer form, Integer argtype,
+ *	 arg or NULL, filter or NULL).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/restrictinfo.h"
+
+#include "pg_strom.h"
+#include "gpupreagg_internal.h"
+
+static Plan *gpupreagg_plan_path(PlannerInfo *root, RelOptInfo *rel,
+								 CustomPath *best_path, List *tlist,
+								 List *clauses, List *custom_plans);
+
+CustomPathMethods gpupreagg_path_methods = {
+	.CustomName = GPUPREAGG_NAME,
+	.PlanCustomPath = gpupreagg_plan_path,
+};
+
+CustomScanMethods gpupreagg_plan_methods = {
+	.CustomName = GPUPREAGG_NAME,
+	.CreateCustomScanState = gpupreagg_create_state,
+};
+
+List *
+gpupreagg_info_to_list(const GpuPreAggInfo *info)
+{
+	List	   *aggs = NIL;
+	ListCell   *lc;
+
+	foreach(lc, info->aggs)
+	{
+		GpuPreAggAgg *agg = lfirst(lc);
+
+		List	   *l;
+
+		/* Oids above INT_MAX wrap through int and back unchanged */
+		l = list_make4(makeInteger((int) agg->aggfnoid),
+					   makeInteger((int) agg->kind),
+					   makeInteger((int) agg->form),
+					   makeInteger((int) agg->argtype));
+		l = lappend(l, agg->arg);
+		l = lappend(l, agg->filter);
+		aggs = lappend(aggs, l);
+	}
+	return list_make4(info->dev_quals, info->keys, aggs,
+					  makeFloat(psprintf("%.0f", info->ngroups)));
+}
+
+GpuPreAggInfo *
+gpupreagg_info_from_list(List *private)
+{
+	GpuPreAggInfo *info = palloc0(sizeof(GpuPreAggInfo));
+	ListCell   *lc;
+
+	if (list_length(private) != 4)
+		elog(ERROR, "GpuPreAgg: malformed custom_private");
+	info->dev_quals = linitial(private);
+	info->keys = lsecond(private);
+	foreach(lc, (List *) lthird(private))
+	{
+		List	   *l = lfirst(lc);
+		GpuPreAggAgg *agg = palloc0(sizeof(GpuPreAggAgg));
+
+		if (list_length(l) != 6)
+			elog(ERROR, "GpuPreAgg: malformed aggregate in custom_private");
+		agg->aggfnoid = (Oid) intVal(linitial(l));
+		agg->kind = (XpuAggKind) intVal(lsecond(l));
+		agg->form = (GpuPreAggStateForm) intVal(lthird(l));
+		agg->argtype = (Oid) intVal(lfourth(l));
+		agg->arg = (Expr *) list_nth(l, 4);
+		agg->filter = (Expr *) list_nth(l, 5);
+		info->aggs = lappend(info->aggs, agg);
+	}
+	info->ngroups = floatVal(lfourth(private));
+	return info;
+}
+
+/*
+ * custom_private of the path: list_make3(GpuPreAggInfo without dev_quals
+ * (as a list), the partial Aggrefs, the keys' sortgrouprefs).  clauses are
+ * the relation's restriction clauses, all of them device quals (the path
+ * is offered only then), ordered by order_qual_clauses() so that the CPU
+ * evaluates them in PostgreSQL's order.
+ */
+static Plan *
+gpupreagg_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	GpuPreAggInfo *info;
+	List	   *partial_aggs = lsecond(best_path->custom_private);
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+	AttrNumber	resno = 1;
+
+	Assert(rel->relid > 0 && rel->rtekind == RTE_RELATION);
+	info = gpupreagg_info_from_list(linitial(best_path->custom_private));
+	foreach(lc, clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->pseudoconstant)
+			elog(ERROR, "GpuPreAgg: unexpected pseudoconstant qual");
+	}
+	info->dev_quals = extract_actual_clauses(clauses, false);
+
+	foreach(lc, info->keys)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst(lc)), resno++,
+											 NULL, false));
+	foreach(lc, partial_aggs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst(lc)), resno++,
+											 NULL, false));
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = rel->relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = gpupreagg_info_to_list(info);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = NULL;
+	cscan->methods = &gpupreagg_plan_methods;
+
+	return &cscan->scan.plan;
+}
+
+void
+pgstrom_init_gpupreagg_plan(void)
+{
+	RegisterCustomScanMethods(&gpupreagg_plan_methods);
+}
