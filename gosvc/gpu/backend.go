@@ -25,9 +25,10 @@ func NewBackend() *Backend {
 	return &Backend{devices: make(map[int]*Device), modules: make(map[int]*Module)}
 }
 
-// Executor returns the GpuScan executor of an open device whose kernels
-// module is loaded; it takes device memory from pool.  If the module lacks
-// the GpuScan kernel, the executor is still returned and its Prepare fails.
+// Executor returns the executor of an open device whose kernels module is
+// loaded; it takes device memory from pool.  If the module lacks a kernel,
+// the executor is still returned and Prepare fails for the sessions that
+// need it.
 func (b *Backend) Executor(index int, pool *mempool.Pool) (server.Executor, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -42,8 +43,7 @@ func (b *Backend) Executor(index int, pool *mempool.Pool) (server.Executor, erro
 	if pool == nil {
 		return nil, fmt.Errorf("device %d: executor without a memory pool", index)
 	}
-	fn, fnErr := m.GpuScan()
-	e := newExecutor(d, pool, fn, fnErr)
+	e := newExecutor(d, pool, m.kernels)
 	b.executors = append(b.executors, e)
 	return e, nil
 }

@@ -14,20 +14,26 @@ import (
 )
 
 // chunkLayout places one task's buffers in a single pool chunk: the
-// counters, the items array (nblocks * XPU_MAX_TUPLES_PER_PAGE entries) and
-// the pages, each 256-byte aligned.
+// counters, the items array (nblocks * XPU_MAX_TUPLES_PER_PAGE entries),
+// the pages and, for GpuPreAgg, the retry list (as many entries as items),
+// each 256-byte aligned.
 type chunkLayout struct {
-	itemsOff, pagesOff, total uint64
+	itemsOff, pagesOff, retryOff, total uint64
 }
 
 const devAlign = 256
 
 func alignDev(n uint64) uint64 { return (n + devAlign - 1) / devAlign * devAlign }
 
-func layoutFor(c xpu.Chunk) chunkLayout {
+func layoutFor(c xpu.Chunk, retry bool) chunkLayout {
 	itemsOff := alignDev(uint64(xpu.NumCounters) * 4)
 	pagesOff := itemsOff + alignDev(uint64(c.ItemsCapacity())*4)
-	return chunkLayout{itemsOff: itemsOff, pagesOff: pagesOff, total: pagesOff + uint64(c.PagesLen())}
+	l := chunkLayout{itemsOff: itemsOff, pagesOff: pagesOff, total: pagesOff + uint64(c.PagesLen())}
+	if retry {
+		l.retryOff = alignDev(l.total)
+		l.total = l.retryOff + uint64(c.ItemsCapacity())*4
+	}
+	return l
 }
 
 // stagePiece is how much of the pages is copied into pinned memory before
@@ -40,11 +46,20 @@ const stagePiece = 4 << 20
 // are; others are staged through the lane's pinned buffer.  GpuTimeNs is
 // the wall time of the copies and the kernel.
 func (s *session) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
-	e := s.ex
+	return s.ex.runTask(s, c, pages, false, func(t *task) error {
+		t.kernel = xpu.KernelGpuScan
+		return s.ex.dev.Do(t.run)
+	})
+}
+
+// runTask gives one chunk its device memory and a lane, and calls run with
+// the task; the result is built from what run left in the task's counters
+// and items.  GpuTimeNs is the wall time of run.
+func (e *Executor) runTask(s *session, c xpu.Chunk, pages server.Pages, retry bool, run func(t *task) error) (xpu.ChunkResult, []uint32, error) {
 	if len(pages.Bytes) != c.PagesLen() {
 		return xpu.ChunkResult{}, nil, fmt.Errorf("chunk %d: %d bytes of pages for %d blocks", c.ChunkID, len(pages.Bytes), c.NBlocks)
 	}
-	lay := layoutFor(c)
+	lay := layoutFor(c, retry)
 	mem, err := e.alloc(lay.total, fmt.Sprintf("chunk %d", c.ChunkID))
 	if err != nil {
 		return xpu.ChunkResult{}, nil, err
@@ -59,7 +74,7 @@ func (s *session) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint
 	}
 	t := task{sess: s, lane: l, base: cu.DevicePtr(mem.Ptr), lay: lay, chunk: c, pages: pages.Bytes, pinned: pages.Pinned}
 	start := time.Now()
-	err = e.dev.Do(t.run)
+	err = run(&t)
 	elapsed := time.Since(start)
 	e.putLane(l)
 	if ferr := e.pool.Free(mem); ferr != nil {
@@ -85,7 +100,8 @@ type task struct {
 	lay      chunkLayout
 	chunk    xpu.Chunk
 	pages    []byte
-	pinned   bool // pages are registered host memory: DMA them directly
+	pinned   bool   // pages are registered host memory: DMA them directly
+	kernel   string // the kernel's name, for errors
 	counters [xpu.NumCounters]uint32
 	items    []uint32
 }
@@ -98,14 +114,33 @@ func (t *task) run() error {
 		return errors.Join(err, st.Synchronize())
 	}
 	if err := st.Synchronize(); err != nil {
-		return fmt.Errorf("GpuScan kernel: cuStreamSynchronize: %w", err)
+		return fmt.Errorf("%s: cuStreamSynchronize: %w", t.kernel, err)
 	}
 	return t.collect()
 }
 
-// enqueue queues the pages' upload, the counters' reset, the kernel and the
-// counters' download on the lane's stream.
+// enqueue queues the pages' upload, the counters' reset, the GpuScan kernel
+// and the counters' download on the lane's stream.
 func (t *task) enqueue() error {
+	if err := t.uploadPages(); err != nil {
+		return err
+	}
+	// cu.Function.Launch copies 8 bytes from every argument pointer, so
+	// the uint32 nblocks travels in a uint64 (little-endian: its low half).
+	sessPtr := cu.DevicePtr(t.sess.mem.Ptr)
+	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
+	itemsPtr := t.base + cu.DevicePtr(t.lay.itemsOff)
+	counters := t.base
+	nblocks := uint64(t.chunk.NBlocks)
+	args := []unsafe.Pointer{
+		unsafe.Pointer(&sessPtr), unsafe.Pointer(&pagesDev), unsafe.Pointer(&nblocks),
+		unsafe.Pointer(&itemsPtr), unsafe.Pointer(&counters),
+	}
+	return t.launch(t.sess.ex.kern.scan, int(t.chunk.NBlocks), args)
+}
+
+// uploadPages queues the copy of the chunk's pages to the device.
+func (t *task) uploadPages() error {
 	st, host := t.lane.stream, t.lane.host
 	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
 	if t.pinned {
@@ -125,21 +160,18 @@ func (t *task) enqueue() error {
 			return fmt.Errorf("upload pages: cuMemcpyHtoDAsync: %w", err)
 		}
 	}
+	return nil
+}
+
+// launch queues the counters' reset, the kernel (grid blocks of
+// XPU_GPUSCAN_THREADS) and the counters' download.
+func (t *task) launch(fn cu.Function, grid int, args []unsafe.Pointer) error {
+	st := t.lane.stream
 	if err := cu.MemsetD32Async(t.base, 0, int64(xpu.NumCounters), st); err != nil {
 		return fmt.Errorf("zero counters: cuMemsetD32Async: %w", err)
 	}
-	// cu.Function.Launch copies 8 bytes from every argument pointer, so
-	// the uint32 nblocks travels in a uint64 (little-endian: its low half).
-	sessPtr := cu.DevicePtr(t.sess.mem.Ptr)
-	itemsPtr := t.base + cu.DevicePtr(t.lay.itemsOff)
-	counters := t.base
-	nblocks := uint64(t.chunk.NBlocks)
-	args := []unsafe.Pointer{
-		unsafe.Pointer(&sessPtr), unsafe.Pointer(&pagesDev), unsafe.Pointer(&nblocks),
-		unsafe.Pointer(&itemsPtr), unsafe.Pointer(&counters),
-	}
-	if err := t.sess.ex.fn.Launch(int(t.chunk.NBlocks), 1, 1, xpu.GpuScanThreads, 1, 1, 0, st, args); err != nil {
-		return fmt.Errorf("launch %s: %w", xpu.KernelGpuScan, err)
+	if err := fn.Launch(grid, 1, 1, xpu.GpuScanThreads, 1, 1, 0, st, args); err != nil {
+		return fmt.Errorf("launch %s: %w", t.kernel, err)
 	}
 	return t.download(t.base, xpu.NumCounters, t.counters[:], 0)
 }
@@ -179,7 +211,7 @@ func (t *task) collect() error {
 	}
 	n := int(t.counters[xpu.CounterNItems])
 	if n > t.chunk.ItemsCapacity() {
-		return fmt.Errorf("%s reported %d items, more than the %d it may write", xpu.KernelGpuScan, n, t.chunk.ItemsCapacity())
+		return fmt.Errorf("%s reported %d items, more than the %d it may write", t.kernel, n, t.chunk.ItemsCapacity())
 	}
 	t.items = make([]uint32, n)
 	if n == 0 {

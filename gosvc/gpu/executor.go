@@ -10,17 +10,21 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// Executor runs GpuScan sessions on one device; it implements
-// server.Executor.
+// Executor runs GpuScan and GpuPreAgg sessions on one device; it
+// implements server.Executor.
 type Executor struct {
-	dev   *Device
-	pool  *mempool.Pool
-	fn    cu.Function
-	fnErr error
+	dev    *Device
+	pool   *mempool.Pool
+	kern   kernels
+	tables *querybuf.Table // GpuPreAgg tables, keyed by (plan_id, device)
+	// preaggSlots is the slot count of a new GpuPreAgg table (before the
+	// memory cap of initialSlots); tests lower it to force growth.
+	preaggSlots uint32
 
 	mu     sync.Mutex
 	lanes  []*lane // every lane made, for Close
@@ -37,8 +41,8 @@ var (
 // Device.PinHost.
 func (e *Executor) PinHost(mem []byte) (func() error, error) { return e.dev.PinHost(mem) }
 
-func newExecutor(d *Device, pool *mempool.Pool, fn cu.Function, fnErr error) *Executor {
-	return &Executor{dev: d, pool: pool, fn: fn, fnErr: fnErr}
+func newExecutor(d *Device, pool *mempool.Pool, k kernels) *Executor {
+	return &Executor{dev: d, pool: pool, kern: k, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots}
 }
 
 // Pool exhaustion is often momentary (other tasks finish and free their
@@ -67,11 +71,20 @@ func (e *Executor) alloc(size uint64, what string) (mempool.Chunk, error) {
 }
 
 // Prepare uploads the whole OpenSession message to device memory: the
-// kernel reads the program from there.
+// kernel reads the program from there.  A GpuPreAgg session also joins
+// the device hash table of its plan.
 func (e *Executor) Prepare(msg []byte, p *xpu.Program) (server.Prepared, error) {
-	if e.fnErr != nil {
-		return nil, fmt.Errorf("the kernels module cannot run GpuScan: %w", e.fnErr)
+	if p.Kind == xpu.KindGpuPreAgg {
+		return e.preparePreAgg(msg, p)
 	}
+	if e.kern.scanErr != nil {
+		return nil, fmt.Errorf("the kernels module cannot run GpuScan: %w", e.kern.scanErr)
+	}
+	return e.upload(msg, p)
+}
+
+// upload copies the OpenSession message to device memory.
+func (e *Executor) upload(msg []byte, p *xpu.Program) (*session, error) {
 	mem, err := e.alloc(uint64(len(msg)), "session program")
 	if err != nil {
 		return nil, err

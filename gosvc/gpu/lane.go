@@ -88,3 +88,12 @@ func (l *lane) destroy(d *Device) error {
 	errs = append(errs, d.Do(func() error { return l.stream.Destroy() }))
 	return errors.Join(errs...)
 }
+
+// pinned is the first n bytes of the lane's staging area (after the
+// counters' area), or nil when the lane has no pinned buffer that large.
+func (l *lane) pinned(n int) []byte {
+	if l.host == nil || len(l.host.Bytes()) < stageCounters+n {
+		return nil
+	}
+	return l.host.Bytes()[stageCounters : stageCounters+n]
+}

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -22,11 +23,20 @@ const maxCatalogBytes = 1 << 20
 
 // Module is the kernels module loaded on one device.
 type Module struct {
-	dev        *Device
-	mod        cu.Module
-	catalog    string
-	gpuscan    cu.Function // xpu.KernelGpuScan, looked up once per load
-	gpuscanErr error       // why the module has no GpuScan kernel
+	dev     *Device
+	mod     cu.Module
+	catalog string
+	kernels kernels // looked up once per load
+}
+
+// kernels are the module's entry points an Executor launches.  A missing
+// kernel disables only what needs it: its error says why.
+type kernels struct {
+	scan      cu.Function // xpu.KernelGpuScan
+	scanErr   error
+	preagg    cu.Function // xpu.KernelGpuPreAgg
+	rehash    cu.Function // xpu.KernelPreAggRehash
+	preaggErr error       // why GpuPreAgg cannot run (either kernel missing)
 }
 
 // LoadModule loads a fatbin image (cuModuleLoadData) on the device and reads
@@ -49,8 +59,14 @@ func (d *Device) LoadModule(image []byte) (*Module, error) {
 		return nil, err
 	}
 	// A module without the GpuScan kernel still serves Status; sessions
-	// then fail with this error.
-	m.gpuscan, m.gpuscanErr = m.Function(xpu.KernelGpuScan)
+	// then fail with this error.  Without the GpuPreAgg kernels only
+	// GpuPreAgg sessions fail.
+	k := &m.kernels
+	k.scan, k.scanErr = m.Function(xpu.KernelGpuScan)
+	var errAgg, errRehash error
+	k.preagg, errAgg = m.Function(xpu.KernelGpuPreAgg)
+	k.rehash, errRehash = m.Function(xpu.KernelPreAggRehash)
+	k.preaggErr = errors.Join(errAgg, errRehash)
 	return m, nil
 }
 
@@ -80,7 +96,10 @@ func (m *Module) readCatalog() (string, error) {
 func (m *Module) Catalog() string { return m.catalog }
 
 // GpuScan is the module's GpuScan kernel (xpu.KernelGpuScan).
-func (m *Module) GpuScan() (cu.Function, error) { return m.gpuscan, m.gpuscanErr }
+func (m *Module) GpuScan() (cu.Function, error) { return m.kernels.scan, m.kernels.scanErr }
+
+// GpuPreAggErr says why the module cannot run GpuPreAgg; nil when it can.
+func (m *Module) GpuPreAggErr() error { return m.kernels.preaggErr }
 
 // Function looks a kernel up by its extern "C" name.
 func (m *Module) Function(name string) (cu.Function, error) {
