@@ -12,3 +12,5 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 "$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_kernels" test_kernels.cu -lstdc++ -lm
 "$OUT/test_kernels" vectors.txt
+"$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_preagg" test_preagg.cu -lstdc++ -lm
+"$OUT/test_preagg" vectors.txt
