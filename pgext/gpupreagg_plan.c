@@ -15,7 +15,7 @@
  * is offset when it is flattened into the plan).
  *
  * custom_private (gpupreagg_info_to_list):
- *	list_make4(dev_quals, keys, aggs, Float ngroups), each agg a List
+ *	list_make4(dev_quals, keys, aggs, String ngroups), each agg a List
  *	(Integer aggfnoid, Integer kind, Integer form, Integer argtype,
  *	 arg or NULL, filter or NULL).
  *
@@ -68,7 +68,7 @@ gpupreagg_info_to_list(const GpuPreAggInfo *info)
 		aggs = lappend(aggs, l);
 	}
 	return list_make4(info->dev_quals, info->keys, aggs,
-					  makeFloat(psprintf("%.0f", info->ngroups)));
+					  makeString(psprintf("%.0f", info->ngroups)));
 }
 
 GpuPreAggInfo *
@@ -96,13 +96,18 @@ gpupreagg_info_from_list(List *private)
 		agg->filter = (Expr *) list_nth(l, 5);
 		info->aggs = lappend(info->aggs, agg);
 	}
-	info->ngroups = floatVal(lfourth(private));
+	info->ngroups = strtod(strVal(lfourth(private)), NULL);
 	return info;
 }
 
 /*
- * custom_private of the path: list_make3(GpuPreAggInfo without dev_quals
- * (as a list), the partial Aggrefs, the keys' sortgrouprefs).  clauses are
+ * ngroups is a String: a Float node of an integral value would come back
+ * from a parallel worker's copy of the plan as an Integer.
+ *
+ * custom_private of the path: list_make2(gpupreagg_info_to_list(info), the
+ * partial Aggrefs in aggregate order).  The info's dev_quals are replaced
+ * by the clauses handed over here, the same ones in the order the
+ * executor must evaluate them: clauses are
  * the relation's restriction clauses, all of them device quals (the path
  * is offered only then), ordered by order_qual_clauses() so that the CPU
  * evaluates them in PostgreSQL's order.
