@@ -71,7 +71,8 @@ key_slot_width(Expr *key, int xtype)
 				bytes = (typmod - VARHDRSZ) * pg_database_encoding_max_length();
 			else
 				bytes = TEXT_KEY_DEFAULT_BYTES;
-			return Min(ALIGN16(8 + bytes), 8 + XPU_PREAGG_MAX_TEXT_KEY);
+			/* the slot width is a multiple of 16 within 8 + MAX_TEXT_KEY */
+			return Min(ALIGN16(8 + bytes), XPU_PREAGG_MAX_TEXT_KEY);
 		default:
 			return 16;
 	}
