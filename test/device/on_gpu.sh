@@ -26,7 +26,9 @@ echo "=== pg_regress"
 tests=$(ls test/sql | sed 's/\.sql$//' | sort)
 timeout 240 /opt/pg15/lib/postgresql/pgxs/src/test/regress/pg_regress --inputdir=test --outputdir="$OUT" \
 	--bindir=/opt/pg15/bin --host=/tmp --user=pgstrom --dbname=contrib_regression $tests \
-	|| cat "$OUT/regression.diffs"
+	|| head -c 200000 "$OUT/regression.diffs"
+# $OUT returns at most 8 files: one archive for the outputs
+tar czf "$OUT/regress-results.tgz" -C "$OUT" results regression.diffs 2>/dev/null; rm -rf "$OUT/results" "$OUT/regression.out"
 
 fi
 if want explain; then
@@ -43,6 +45,10 @@ fi
 if want bench; then
 echo "=== benchmark"
 timeout 400 bash .device/bench_gpuscan.sh
+fi
+if want kerneltest; then
+echo "=== GpuPreAgg kernel test on the device"
+(cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_preagg gpu_test_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_preagg vectors.txt 2>&1 | tail -15)
 fi
 if want suite; then
 echo "=== bench/ suite"
