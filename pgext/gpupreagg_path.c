@@ -23,7 +23,8 @@
  * Costs: the GpuScan model for the scan (setup, pages, per-tuple device
  * cost) with the device operators of quals, keys and arguments plus one
  * per aggregate, all before the first row (startup), plus cpu_tuple_cost
- * per group returned.  Regression test mode scales them down as GpuScan's.
+ * per group returned.  Regression test mode scales them, and those of the
+ * final Agg above, down as GpuScan's.
  *
  *-------------------------------------------------------------------------
  */
@@ -186,6 +187,23 @@ gpupreagg_create_path(PlannerInfo *root, RelOptInfo *baserel,
 	return cpath;
 }
 
+/*
+ * Regression test mode: the whole GpuPreAgg plan is scaled down as GpuScan
+ * is, so that it wins even for tiny tables (where the final Agg's combine
+ * and deserialize costs would otherwise decide) and EXPLAIN shapes do not
+ * depend on the machine.
+ */
+static Path *
+regression_scaled(Path *path)
+{
+	if (pgstrom_regression_test_mode)
+	{
+		path->startup_cost *= REGRESSION_COST_SCALE;
+		path->total_cost *= REGRESSION_COST_SCALE;
+	}
+	return path;
+}
+
 static void
 gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 					RelOptInfo *grouped_rel, GroupPathExtraData *extra)
@@ -332,16 +350,23 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	{
 		CustomPath *cpath;
 
+		/*
+		 * Not parallel safe: add_path() prefers a parallel-safe path among
+		 * fuzzily equal ones, and this one would then beat the cheaper
+		 * Gather plan whenever the device's share of the cost is small.
+		 */
 		cpath = gpupreagg_create_path(root, input_rel, partial_target, info,
-									  partial_aggs, dev_rinfos,
-									  grouped_rel->consider_parallel, 0);
+									  partial_aggs, dev_rinfos, false, 0);
 		add_path(grouped_rel,
-				 (Path *) create_agg_path(root, grouped_rel, &cpath->path,
-										  grouped_target, strategy,
-										  AGGSPLIT_FINAL_DESERIAL,
-										  parse->groupClause,
-										  (List *) extra->havingQual,
-										  &agg_final_costs, dNumGroups));
+				 regression_scaled((Path *) create_agg_path(root, grouped_rel,
+															&cpath->path,
+															grouped_target,
+															strategy,
+															AGGSPLIT_FINAL_DESERIAL,
+															parse->groupClause,
+															(List *) extra->havingQual,
+															&agg_final_costs,
+															dNumGroups)));
 	}
 
 	/* parallel: every participant scans its blocks into one device table */
@@ -364,12 +389,15 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 												 &cpath->path, partial_target,
 												 NULL, &dNumGroups);
 			add_path(grouped_rel,
-					 (Path *) create_agg_path(root, grouped_rel, gather,
-											  grouped_target, strategy,
-											  AGGSPLIT_FINAL_DESERIAL,
-											  parse->groupClause,
-											  (List *) extra->havingQual,
-											  &agg_final_costs, dNumGroups));
+					 regression_scaled((Path *) create_agg_path(root, grouped_rel,
+																gather,
+																grouped_target,
+																strategy,
+																AGGSPLIT_FINAL_DESERIAL,
+																parse->groupClause,
+																(List *) extra->havingQual,
+																&agg_final_costs,
+																dNumGroups)));
 		}
 	}
 }
