@@ -510,7 +510,7 @@ build_cpu_table(GpuPreAggState *pas, EState *estate)
 											estate->es_query_cxt,
 											pas->table_cxt,
 											ps->ps_ExprContext->ecxt_per_tuple_memory,
-											false);
+											true);
 }
 
 static void

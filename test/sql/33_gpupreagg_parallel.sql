@@ -11,10 +11,10 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
 EXPLAIN (COSTS OFF) SELECT g, count(*), sum(b) FROM t_pa GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT count(*), sum(b) FROM t_pa WHERE b > 0;
-SELECT * FROM check_gpupreagg($$SELECT g, count(*), sum(b), avg(c), sum(f8), stddev(f8), min(d) FROM t_pa GROUP BY g$$, 'g');
-SELECT * FROM check_gpupreagg($$SELECT gt, count(*), sum(c) FROM t_pa WHERE b > 0 GROUP BY gt$$, 'gt');
-SELECT * FROM check_gpupreagg($$SELECT count(*), sum(b), avg(c), max(f8) FROM t_pa WHERE a > 0$$);
-SELECT * FROM check_gpupreagg($$SELECT k % 100000 AS k, count(*), sum(v) FROM t_pa_many GROUP BY 1$$, 'k');
+SELECT * FROM check_gpupreagg($$SELECT g, count(*) AS v1, sum(b) AS v2, avg(c) AS v3, sum(f8) AS v4, stddev(f8) AS v5, min(d) AS v6 FROM t_pa GROUP BY g$$, 'g');
+SELECT * FROM check_gpupreagg($$SELECT gt, count(*) AS v1, sum(c) AS v2 FROM t_pa WHERE b > 0 GROUP BY gt$$, 'gt');
+SELECT * FROM check_gpupreagg($$SELECT count(*) AS v1, sum(b) AS v2, avg(c) AS v3, max(f8) AS v4 FROM t_pa WHERE a > 0$$);
+SELECT * FROM check_gpupreagg($$SELECT k % 100000 AS k, count(*) AS v1, sum(v) AS v2 FROM t_pa_many GROUP BY 1$$, 'k');
 -- the same answers with 0, 2 and 4 workers
 CREATE TEMP TABLE pa_w (workers int, g int, n bigint, s bigint, a numeric);
 SET max_parallel_workers_per_gather = 0;
