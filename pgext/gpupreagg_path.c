@@ -101,6 +101,99 @@ collect_upper_items(Node *expr, List *keys, Index relid, List **aggrefs,
 	return true;
 }
 
+/*
+ * Is input_rel a scan GpuPreAgg can run: one plain heap table whose every
+ * restriction clause the device evaluates?  Sets *dev_rinfos to them.
+ */
+static bool
+device_scan_input(PlannerInfo *root, RelOptInfo *input_rel, List **dev_rinfos,
+				  char **reason)
+{
+	Index		relid = input_rel->relid;
+	RangeTblEntry *rte;
+	ListCell   *lc;
+
+	*dev_rinfos = NIL;
+	if (input_rel->reloptkind != RELOPT_BASEREL ||
+		input_rel->rtekind != RTE_RELATION ||
+		input_rel->lateral_relids != NULL)
+	{
+		*reason = "input is not a single base relation";
+		return false;
+	}
+	rte = root->simple_rte_array[relid];
+	if (rte->rtekind != RTE_RELATION || rte->inh ||
+		rte->tablesample != NULL || rte->securityQuals != NIL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	{
+		*reason = "not a plain table scan";
+		return false;
+	}
+	if (!gpuscan_relation_is_plain_heap(rte))
+	{
+		*reason = "not a heap table";
+		return false;
+	}
+	foreach(lc, input_rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->security_level != 0 || rinfo->pseudoconstant)
+		{
+			*reason = "security or pseudoconstant qual";
+			return false;
+		}
+		if (!pgstrom_codegen_qual_supported(rinfo->clause, relid))
+		{
+			*reason = "a WHERE clause cannot run on the device";
+			return false;
+		}
+		*dev_rinfos = lappend(*dev_rinfos, rinfo);
+	}
+	return true;
+}
+
+/*
+ * Adds the grouping keys of clauses (groupClause or distinctClause, in
+ * their order) to info and partial_target; false with *reason when one
+ * cannot be a device key.
+ */
+static bool
+add_device_keys(List *clauses, List *tlist, Index relid, GpuPreAggInfo *info,
+				PathTarget *partial_target, char **reason)
+{
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Expr	   *key = (Expr *) get_sortgroupclause_expr(sgc, tlist);
+		TypeCacheEntry *tce;
+
+		if (!sgc->hashable)
+		{
+			*reason = "grouping key is not hashable";
+			return false;
+		}
+		tce = lookup_type_cache(exprType((Node *) key), TYPECACHE_EQ_OPR);
+		if (sgc->eqop != tce->eq_opr)
+		{
+			*reason = "grouping key with a non-default equality";
+			return false;
+		}
+		if (!gpupreagg_key_supported(key, relid, reason))
+			return false;
+		info->keys = lappend(info->keys, key);
+		add_column_to_pathtarget(partial_target, key, sgc->tleSortGroupRef);
+	}
+	if (list_length(info->keys) > XPU_PREAGG_MAX_KEYS)
+	{
+		*reason = "too many grouping keys";
+		return false;
+	}
+	return true;
+}
+
 static void
 gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 			   GpuPreAggInfo *info, List *dev_rinfos, int parallel_workers)
@@ -204,12 +297,65 @@ regression_scaled(Path *path)
 	return path;
 }
 
+/*
+ * The final Agg over GpuPreAgg, without and with a Gather, into output_rel.
+ */
+static void
+add_final_agg_paths(PlannerInfo *root, RelOptInfo *input_rel,
+					RelOptInfo *output_rel, PathTarget *partial_target,
+					GpuPreAggInfo *info, List *partial_aggs, List *dev_rinfos,
+					PathTarget *final_target, AggStrategy strategy,
+					AggSplit aggsplit, List *group_clause, List *having,
+					const AggClauseCosts *agg_costs, double dNumGroups)
+{
+	CustomPath *cpath;
+
+	/*
+	 * Not parallel safe: add_path() prefers a parallel-safe path among
+	 * fuzzily equal ones, and this one would then beat the cheaper Gather
+	 * plan whenever the device's share of the cost is small.
+	 */
+	cpath = gpupreagg_create_path(root, input_rel, partial_target, info,
+								  partial_aggs, dev_rinfos, false, 0);
+	add_path(output_rel,
+			 regression_scaled((Path *) create_agg_path(root, output_rel,
+														&cpath->path,
+														final_target,
+														strategy, aggsplit,
+														group_clause, having,
+														agg_costs, dNumGroups)));
+
+	/* parallel: every participant scans its blocks into one device table */
+	if (input_rel->consider_parallel && output_rel->consider_parallel &&
+		max_parallel_workers_per_gather > 0)
+	{
+		int			parallel_workers;
+		Path	   *gather;
+
+		parallel_workers = compute_parallel_worker(input_rel, input_rel->pages,
+												   -1, max_parallel_workers_per_gather);
+		if (parallel_workers <= 0)
+			return;
+		cpath = gpupreagg_create_path(root, input_rel, partial_target, info,
+									  partial_aggs, dev_rinfos, true,
+									  parallel_workers);
+		gather = (Path *) create_gather_path(root, output_rel, &cpath->path,
+											 partial_target, NULL, &dNumGroups);
+		add_path(output_rel,
+				 regression_scaled((Path *) create_agg_path(root, output_rel,
+															gather,
+															final_target,
+															strategy, aggsplit,
+															group_clause, having,
+															agg_costs, dNumGroups)));
+	}
+}
+
 static void
 gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 					RelOptInfo *grouped_rel, GroupPathExtraData *extra)
 {
 	Query	   *parse = root->parse;
-	RangeTblEntry *rte;
 	Index		relid = input_rel->relid;
 	GpuPreAggInfo *info;
 	PathTarget *grouped_target = grouped_rel->reltarget;
@@ -233,52 +379,17 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		NOT_OFFERED("set-returning function in the target list");
 	if (root->hasNonPartialAggs || root->hasNonSerialAggs)
 		NOT_OFFERED("an aggregate cannot be split");
-	if (input_rel->reloptkind != RELOPT_BASEREL ||
-		input_rel->rtekind != RTE_RELATION ||
-		input_rel->lateral_relids != NULL)
-		NOT_OFFERED("input is not a single base relation");
-	rte = root->simple_rte_array[relid];
-	if (rte->rtekind != RTE_RELATION || rte->inh ||
-		rte->tablesample != NULL || rte->securityQuals != NIL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
-		NOT_OFFERED("not a plain table scan");
-	if (!gpuscan_relation_is_plain_heap(rte))
-		NOT_OFFERED("not a heap table");
-
-	foreach(lc, input_rel->baserestrictinfo)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		if (rinfo->security_level != 0 || rinfo->pseudoconstant)
-			NOT_OFFERED("security or pseudoconstant qual");
-		if (!pgstrom_codegen_qual_supported(rinfo->clause, relid))
-			NOT_OFFERED("a WHERE clause cannot run on the device");
-		dev_rinfos = lappend(dev_rinfos, rinfo);
-	}
+	if (!device_scan_input(root, input_rel, &dev_rinfos, &reason))
+		NOT_OFFERED("%s", reason);
 
 	info = palloc0(sizeof(GpuPreAggInfo));
 	info->dev_quals = extract_actual_clauses(dev_rinfos, false);
 
 	/* grouping keys, in groupClause order, with their sortgrouprefs */
 	partial_target = create_empty_pathtarget();
-	foreach(lc, parse->groupClause)
-	{
-		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		Expr	   *key = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
-		TypeCacheEntry *tce;
-
-		if (!sgc->hashable)
-			NOT_OFFERED("grouping key is not hashable");
-		tce = lookup_type_cache(exprType((Node *) key), TYPECACHE_EQ_OPR);
-		if (sgc->eqop != tce->eq_opr)
-			NOT_OFFERED("grouping key with a non-default equality");
-		if (!gpupreagg_key_supported(key, relid, &reason))
-			NOT_OFFERED("%s", reason);
-		info->keys = lappend(info->keys, key);
-		add_column_to_pathtarget(partial_target, key, sgc->tleSortGroupRef);
-	}
-	if (list_length(info->keys) > XPU_PREAGG_MAX_KEYS)
-		NOT_OFFERED("too many grouping keys");
+	if (!add_device_keys(parse->groupClause, parse->targetList, relid, info,
+						 partial_target, &reason))
+		NOT_OFFERED("%s", reason);
 
 	/* what the target list and HAVING need from below the final Agg */
 	i = 0;
@@ -345,61 +456,77 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	MemSet(&agg_final_costs, 0, sizeof(AggClauseCosts));
 	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &agg_final_costs);
+	add_final_agg_paths(root, input_rel, grouped_rel, partial_target, info,
+						partial_aggs, dev_rinfos, grouped_target, strategy,
+						AGGSPLIT_FINAL_DESERIAL, parse->groupClause,
+						(List *) extra->havingQual, &agg_final_costs,
+						dNumGroups);
+}
 
-	/* without Gather */
+/*
+ * SELECT DISTINCT over one table: the device collects the distinct keys
+ * (a GpuPreAgg without aggregates), and a plain HashAggregate above merges
+ * the participants' and the CPU's duplicates.
+ */
+static void
+gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
+							 RelOptInfo *distinct_rel)
+{
+	Query	   *parse = root->parse;
+	Index		relid = input_rel->relid;
+	Path	   *input_path = input_rel->cheapest_total_path;
+	PathTarget *target;
+	PathTarget *partial_target;
+	GpuPreAggInfo *info;
+	List	   *dev_rinfos = NIL;
+	List	   *distinct_exprs;
+	double		dNumGroups;
+	char	   *reason = NULL;
+	int			i;
+
+	if (parse->hasDistinctOn || parse->groupClause != NIL ||
+		parse->groupingSets != NIL || parse->hasAggs || parse->hasWindowFuncs ||
+		parse->hasTargetSRFs || root->hasHavingQual)
+		NOT_OFFERED("DISTINCT ON, or DISTINCT over grouping, windows or SRFs");
+	if (input_path == NULL)
+		NOT_OFFERED("no input path");
+	if (!device_scan_input(root, input_rel, &dev_rinfos, &reason))
+		NOT_OFFERED("%s", reason);
+	if (!grouping_is_hashable(parse->distinctClause))
+		NOT_OFFERED("DISTINCT is not hashable");
+
+	info = palloc0(sizeof(GpuPreAggInfo));
+	info->dev_quals = extract_actual_clauses(dev_rinfos, false);
+	partial_target = create_empty_pathtarget();
+	if (!add_device_keys(parse->distinctClause, parse->targetList, relid, info,
+						 partial_target, &reason))
+		NOT_OFFERED("%s", reason);
+
+	/* the output must consist of the distinct keys alone */
+	target = input_path->pathtarget;
+	for (i = 0; i < list_length(target->exprs); i++)
 	{
-		CustomPath *cpath;
+		Index		sgref = get_pathtarget_sortgroupref(target, i);
 
-		/*
-		 * Not parallel safe: add_path() prefers a parallel-safe path among
-		 * fuzzily equal ones, and this one would then beat the cheaper
-		 * Gather plan whenever the device's share of the cost is small.
-		 */
-		cpath = gpupreagg_create_path(root, input_rel, partial_target, info,
-									  partial_aggs, dev_rinfos, false, 0);
-		add_path(grouped_rel,
-				 regression_scaled((Path *) create_agg_path(root, grouped_rel,
-															&cpath->path,
-															grouped_target,
-															strategy,
-															AGGSPLIT_FINAL_DESERIAL,
-															parse->groupClause,
-															(List *) extra->havingQual,
-															&agg_final_costs,
-															dNumGroups)));
+		if (!sgref || !get_sortgroupref_clause_noerr(sgref, parse->distinctClause))
+			NOT_OFFERED("a DISTINCT output column that is not a key");
 	}
+	if (list_length(target->exprs) != list_length(info->keys))
+		NOT_OFFERED("DISTINCT keys and output differ");
+	if (gpupreagg_entry_size_bound(info) > XPU_PREAGG_MAX_ENTRY)
+		NOT_OFFERED("group entry may exceed %d bytes", XPU_PREAGG_MAX_ENTRY);
+	if (!gpupreagg_codegen_check(info, relid, &reason))
+		NOT_OFFERED("%s", reason);
+	partial_target = set_pathtarget_cost_width(root, partial_target);
 
-	/* parallel: every participant scans its blocks into one device table */
-	if (input_rel->consider_parallel && grouped_rel->consider_parallel &&
-		max_parallel_workers_per_gather > 0)
-	{
-		int			parallel_workers;
-
-		parallel_workers = compute_parallel_worker(input_rel, input_rel->pages,
-												   -1, max_parallel_workers_per_gather);
-		if (parallel_workers > 0)
-		{
-			CustomPath *cpath;
-			Path	   *gather;
-
-			cpath = gpupreagg_create_path(root, input_rel, partial_target,
-										  info, partial_aggs, dev_rinfos,
-										  true, parallel_workers);
-			gather = (Path *) create_gather_path(root, grouped_rel,
-												 &cpath->path, partial_target,
-												 NULL, &dNumGroups);
-			add_path(grouped_rel,
-					 regression_scaled((Path *) create_agg_path(root, grouped_rel,
-																gather,
-																grouped_target,
-																strategy,
-																AGGSPLIT_FINAL_DESERIAL,
-																parse->groupClause,
-																(List *) extra->havingQual,
-																&agg_final_costs,
-																dNumGroups)));
-		}
-	}
+	distinct_exprs = get_sortgrouplist_exprs(parse->distinctClause,
+											 parse->targetList);
+	dNumGroups = estimate_num_groups(root, distinct_exprs, input_rel->rows,
+									 NULL, NULL);
+	info->ngroups = dNumGroups;
+	add_final_agg_paths(root, input_rel, distinct_rel, partial_target, info,
+						NIL, dev_rinfos, target, AGG_HASHED, AGGSPLIT_SIMPLE,
+						parse->distinctClause, NIL, NULL, dNumGroups);
 }
 
 static void
@@ -409,14 +536,17 @@ gpupreagg_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 {
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-	if (stage != UPPERREL_GROUP_AGG || extra == NULL)
+	if (stage != UPPERREL_GROUP_AGG && stage != UPPERREL_DISTINCT)
 		return;
 	if (!pgstrom_enabled || !pgstrom_enable_gpupreagg)
 		return;
 	if (!pgstrom_regression_test_mode && !gpuscan_service_ready())
 		return;
-	gpupreagg_add_paths(root, input_rel, output_rel,
-						(GroupPathExtraData *) extra);
+	if (stage == UPPERREL_DISTINCT)
+		gpupreagg_add_distinct_paths(root, input_rel, output_rel);
+	else if (extra != NULL)
+		gpupreagg_add_paths(root, input_rel, output_rel,
+							(GroupPathExtraData *) extra);
 }
 
 void

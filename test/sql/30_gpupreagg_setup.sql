@@ -31,6 +31,8 @@ DECLARE
 	keylist text[] := CASE WHEN keys = '' THEN '{}'::text[]
 						   ELSE string_to_array(replace(keys, ' ', ''), ',') END;
 	keysel text;
+	nkey text := '';
+	fkey text := '';
 	joincond text := 'true';
 	valcond text := 'true';
 	col record;
@@ -50,7 +52,13 @@ BEGIN
 				WHERE a.attrelid = 'pa_off'::regclass AND a.attnum > 0
 				ORDER BY a.attnum LOOP
 		IF col.attname = ANY (keylist) THEN
-			joincond := joincond || format(' AND n.%1$I IS NOT DISTINCT FROM f.%1$I', col.attname);
+			-- equal keys as equal text, so that the join can hash
+			nkey := nkey || ', ' || format(CASE WHEN col.typ IN ('real', 'double precision') THEN '(n.%1$I + 0)'
+												WHEN col.typ = 'numeric' THEN 'trim_scale(n.%1$I)'
+												ELSE 'n.%1$I' END, col.attname);
+			fkey := fkey || ', ' || format(CASE WHEN col.typ IN ('real', 'double precision') THEN '(f.%1$I + 0)'
+												WHEN col.typ = 'numeric' THEN 'trim_scale(f.%1$I)'
+												ELSE 'f.%1$I' END, col.attname);
 		ELSIF col.typ = 'real' THEN
 			valcond := valcond || format(' AND pa_close(n.%1$I, f.%1$I, 1e-3)', col.attname);
 		ELSIF col.typ = 'double precision' THEN
@@ -60,6 +68,9 @@ BEGIN
 		END IF;
 	END LOOP;
 	keysel := CASE WHEN keys = '' THEN '1' ELSE keys END;
+	IF nkey <> '' THEN
+		joincond := format('ROW(%s)::text = ROW(%s)::text', substr(nkey, 3), substr(fkey, 3));
+	END IF;
 
 	SELECT count(*) INTO nrows FROM pa_off;
 	EXECUTE format('SELECT count(*) FROM (SELECT %1$s FROM pa_off EXCEPT ALL SELECT %1$s FROM pa_on) d', keysel)
@@ -95,7 +106,7 @@ SELECT i,
        CASE WHEN i % 19 = 0 THEN NULL ELSE (i * 7919) % 2000003 - 1000000 END,
        CASE WHEN i % 23 = 0 THEN NULL ELSE (i::int8 * 1000003) % 100000000007 - 50000000000 END,
        CASE WHEN i % 13 = 0 THEN NULL ELSE ((i * 7919) % 10007) / 97.0 END,
-       CASE WHEN i % 11 = 0 THEN NULL ELSE ((i * 104729) % 1000003) / 1013.0 END,
+       CASE WHEN i % 11 = 0 THEN NULL ELSE ((i::int8 * 104729) % 1000003) / 1013.0 END,
        CASE WHEN i % 29 = 0 THEN NULL ELSE date '2000-01-01' + (i * 7919) % 40000 - 20000 END,
        CASE WHEN i % 31 = 0 THEN NULL
             ELSE timestamp '2000-01-01' + ((i::int8 * 104729) % 2000000000) * interval '1 second' END,
