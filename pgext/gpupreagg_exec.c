@@ -641,7 +641,6 @@ gpupreagg_rescan(CustomScanState *node)
 	gpuscan_rescan(node);
 	reset_groups(pas);
 	pas->gss.chunk_sent = false;
-	pas->gss.plan_generation = ++pas->rescan_count;
 }
 
 static void

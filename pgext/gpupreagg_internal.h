@@ -56,7 +56,6 @@ typedef struct GpuPreAggState
 	bool		emit_cpu_started;
 	TupleHashIterator emit_iter;
 	bool		emit_done;
-	uint32		rescan_count;
 } GpuPreAggState;
 
 /* gpupreagg_exec.c */

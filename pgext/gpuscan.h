@@ -173,7 +173,6 @@ struct GpuScanState
 	void		(*finish_session) (GpuScanState *gss);
 	bool		device_aggregates;
 	bool		chunk_sent;		/* device_aggregates: a TaskExec went out */
-	uint32		plan_generation;	/* bumped by rescans; mixed into plan_id */
 
 	/* from the plan */
 	List	   *dev_quals;		/* device quals, plain expressions */

@@ -31,6 +31,8 @@
  * The query-buffer key of the service: the same for every participant of
  * one execution of this plan node.
  */
+static uint64 plan_id_counter = 0;
+
 uint64
 gpuscan_make_plan_id(GpuScanState *gss)
 {
@@ -42,9 +44,12 @@ gpuscan_make_plan_id(GpuScanState *gss)
 								   (uint64) GetCurrentStatementStartTimestamp());
 	h = hash_combine64(h, (uint64) gss->css.ss.ps.plan->plan_node_id);
 	h = hash_combine64(h, (uint64) GetCurrentTransactionStartTimestamp());
-	/* a rescanned GpuPreAgg must not meet the device table of its last run */
-	if (gss->plan_generation != 0)
-		h = hash_combine64(h, (uint64) gss->plan_generation);
+	/*
+	 * Two executions in one backend (a rescan, a function running the same
+	 * query twice in one statement, two open cursors) must never share a
+	 * GpuPreAgg device table: every call gets a new id.
+	 */
+	h = hash_combine64(h, ++plan_id_counter);
 	return h;
 }
 

@@ -36,3 +36,22 @@ SELECT * FROM check_gpupreagg($$SELECT v, count(*) AS v1, sum(k) AS v2 FROM t_pa
 SELECT gt, count(*), sum(b), min(a) FROM t_pa WHERE g < 100 GROUP BY gt ORDER BY gt NULLS FIRST;
 SELECT gc, count(*) FROM t_pa GROUP BY gc ORDER BY gc NULLS FIRST;
 SELECT count(*) AS groups, sum(n) AS rows FROM (SELECT k, count(*) AS n FROM t_pa_many GROUP BY k) s;
+-- rescans: the grouped subquery is the inner side of a nested loop
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT s.i, a.n FROM generate_series(1, 3) s(i)
+  JOIN (SELECT g, count(*) AS n FROM t_pa WHERE b > 0 GROUP BY g) a ON a.g = s.i
+ ORDER BY 1;
+SELECT s.i, a.n FROM generate_series(1, 3) s(i)
+  JOIN (SELECT g, count(*) AS n FROM t_pa WHERE b > 0 GROUP BY g) a ON a.g = s.i
+ ORDER BY 1;
+SET pg_strom.enabled = off;
+SELECT s.i, a.n FROM generate_series(1, 3) s(i)
+  JOIN (SELECT g, count(*) AS n FROM t_pa WHERE b > 0 GROUP BY g) a ON a.g = s.i
+ ORDER BY 1;
+RESET pg_strom.enabled;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
