@@ -26,6 +26,7 @@ typedef enum PgStromMsgTag
 	PGSTROM_MSG_STATUS = 4,		/* no payload */
 	PGSTROM_MSG_ATTACH_BUFFER = 5,	/* payload: XpuBufferAttach; carries one
 									 * file descriptor (SCM_RIGHTS) */
+	PGSTROM_MSG_LINK_PROBE = 6,	/* payload: PgStromMsgLinkProbe */
 	/* replies */
 	PGSTROM_MSG_SUCCESS = 64,
 	PGSTROM_MSG_SUCCESS_HALFWAY = 65,
@@ -71,5 +72,30 @@ typedef struct PgStromMsgStatusReply
 	uint64_t	pool_limit;
 	uint64_t	requests_served;
 } PgStromMsgStatusReply;
+
+/*
+ * PGSTROM_MSG_LINK_PROBE: the service measures the host-to-device and
+ * device-to-host bandwidth of its device with pinned host memory (the path
+ * chunks take), so a benchmark can relate its figures to the link.  The
+ * request carries the bytes per copy (1MB..1GB, a multiple of 1MB) and the
+ * number of timed copies per direction (1..64), after one untimed warm-up
+ * copy each way.  Reply: tag SUCCESS with PgStromMsgLinkProbeReply, or an
+ * Error (e.g. PGSTROM_ERR_NO_MEMORY when the pool cannot spare the bytes).
+ */
+typedef struct PgStromMsgLinkProbe
+{
+	uint64_t	bytes;
+	uint32_t	copies;
+	uint32_t	reserved;		/* 0 */
+} PgStromMsgLinkProbe;
+
+typedef struct PgStromMsgLinkProbeReply
+{
+	int32_t		device_index;
+	uint32_t	copies;
+	uint64_t	bytes;			/* per copy */
+	uint64_t	h2d_ns;			/* wall time of all timed host-to-device copies */
+	uint64_t	d2h_ns;			/* wall time of all timed device-to-host copies */
+} PgStromMsgLinkProbeReply;
 
 #endif							/* PG_STROM_PROTO_H */
