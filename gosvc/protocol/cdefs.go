@@ -35,6 +35,12 @@ const (
 	AttachBufferSize = int(C.sizeof_XpuBufferAttach)
 	// MaxBuffersPerConnection is XPU_MAX_BUFFERS_PER_CONNECTION.
 	MaxBuffersPerConnection = int(C.XPU_MAX_BUFFERS_PER_CONNECTION)
+
+	// LinkProbeSize is sizeof(PgStromMsgLinkProbe), the whole payload of a
+	// LINK_PROBE request.
+	LinkProbeSize = int(C.sizeof_PgStromMsgLinkProbe)
+	// LinkProbeReplySize is sizeof(PgStromMsgLinkProbeReply).
+	LinkProbeReplySize = int(C.sizeof_PgStromMsgLinkProbeReply)
 )
 
 // Tags, from enum PgStromMsgTag.
@@ -44,6 +50,7 @@ const (
 	TagTaskFinal      = Tag(C.PGSTROM_MSG_TASK_FINAL)
 	TagStatus         = Tag(C.PGSTROM_MSG_STATUS)
 	TagAttachBuffer   = Tag(C.PGSTROM_MSG_ATTACH_BUFFER)
+	TagLinkProbe      = Tag(C.PGSTROM_MSG_LINK_PROBE)
 	TagSuccess        = Tag(C.PGSTROM_MSG_SUCCESS)
 	TagSuccessHalfway = Tag(C.PGSTROM_MSG_SUCCESS_HALFWAY)
 	TagError          = Tag(C.PGSTROM_MSG_ERROR)
@@ -78,6 +85,16 @@ const (
 	offAttachReserved = HeaderSize + int(unsafe.Offsetof(C.XpuBufferAttach{}.reserved))
 	offAttachSize     = HeaderSize + int(unsafe.Offsetof(C.XpuBufferAttach{}.size))
 
+	offProbeBytes    = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgLinkProbe{}.bytes))
+	offProbeCopies   = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgLinkProbe{}.copies))
+	offProbeReserved = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgLinkProbe{}.reserved))
+
+	offLpDeviceIndex = int(unsafe.Offsetof(C.PgStromMsgLinkProbeReply{}.device_index))
+	offLpCopies      = int(unsafe.Offsetof(C.PgStromMsgLinkProbeReply{}.copies))
+	offLpBytes       = int(unsafe.Offsetof(C.PgStromMsgLinkProbeReply{}.bytes))
+	offLpH2DNs       = int(unsafe.Offsetof(C.PgStromMsgLinkProbeReply{}.h2d_ns))
+	offLpD2HNs       = int(unsafe.Offsetof(C.PgStromMsgLinkProbeReply{}.d2h_ns))
+
 	offStDeviceIndex    = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.device_index))
 	offStWorkers        = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.workers))
 	offStConnections    = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.connections))
@@ -109,4 +126,12 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.pool_total)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.pool_limit)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.requests_served)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbe{}.bytes)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbe{}.copies)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbe{}.reserved)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.device_index)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.copies)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.bytes)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.h2d_ns)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.d2h_ns)-8]
 )

@@ -26,6 +26,16 @@ func FuzzParseMessage(f *testing.F) {
 	f.Add(attach[:len(attach)-1])
 	f.Add(EncodeRequest(TagAttachBuffer, 8, attach[HeaderSize:HeaderSize+4]))
 	f.Add(EncodeRequest(TagAttachBuffer, 9, append(append([]byte(nil), attach[HeaderSize:]...), 0)))
+	probe := EncodeLinkProbe(10, 256<<20, 8)
+	f.Add(probe)
+	f.Add(probe[:len(probe)-1])
+	f.Add(EncodeLinkProbe(11, 1<<20+1, 1))
+	f.Add(EncodeLinkProbe(12, 2<<30, 8))
+	f.Add(EncodeLinkProbe(13, 1<<20, 0))
+	f.Add(EncodeLinkProbe(14, 1<<20, 65))
+	f.Add(withU32(probe, offProbeReserved, 1))
+	f.Add(EncodeRequest(TagLinkProbe, 15, append(append([]byte(nil), probe[HeaderSize:]...), 0)))
+	f.Add(EncodeLinkProbeReply(16, LinkProbeReply{Copies: 8, Bytes: 1 << 20, H2DNs: 1, D2HNs: 1}))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msg, h, err := ReadMessage(bytes.NewReader(data), fuzzMaxLen)
@@ -66,6 +76,18 @@ func FuzzParseMessage(f *testing.F) {
 			}
 			if re := EncodeAttachBuffer(h.RequestID, a.BufferID, a.Size); a.Reserved == 0 && !bytes.Equal(re, msg) {
 				t.Fatalf("AttachBuffer re-encoding differs: % x vs % x", re, msg)
+			}
+		}
+		if h.Tag == TagLinkProbe {
+			p, ok := req.(LinkProbeRequest)
+			if !ok || len(msg) != HeaderSize+LinkProbeSize ||
+				p.Bytes < LinkProbeMinBytes || p.Bytes > LinkProbeMaxBytes || p.Bytes%LinkProbeUnit != 0 ||
+				p.Copies < LinkProbeMinCopies || p.Copies > LinkProbeMaxCopies {
+				t.Fatalf("LinkProbe accepted as %#v with %d bytes", req, len(msg))
+			}
+			// reserved is 0, so the message re-encodes exactly
+			if re := EncodeLinkProbe(h.RequestID, p.Bytes, p.Copies); !bytes.Equal(re, msg) {
+				t.Fatalf("LinkProbe re-encoding differs: % x vs % x", re, msg)
 			}
 		}
 		if re := EncodeRequest(h.Tag, h.RequestID, msg[HeaderSize:]); !bytes.Equal(re, msg) {

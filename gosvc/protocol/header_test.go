@@ -38,7 +38,7 @@ func TestDecodeHeaderRejects(t *testing.T) {
 		"short":          good[:HeaderSize-1],
 		"bad magic":      withU32(good, offHdrMagic, 0xdeadbeef),
 		"flags":          withU16(good, offHdrFlags, 1),
-		"unknown tag":    withU16(good, offHdrTag, 6),
+		"unknown tag":    withU16(good, offHdrTag, 7),
 		"tag zero":       withU16(good, offHdrTag, 0),
 		"length too low": withU32(good, offHdrLength, uint32(HeaderSize-1)),
 		"length huge":    withU32(good, offHdrLength, MaxLength+1),

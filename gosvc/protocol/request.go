@@ -90,6 +90,8 @@ func ParseRequest(msg []byte) (Request, error) {
 			Reserved: binary.LittleEndian.Uint32(msg[offAttachReserved:]),
 			Size:     binary.LittleEndian.Uint64(msg[offAttachSize:]),
 		}, nil
+	case TagLinkProbe:
+		return parseLinkProbe(msg, h)
 	case TagOpenSession:
 		return OpenSessionRequest{Msg: msg}, nil
 	case TagTaskExec:

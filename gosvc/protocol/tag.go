@@ -8,7 +8,7 @@ type Tag uint16
 // IsRequest reports whether a backend may send this tag.
 func (t Tag) IsRequest() bool {
 	switch t {
-	case TagOpenSession, TagTaskExec, TagTaskFinal, TagStatus, TagAttachBuffer:
+	case TagOpenSession, TagTaskExec, TagTaskFinal, TagStatus, TagAttachBuffer, TagLinkProbe:
 		return true
 	}
 	return false
@@ -36,6 +36,8 @@ func (t Tag) String() string {
 		return "Status"
 	case TagAttachBuffer:
 		return "AttachBuffer"
+	case TagLinkProbe:
+		return "LinkProbe"
 	case TagSuccess:
 		return "Success"
 	case TagSuccessHalfway:
