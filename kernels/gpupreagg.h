@@ -275,65 +275,22 @@ xpu_load_agg_desc(const char *p)
  * xpu_preagg_program_header - xpu_program_header for a GPUPREAGG session,
  * plus the scalar fields of its XpuPreAggDesc.  Keys and aggregates are
  * loaded separately.  Returns an XPU_STATUS_*.
- *
- * xpu_program_header accepts GPUSCAN sessions only, so its checks are
- * repeated here for the other kind.
  */
 XPU_FUNC int
 xpu_preagg_program_header(const char *msg, xpu_program *prog, xpu_preagg *pa)
 {
-	uint32_t	length;
 	const char *s = msg + sizeof(PgStromMsgHeader);
 	const uint32_t hdr = (uint32_t) sizeof(PgStromMsgHeader);
-	uint32_t	attrs_off,
-				nodes_off,
-				args_off,
-				consts_off,
-				desc_off;
+	uint32_t	length;
+	uint32_t	desc_off;
 	uint64_t	end;
 	const char *d;
+	int			st = xpu_program_header_kind(msg, prog, XPU_KIND_GPUPREAGG);
 
-	if (xpu_load_u32(msg) != PGSTROM_MSG_MAGIC)
-		return XPU_STATUS_BAD_PROGRAM;
+	if (st != XPU_STATUS_OK)
+		return st;
 	length = xpu_load_u32(msg + 8);
-	if (length < sizeof(PgStromMsgHeader) + sizeof(XpuSession))
-		return XPU_STATUS_BAD_PROGRAM;
-	if (xpu_load_u32(s + 0) != XPU_PROGRAM_MAGIC ||
-		xpu_load_u32(s + 4) != XPU_KIND_GPUPREAGG)
-		return XPU_STATUS_BAD_PROGRAM;
-	prog->msg = msg;
-	prog->nattrs = xpu_load_u32(s + 16);
-	attrs_off = xpu_load_u32(s + 20);
-	prog->nnodes = xpu_load_u32(s + 24);
-	nodes_off = xpu_load_u32(s + 28);
-	prog->nargs = xpu_load_u32(s + 32);
-	args_off = xpu_load_u32(s + 36);
-	prog->consts_len = xpu_load_u32(s + 40);
-	consts_off = xpu_load_u32(s + 44);
-	prog->root = xpu_load_u32(s + 48);
 	desc_off = xpu_load_u32(s + 56);
-
-	if (prog->nnodes < 1 || prog->nnodes > XPU_GPUSCAN_MAX_SLOTS ||
-		prog->nnodes > XPU_MAX_NODES ||
-		prog->root >= prog->nnodes ||
-		prog->nattrs > XPU_MAX_ATTRS)
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) attrs_off + 8 * (uint64_t) prog->nattrs;
-	if (prog->nattrs > 0 && (attrs_off < hdr || end > length))
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) nodes_off + 16 * (uint64_t) prog->nnodes;
-	if (nodes_off < hdr || end > length)
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) args_off + 4 * (uint64_t) prog->nargs;
-	if (prog->nargs > 0 && (args_off < hdr || end > length))
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) consts_off + (uint64_t) prog->consts_len;
-	if (prog->consts_len > 0 && (consts_off < hdr || end > length))
-		return XPU_STATUS_BAD_PROGRAM;
-	prog->attrs = msg + attrs_off;
-	prog->args = msg + args_off;
-	prog->consts = msg + consts_off;
-	prog->nodes[0] = xpu_load_node(msg + nodes_off);	/* rest by the caller */
 
 	/* the XpuPreAggDesc */
 	end = (uint64_t) desc_off + sizeof(XpuPreAggDesc);
@@ -460,40 +417,16 @@ xpu_preagg_setup_serial(const char *msg, xpu_program *prog, xpu_preagg *pa)
 
 	if (st != XPU_STATUS_OK)
 		return st;
-	for (i = 0; i < (int) prog->nnodes; i++)
-		prog->nodes[i] = xpu_load_node(xpu_program_node_ptr(prog, i));
+	st = xpu_program_load_serial(prog);
+	if (st != XPU_STATUS_OK)
+		return st;
 	for (i = 0; i < (int) pa->nkeys; i++)
-		pa->keys[i] = xpu_load_group_key(msg + pa->keys_offset + sizeof(XpuGroupKey) * i);
+		pa->keys[i] = xpu_load_group_key(prog->msg + pa->keys_offset + sizeof(XpuGroupKey) * i);
 	for (i = 0; i < (int) pa->naggs; i++)
-		pa->aggs[i] = xpu_load_agg_desc(msg + pa->aggs_offset + sizeof(XpuAggDesc) * i);
-	for (i = 0; i < (int) prog->nnodes; i++)
-	{
-		if (!xpu_validate_node(prog, i))
-			return XPU_STATUS_BAD_PROGRAM;
-	}
-	if (prog->nodes[prog->root].restype != XPU_TYPE_BOOL)
-		return XPU_STATUS_BAD_PROGRAM;
+		pa->aggs[i] = xpu_load_agg_desc(prog->msg + pa->aggs_offset + sizeof(XpuAggDesc) * i);
 	for (i = 0; i < (int) (pa->nkeys + pa->naggs); i++)
 	{
 		if (!xpu_preagg_validate_region(prog, pa, i))
-			return XPU_STATUS_BAD_PROGRAM;
-	}
-	prog->nvars = 0;
-	for (i = 0; i < (int) prog->nnodes; i++)
-	{
-		int			r = xpu_var_rank(prog, i);
-
-		if (r >= 0)
-		{
-			prog->var_attr[r] = (int16_t) prog->nodes[i].aux;
-			prog->var_node[r] = (int16_t) i;
-			prog->nvars++;
-		}
-	}
-	prog->max_attr = prog->nvars > 0 ? prog->var_attr[prog->nvars - 1] : -1;
-	for (i = 0; i <= prog->max_attr; i++)
-	{
-		if (!xpu_validate_attr(prog, i))
 			return XPU_STATUS_BAD_PROGRAM;
 	}
 	return XPU_STATUS_OK;

@@ -167,12 +167,12 @@ xpu_prog_attr(const xpu_program *prog, int a, int *attlen, int *attalign, int *x
 }
 
 /*
- * xpu_program_header - check the message and session header and fill the
- * scalar fields of prog.  Node data is loaded separately.  Returns an
+ * xpu_program_header_kind - check the message and session header (of a
+ * session of the given kind) and fill the scalar fields of prog.  Node data is loaded separately.  Returns an
  * XPU_STATUS_*.
  */
 XPU_FUNC int
-xpu_program_header(const char *msg, xpu_program *prog)
+xpu_program_header_kind(const char *msg, xpu_program *prog, uint32_t kind)
 {
 	uint32_t	length;
 	const char *s = msg + sizeof(PgStromMsgHeader);
@@ -188,7 +188,7 @@ xpu_program_header(const char *msg, xpu_program *prog)
 	if (length < sizeof(PgStromMsgHeader) + sizeof(XpuSession))
 		return XPU_STATUS_BAD_PROGRAM;
 	if (xpu_load_u32(s + 0) != XPU_PROGRAM_MAGIC ||
-		xpu_load_u32(s + 4) != XPU_KIND_GPUSCAN)
+		xpu_load_u32(s + 4) != kind)
 		return XPU_STATUS_BAD_PROGRAM;
 	prog->msg = msg;
 	prog->nattrs = xpu_load_u32(s + 16);
@@ -223,6 +223,12 @@ xpu_program_header(const char *msg, xpu_program *prog)
 	prog->consts = msg + consts_off;
 	prog->nodes[0] = xpu_load_node(msg + nodes_off);	/* rest by the caller */
 	return XPU_STATUS_OK;
+}
+
+XPU_FUNC int
+xpu_program_header(const char *msg, xpu_program *prog)
+{
+	return xpu_program_header_kind(msg, prog, XPU_KIND_GPUSCAN);
 }
 
 XPU_FUNC const char *
@@ -467,14 +473,15 @@ xpu_var_rank(const xpu_program *prog, int i)
  * xpu_program_setup_serial - the whole set-up in one thread (host tests;
  * the kernel does the same steps in parallel).  Returns an XPU_STATUS_*.
  */
+/*
+ * xpu_program_load_serial - after the header: load and validate the nodes
+ * and the attributes the VARs read, in one thread.
+ */
 XPU_FUNC int
-xpu_program_setup_serial(const char *msg, xpu_program *prog)
+xpu_program_load_serial(xpu_program *prog)
 {
-	int			st = xpu_program_header(msg, prog);
 	int			i;
 
-	if (st != XPU_STATUS_OK)
-		return st;
 	for (i = 0; i < (int) prog->nnodes; i++)
 		prog->nodes[i] = xpu_load_node(xpu_program_node_ptr(prog, i));
 	for (i = 0; i < (int) prog->nnodes; i++)
@@ -503,6 +510,16 @@ xpu_program_setup_serial(const char *msg, xpu_program *prog)
 			return XPU_STATUS_BAD_PROGRAM;
 	}
 	return XPU_STATUS_OK;
+}
+
+XPU_FUNC int
+xpu_program_setup_serial(const char *msg, xpu_program *prog)
+{
+	int			st = xpu_program_header(msg, prog);
+
+	if (st != XPU_STATUS_OK)
+		return st;
+	return xpu_program_load_serial(prog);
 }
 
 /* ---- values ---- */
