@@ -51,6 +51,10 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 		}
 		c.session.acquire()
 		cmd.sess, cmd.chunk = c.session, chunk
+	case protocol.LinkProbeRequest:
+		if _, ok := s.cfg.Executor.(LinkProber); !ok {
+			return fmt.Errorf("%w: LinkProbe: GPU device %d cannot measure its link", protocol.ErrUnsupported, s.cfg.DeviceIndex)
+		}
 	case protocol.TaskFinalRequest:
 		if c.session == nil {
 			return fmt.Errorf("%w: TaskFinal without an open session", protocol.ErrProtocol)

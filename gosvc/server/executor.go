@@ -62,6 +62,18 @@ type HostPinner interface {
 	PinHost(mem []byte) (unpin func() error, err error)
 }
 
+// LinkProber is implemented by an Executor that can measure its device's
+// link (the gpu package's); without it a LINK_PROBE request is answered
+// ErrCodeUnsupported.
+type LinkProber interface {
+	// ProbeLink copies bytes (validated: 1MB..1GB, a multiple of 1MB)
+	// between pinned host memory and device memory, once untimed and then
+	// copies (1..64) times in each direction, and returns the wall time of
+	// the timed copies of each direction.  Errors are classified as for
+	// Exec (ErrNoMemory, mempool.ErrExhausted: no device memory to spare).
+	ProbeLink(bytes uint64, copies int) (h2dNs, d2hNs uint64, err error)
+}
+
 // ErrNoMemory marks an executor error caused by device memory exhaustion
 // (as does mempool.ErrExhausted): the reply is PGSTROM_ERR_NO_MEMORY and
 // the connection stays open.

@@ -24,12 +24,17 @@ func FuzzSocket(f *testing.F) {
 	f.Add(xputest.ChunkMessage(2, 7, make([]byte, xpu.BlockSize)))
 	f.Add(protocol.EncodeRequest(protocol.TagAttachBuffer, 3, make([]byte, protocol.AttachBufferSize)))
 	f.Add([]byte("GET / HTTP/1.0\r\n\r\n"))
+	f.Add(protocol.EncodeLinkProbe(4, 1<<20, 1))
+	f.Add(protocol.EncodeLinkProbe(5, 1<<20+1, 1))
+	f.Add(protocol.EncodeLinkProbe(6, 1<<20, 65))
+	f.Add(protocol.EncodeRequest(protocol.TagLinkProbe, 7, make([]byte, protocol.LinkProbeSize-4)))
+	f.Add(append(protocol.EncodeLinkProbe(8, 2<<20, 2), protocol.EncodeRequest(protocol.TagStatus, 9, nil)...))
 
 	s, err := New(Config{
 		SocketPath: SocketPath(f.TempDir(), 4242, 0),
 		Workers:    4,
 		Pool:       &fakePool{},
-		Executor:   &fakeExecutor{},
+		Executor:   &probingExecutor{fakeExecutor: &fakeExecutor{}},
 		Logger:     zerolog.Nop(),
 	})
 	if err != nil {

@@ -67,6 +67,7 @@ type Server struct {
 	served      atomic.Uint64
 
 	pinFailLogged atomic.Bool // a shared buffer could not be pinned (logged once)
+	probes        linkProbes  // one LINK_PROBE at a time
 
 	enqueueMu sync.RWMutex // see enqueue
 
