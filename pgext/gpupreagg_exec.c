@@ -714,34 +714,17 @@ gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (!es->analyze)
 		return;
 	c = gss->have_totals ? &gss->totals : &gss->counters;
-	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
-		appendStringInfoSpaces(es->str, es->indent * 2);
-		appendStringInfo(es->str,
-						 "Chunks: " UINT64_FORMAT "  Pages: " UINT64_FORMAT
-						 "  Rows In: " UINT64_FORMAT "  Recheck Rows: " UINT64_FORMAT
-						 "  GPU Groups: " UINT64_FORMAT "  CPU Groups: " UINT64_FORMAT
-						 "  Table Growths: " UINT64_FORMAT,
-						 c->nchunks, c->npages, c->nrows_in, c->nrecheck,
-						 c->ngroups_gpu, c->ngroups_cpu, c->ngrowths);
-		if (es->timing)
-			appendStringInfo(es->str, "  GPU Time: %.3f ms",
-							 (double) c->gpu_time_ns / 1000000.0);
-		appendStringInfoChar(es->str, '\n');
+		GpuExplainCounter items[] = {
+			{"Chunks", c->nchunks},
+			{"Pages", c->npages},
+			{"Rows In", c->nrows_in},
+			{"Recheck Rows", c->nrecheck},
+			{"GPU Groups", c->ngroups_gpu},
+			{"CPU Groups", c->ngroups_cpu},
+			{"Table Growths", c->ngrowths},
+		};
+
+		gpuscan_explain_counters(gss, c, items, lengthof(items), es);
 	}
-	else
-	{
-		ExplainPropertyUInteger("Chunks", NULL, c->nchunks, es);
-		ExplainPropertyUInteger("Pages", NULL, c->npages, es);
-		ExplainPropertyUInteger("Rows In", NULL, c->nrows_in, es);
-		ExplainPropertyUInteger("Recheck Rows", NULL, c->nrecheck, es);
-		ExplainPropertyUInteger("GPU Groups", NULL, c->ngroups_gpu, es);
-		ExplainPropertyUInteger("CPU Groups", NULL, c->ngroups_cpu, es);
-		ExplainPropertyUInteger("Table Growths", NULL, c->ngrowths, es);
-		if (es->timing)
-			ExplainPropertyFloat("GPU Time", "ms",
-								 (double) c->gpu_time_ns / 1000000.0, 3, es);
-	}
-	if (gss->cpu_reason[0] != '\0')
-		ExplainPropertyText("CPU Path", gss->cpu_reason, es);
 }

@@ -269,7 +269,16 @@ extern void gpuscan_publish_counters(GpuScanState *gss);
 extern uint64 gpuscan_make_plan_id(GpuScanState *gss);
 
 /* gpuscan_explain.c */
+typedef struct GpuExplainCounter
+{
+	const char *label;
+	uint64		value;
+} GpuExplainCounter;
+
 extern void gpuscan_explain(CustomScanState *node, List *ancestors,
 							ExplainState *es);
+extern void gpuscan_explain_counters(GpuScanState *gss, const GpuScanCounters *c,
+									 const GpuExplainCounter *items, int nitems,
+									 ExplainState *es);
 
 #endif							/* PGSTROM_GPUSCAN_H */

@@ -53,15 +53,36 @@ gpuscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 
 	c = gss->have_totals ? &gss->totals : &gss->counters;
+	{
+		GpuExplainCounter items[] = {
+			{"Chunks", c->nchunks},
+			{"Pages", c->npages},
+			{"Rows In", c->nrows_in},
+			{"Rows Out", c->nrows_out},
+			{"Recheck Rows", c->nrecheck},
+		};
+
+		gpuscan_explain_counters(gss, c, items, lengthof(items), es);
+	}
+}
+
+/*
+ * The EXPLAIN ANALYZE figures of a GpuScan-based node: the counters given,
+ * on one line in text format, then the GPU time and the CPU path's reason.
+ */
+void
+gpuscan_explain_counters(GpuScanState *gss, const GpuScanCounters *c,
+						 const GpuExplainCounter *items, int nitems,
+						 ExplainState *es)
+{
+	int			i;
+
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		appendStringInfoSpaces(es->str, es->indent * 2);
-		appendStringInfo(es->str,
-						 "Chunks: " UINT64_FORMAT "  Pages: " UINT64_FORMAT
-						 "  Rows In: " UINT64_FORMAT "  Rows Out: " UINT64_FORMAT
-						 "  Recheck Rows: " UINT64_FORMAT,
-						 c->nchunks, c->npages, c->nrows_in, c->nrows_out,
-						 c->nrecheck);
+		for (i = 0; i < nitems; i++)
+			appendStringInfo(es->str, "%s%s: " UINT64_FORMAT,
+							 i > 0 ? "  " : "", items[i].label, items[i].value);
 		if (es->timing)
 			appendStringInfo(es->str, "  GPU Time: %.3f ms",
 							 (double) c->gpu_time_ns / 1000000.0);
@@ -69,11 +90,8 @@ gpuscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	else
 	{
-		ExplainPropertyUInteger("Chunks", NULL, c->nchunks, es);
-		ExplainPropertyUInteger("Pages", NULL, c->npages, es);
-		ExplainPropertyUInteger("Rows In", NULL, c->nrows_in, es);
-		ExplainPropertyUInteger("Rows Out", NULL, c->nrows_out, es);
-		ExplainPropertyUInteger("Recheck Rows", NULL, c->nrecheck, es);
+		for (i = 0; i < nitems; i++)
+			ExplainPropertyUInteger(items[i].label, NULL, items[i].value, es);
 		if (es->timing)
 			ExplainPropertyFloat("GPU Time", "ms",
 								 (double) c->gpu_time_ns / 1000000.0, 3, es);
