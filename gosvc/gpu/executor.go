@@ -26,6 +26,8 @@ type Executor struct {
 	// memory cap of initialSlots); tests lower it to force growth.
 	preaggSlots uint32
 
+	probeMu sync.Mutex // one link probe at a time (see ProbeLink)
+
 	mu     sync.Mutex
 	lanes  []*lane // every lane made, for Close
 	idle   []*lane
