@@ -46,3 +46,27 @@ COMMENT ON FUNCTION pgstrom.gpu_service_status()
 
 -- the status functions only read shared memory: anyone may look
 GRANT USAGE ON SCHEMA pgstrom TO PUBLIC;
+
+--
+-- Host-to-device and device-to-host bandwidth of every GPU, measured by
+-- the GPU service with pinned host memory (the path chunks take): one
+-- untimed copy, then `copies` timed copies of size_mb megabytes in each
+-- direction.  GB/s are 10^9 bytes per second.  The probe takes device
+-- memory and occupies the link, so only superusers may run it, and roles
+-- they GRANT EXECUTE to.
+--
+CREATE FUNCTION pgstrom.gpu_link_bandwidth(size_mb int DEFAULT 256,
+                                           copies int DEFAULT 8)
+RETURNS TABLE (
+    device int,
+    bytes bigint,
+    copies int,
+    h2d_gbps float8,
+    d2h_gbps float8)
+AS 'MODULE_PATHNAME', 'pgstrom_gpu_link_bandwidth'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION pgstrom.gpu_link_bandwidth(int, int)
+    IS 'pinned host-to-device and device-to-host bandwidth of each GPU, measured by the PG-Strom GPU service';
+
+REVOKE EXECUTE ON FUNCTION pgstrom.gpu_link_bandwidth(int, int) FROM PUBLIC;
