@@ -54,4 +54,54 @@ CREATE ROLE regress_pgstrom_user;
 SET ROLE regress_pgstrom_user;
 SELECT count(*) > 0 AS visible FROM pgstrom.gpu_service_status();
 RESET ROLE;
+
+--
+-- gpu_link_bandwidth(size_mb, copies): the arguments are checked before
+-- the service state, so these errors are the same with and without a GPU
+--
+SELECT * FROM pgstrom.gpu_link_bandwidth(0);
+SELECT * FROM pgstrom.gpu_link_bandwidth(1025);
+SELECT * FROM pgstrom.gpu_link_bandwidth(256, 0);
+SELECT * FROM pgstrom.gpu_link_bandwidth(256, 65);
+SELECT count(*) AS strict_rows FROM pgstrom.gpu_link_bandwidth(NULL);
+
+-- with a GPU one plausible row per device; without one, the service's
+-- not-available error (both print nothing)
+DO $$
+DECLARE
+    st text := (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1);
+    ndev int := (SELECT count(*) FROM pgstrom.gpu_device_info());
+    nrows int;
+    plausible bool;
+    msg text;
+    detail text;
+BEGIN
+    BEGIN
+        SELECT count(*), coalesce(bool_and(bytes = 1048576 AND copies = 1
+                                           AND h2d_gbps > 0 AND d2h_gbps > 0), false)
+          INTO nrows, plausible
+          FROM pgstrom.gpu_link_bandwidth(1, 1);
+    EXCEPTION WHEN connection_failure THEN
+        GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
+        IF st = 'ready' OR msg <> 'GPU service is not available'
+           OR detail NOT LIKE 'The service state is ' || st || '%' THEN
+            RAISE EXCEPTION 'gpu_link_bandwidth in state %: % (%)', st, msg, detail;
+        END IF;
+        RETURN;
+    END;
+    IF st <> 'ready' OR nrows <> ndev OR NOT plausible THEN
+        RAISE EXCEPTION 'gpu_link_bandwidth in state % returned % rows for % devices, plausible %',
+            st, nrows, ndev, plausible;
+    END IF;
+END
+$$;
+
+-- the probe takes device memory: superusers, and roles granted EXECUTE
+SET ROLE regress_pgstrom_user;
+SELECT * FROM pgstrom.gpu_link_bandwidth(1, 1);
+RESET ROLE;
+SELECT has_function_privilege('regress_pgstrom_user', 'pgstrom.gpu_link_bandwidth(int, int)', 'EXECUTE') AS before_grant;
+GRANT EXECUTE ON FUNCTION pgstrom.gpu_link_bandwidth(int, int) TO regress_pgstrom_user;
+SELECT has_function_privilege('regress_pgstrom_user', 'pgstrom.gpu_link_bandwidth(int, int)', 'EXECUTE') AS after_grant;
+REVOKE EXECUTE ON FUNCTION pgstrom.gpu_link_bandwidth(int, int) FROM regress_pgstrom_user;
 DROP ROLE regress_pgstrom_user;
