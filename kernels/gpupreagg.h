@@ -1103,7 +1103,6 @@ kern_gpupreagg_block(const char *session,
 	{
 		const char *page = pages + (size_t) blockIdx.x * XPU_BLCKSZ;
 		int			nitems = xpu_page_nitems(page);
-		int			bad = 0;
 		int			i;
 
 		if (nitems < 0)
@@ -1113,14 +1112,7 @@ kern_gpupreagg_block(const char *session,
 			return;
 		}
 		/* a bad page accumulates nothing: check it all first */
-		for (i = tid; i < nitems; i += nthreads)
-		{
-			uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
-
-			if (xpu_lp_flags(lp) == XPU_LP_NORMAL && !xpu_lp_normal_is_sane(lp))
-				bad = 1;
-		}
-		if (__syncthreads_or(bad))
+		if (!xpu_page_lps_sane(page, nitems))
 		{
 			if (tid == 0)
 				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);

@@ -121,15 +121,7 @@ kern_gpuscan_block(const char *session,
 			xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
 		return;
 	}
-	bad = 0;
-	for (i = tid; i < nitems; i += nthreads)
-	{
-		uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
-
-		if (xpu_lp_flags(lp) == XPU_LP_NORMAL && !xpu_lp_normal_is_sane(lp))
-			bad = 1;
-	}
-	if (__syncthreads_or(bad))
+	if (!xpu_page_lps_sane(page, nitems))
 	{
 		if (tid == 0)
 			xpu_set_status(counters, XPU_STATUS_BAD_PAGE);

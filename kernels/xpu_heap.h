@@ -139,4 +139,26 @@ xpu_varsize_any(const char *p, int32_t avail, int *kind)
 	return sz;
 }
 
+#ifdef __CUDACC__
+/*
+ * xpu_page_lps_sane - every LP_NORMAL line pointer of the page lies inside
+ * it.  All threads of the block must call it (it synchronizes them); a bad
+ * page is rejected as a whole before any row of it is used.
+ */
+__device__ static inline bool
+xpu_page_lps_sane(const char *page, int nitems)
+{
+	int			bad = 0;
+
+	for (int i = threadIdx.x; i < nitems; i += blockDim.x)
+	{
+		uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
+
+		if (xpu_lp_flags(lp) == XPU_LP_NORMAL && !xpu_lp_normal_is_sane(lp))
+			bad = 1;
+	}
+	return !__syncthreads_or(bad);
+}
+#endif							/* __CUDACC__ */
+
 #endif							/* XPU_HEAP_H */
