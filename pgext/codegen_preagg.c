@@ -136,16 +136,17 @@ emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
 		}
 		i++;
 	}
-	if (nquals == 0)
-		pn->root = cg_emit_const(ctx, XPU_TYPE_BOOL, BOOLOID, BoolGetDatum(true), false);
-	else if (nquals == 1)
+	if (nquals > 1)
+		pn->root = add_root(ctx, XPU_OP_AND, nquals, roots);
+	else
 	{
-		pn->root = roots[0];
-		if (pn->root != ctx->nnodes - 1 || pn->root <= max_used)
+		/* a CONST true may be merged into one a FILTER already made */
+		pn->root = (nquals == 1) ? roots[0] :
+			cg_emit_const(ctx, XPU_TYPE_BOOL, BOOLOID, BoolGetDatum(true), false);
+		if (pn->root >= 0 &&
+			(pn->root != ctx->nnodes - 1 || pn->root <= max_used))
 			pn->root = add_root(ctx, XPU_OP_IS_TRUE, 1, &pn->root);
 	}
-	else
-		pn->root = add_root(ctx, XPU_OP_AND, nquals, roots);
 	pfree(roots);
 	if (pn->root < 0)
 		return false;

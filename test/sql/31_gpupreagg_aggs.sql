@@ -21,6 +21,10 @@ SELECT * FROM check_gpupreagg($$SELECT g, stddev(a) AS v1, stddev_samp(b) AS v2,
 SELECT * FROM check_gpupreagg($$SELECT g, stddev(f4) AS v1, stddev_pop(f8) AS v2, variance(f8) AS v3, var_samp(f4) AS v4, var_pop(f8) AS v5, stddev_samp(f8) AS v6 FROM t_pa GROUP BY g$$, 'g');
 -- FILTER clauses, also on the device-evaluated quals
 SELECT * FROM check_gpupreagg($$SELECT g, count(*) FILTER (WHERE b > 0) AS v1, sum(c) FILTER (WHERE a % 2 = 0) AS v2, avg(f8) FILTER (WHERE f4 < 50) AS v3, max(d) FILTER (WHERE gb) AS v4 FROM t_pa WHERE id > 100 GROUP BY g$$, 'g');
+-- a FILTER that is the WHERE clause itself, and a constant one (the device
+-- program shares their nodes with the qual)
+SELECT * FROM check_gpupreagg($$SELECT g, count(*) FILTER (WHERE b > 0) AS v1, sum(a) FILTER (WHERE true) AS v2 FROM t_pa WHERE b > 0 GROUP BY g$$, 'g');
+SELECT * FROM check_gpupreagg($$SELECT g, count(*) FILTER (WHERE true) AS v1, count(*) FILTER (WHERE false) AS v2 FROM t_pa GROUP BY g$$, 'g');
 -- expressions as arguments
 SELECT * FROM check_gpupreagg($$SELECT g, sum(b::int8 * 3 + 1) AS v1, avg(f8 * 2) AS v2, min(a + 1) AS v3, max(c - 1) AS v4 FROM t_pa WHERE b IS NOT NULL AND g < 100 GROUP BY g$$, 'g');
 -- no GROUP BY: one group; and over an empty input
