@@ -112,6 +112,9 @@ func TestIntegrationLoadRun(t *testing.T) {
 	if len(rep.Results) != len(Queries)*len(Datasets) || rep.Failures != 0 {
 		t.Fatalf("%d results, %d failures", len(rep.Results), rep.Failures)
 	}
+	if rep.Link.gbps() != 50 || rep.Link.Measured != nil {
+		t.Errorf("link %+v, want the -link-gbps value and no probe", rep.Link)
+	}
 	for _, f := range []string{"out.json", "out.png", "plans.txt"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)
@@ -147,10 +150,21 @@ func TestIntegrationPlantedWrongResult(t *testing.T) {
 	// and a run without the plant passes
 	var out bytes.Buffer
 	cfg := itestConfig(t, &out, "-queries", "group_8", "-runs", "1")
-	if _, err := Run(context.Background(), cfg); err != nil {
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
 		if errors.Is(err, errFailures) {
 			t.Fatalf("clean run failed:\n%s", out.String())
 		}
 		t.Fatal(err)
+	}
+	// without -link-gbps the service measures the link, or the report
+	// says why it could not
+	if strings.HasPrefix(rep.Server.ServiceBefore, "ready") {
+		if rep.Link.GBps == nil || len(rep.Link.Measured) == 0 || !strings.Contains(out.String(), "host-to-device link: ") {
+			t.Errorf("service ready but link not measured: %+v\n%s", rep.Link, out.String())
+		}
+	} else if rep.Link.GBps != nil || !strings.Contains(rep.Link.Source, "GPU service is not available") ||
+		!strings.Contains(out.String(), "host-to-device link: not measured: ") {
+		t.Errorf("service %s: link %+v, want the probe's error\n%s", rep.Server.ServiceBefore, rep.Link, out.String())
 	}
 }

@@ -5,7 +5,9 @@
 //	pgstrom-bench load [-scale 1.0] [-workers N] [-tables w1_narrow,w1_wide]
 //	pgstrom-bench run  [-runs 3] [-json out.json] [-png out.png] [-plans plans.txt] [-link-gbps GB/s]
 //
-// The connection comes from the PG* environment variables (or -dsn).
+// The connection comes from the PG* environment variables (or -dsn).  run
+// measures the host-to-device link with pgstrom.gpu_link_bandwidth() for
+// the '% link' column, unless -link-gbps gives it.
 package main
 
 import (

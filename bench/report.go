@@ -49,7 +49,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "NOTE: pg_strom.regression_test_mode = on: GpuScan may be planned without a usable GPU (CPU path)\n")
 	}
 	if rep.Link.GBps != nil {
-		fmt.Fprintf(&b, "host-to-device link: %.1f GB/s, %s\n", *rep.Link.GBps, rep.Link.Source)
+		fmt.Fprintf(&b, "host-to-device link: %.1f GB/s (%s)\n", *rep.Link.GBps, rep.Link.Source)
 	} else {
 		fmt.Fprintf(&b, "host-to-device link: %s\n", rep.Link.Source)
 	}

@@ -34,8 +34,9 @@ type QueryResult struct {
 
 // LinkInfo is the host-to-device bandwidth the '% link' column uses.
 type LinkInfo struct {
-	GBps   *float64 `json:"gb_per_s"`
-	Source string   `json:"source"`
+	GBps     *float64    `json:"gb_per_s"`
+	Source   string      `json:"source"`
+	Measured []LinkProbe `json:"measured,omitempty"` // pgstrom.gpu_link_bandwidth(), one per device
 }
 
 // ModeInfo describes a mode in the report.

@@ -23,10 +23,7 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 		}
 		rep.Modes = append(rep.Modes, ModeInfo{Key: m.Key, Label: m.Label, Settings: set})
 	}
-	rep.Link = LinkInfo{Source: "not measured: pass -link-gbps (GB/s) to fill the '% link' column"}
-	if cfg.LinkGBps > 0 {
-		rep.Link = LinkInfo{GBps: ptr(cfg.LinkGBps), Source: "supplied by the -link-gbps flag (measured outside this program)"}
-	}
+	rep.Link = LinkInfo{Source: "not measured: the run stopped before the link probe"}
 	timed := func(name string, f func() error) error {
 		t0 := time.Now()
 		err := phase(cfg.Stderr, name, f)
@@ -62,6 +59,13 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	err = timed("link", func() (err error) {
+		rep.Link, err = linkPhase(ctx, conn, cfg)
+		return err
+	})
+	if err != nil {
+		return rep, err
+	}
 	if cfg.Prewarm {
 		if err := timed("prewarm", func() error { return prewarm(ctx, conn, cfg.Tables, cfg.Stderr) }); err != nil {
 			return rep, err
@@ -70,7 +74,7 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 	for _, d := range cfg.Tables {
 		err := timed("queries on "+d.Name, func() error {
 			for _, q := range cfg.Queries {
-				r, err := runQuery(ctx, conn, cfg, q, d, heap[d.Name])
+				r, err := runQuery(ctx, conn, cfg, q, d, heap[d.Name], rep.Link.gbps())
 				if err != nil {
 					return err
 				}
@@ -126,8 +130,9 @@ func readLoaded(ctx context.Context, conn *pgx.Conn, d Dataset) (DatasetState, e
 	return st, nil
 }
 
-// runQuery runs q on d in every mode, then judges the results.
-func runQuery(ctx context.Context, conn *pgx.Conn, cfg *Config, q Query, d Dataset, heap int64) (QueryResult, error) {
+// runQuery runs q on d in every mode, then judges the results; linkGBps
+// (0: unknown) is the host-to-device bandwidth of the '% link' column.
+func runQuery(ctx context.Context, conn *pgx.Conn, cfg *Config, q Query, d Dataset, heap int64, linkGBps float64) (QueryResult, error) {
 	sql := q.For(d)
 	r := QueryResult{Query: q.Name, Table: d.Name, SQL: sql, HeapBytes: heap, HeapGB: gb(heap), Status: statusOK}
 	r.Planted = cfg.Plant.Matches(q.Name, d.Name)
@@ -141,7 +146,7 @@ func runQuery(ctx context.Context, conn *pgx.Conn, cfg *Config, q Query, d Datas
 		fmt.Fprintf(cfg.Stderr, "  %-11s %-10s %-8s %s\n", q.Name, d.Name, m.Key, runText(runs[i], errs[i]))
 	}
 	judge(&r, runs, errs, cfg.Runs)
-	r.computeFigures(cfg.LinkGBps)
+	r.computeFigures(linkGBps)
 	if r.Status == statusFailure {
 		fmt.Fprintf(cfg.Stderr, "  %-11s %-10s FAILURE: %s\n", q.Name, d.Name, r.Failure)
 	}
