@@ -82,6 +82,10 @@ typedef struct PgStromMsgStatusReply
  * copy each way.  Reply: tag SUCCESS with PgStromMsgLinkProbeReply, or an
  * Error (e.g. PGSTROM_ERR_NO_MEMORY when the pool cannot spare the bytes).
  */
+#define PGSTROM_LINK_PROBE_UNIT			(1U << 20)	/* bytes: a multiple of 1MB */
+#define PGSTROM_LINK_PROBE_MAX_BYTES	(1U << 30)
+#define PGSTROM_LINK_PROBE_MAX_COPIES	64
+
 typedef struct PgStromMsgLinkProbe
 {
 	uint64_t	bytes;

@@ -236,6 +236,7 @@ extern CustomExecMethods gpuscan_exec_methods;
 extern void pgstrom_init_gpuscan_plan(void);
 
 /* gpuscan_exec.c */
+extern int	pgstrom_service_errcode(int32 code);
 extern void gpuscan_begin(CustomScanState *node, EState *estate, int eflags);
 extern TupleTableSlot *gpuscan_exec(CustomScanState *node);
 extern void gpuscan_end(CustomScanState *node);

@@ -99,8 +99,9 @@ gpuscan_use_cpu(GpuScanState *gss, const char *reason)
 	gss->mode = GPUSCAN_MODE_CPU;
 }
 
-static int
-service_errcode(int32 code)
+/* the SQLSTATE of a service Error reply's code (also for sql_link.c) */
+int
+pgstrom_service_errcode(int32 code)
 {
 	switch (code)
 	{
@@ -167,7 +168,7 @@ gpuscan_error_reply(GpuScanState *gss, PgStromMsgHeader *msg, const char *during
 	strlcpy(path, gss->conn ? pgstrom_gpu_conn_path(gss->conn) : "?",
 			sizeof(path));
 	ereport(ERROR,
-			(errcode(service_errcode(err.code)),
+			(errcode(pgstrom_service_errcode(err.code)),
 			 errmsg("%s", err.message),
 			 recoverable ?
 			 errhint("Set pg_strom.cpu_fallback = on to evaluate GpuScan on the CPU when the GPU cannot.") : 0,

@@ -29,8 +29,8 @@ PG_FUNCTION_INFO_V1(pgstrom_gpu_link_bandwidth);
 
 #define GPU_LINK_BANDWIDTH_COLS		5
 #define LINK_PROBE_REQUEST_ID		1
-#define LINK_PROBE_MAX_SIZE_MB		1024	/* PgStromMsgLinkProbe: 1MB..1GB */
-#define LINK_PROBE_MAX_COPIES		64
+#define LINK_PROBE_MAX_SIZE_MB	(PGSTROM_LINK_PROBE_MAX_BYTES / PGSTROM_LINK_PROBE_UNIT)
+#define LINK_PROBE_MAX_COPIES	PGSTROM_LINK_PROBE_MAX_COPIES
 
 /* what the service state says about the devices */
 typedef struct LinkProbeTargets
@@ -59,25 +59,6 @@ read_targets(LinkProbeTargets *t)
 	for (i = 0; i < t->ndevices; i++)
 		t->devices[i] = ss->devices.devices[i].index;
 	LWLockRelease(ss->lock);
-}
-
-/* the SQLSTATE of a service error code, as GpuScan maps them */
-static int
-link_errcode(int32 code)
-{
-	switch (code)
-	{
-		case PGSTROM_ERR_PROTOCOL:
-			return ERRCODE_PROTOCOL_VIOLATION;
-		case PGSTROM_ERR_UNSUPPORTED:
-			return ERRCODE_FEATURE_NOT_SUPPORTED;
-		case PGSTROM_ERR_NO_MEMORY:
-			return ERRCODE_OUT_OF_MEMORY;
-		case PGSTROM_ERR_DEVICE:
-			return ERRCODE_SYSTEM_ERROR;
-		default:
-			return ERRCODE_INTERNAL_ERROR;
-	}
 }
 
 static void
@@ -117,7 +98,7 @@ link_error_reply(GpuServiceConn *conn, int32 device, PgStromMsgHeader *msg)
 	err.message[sizeof(err.message) - 1] = '\0';
 
 	ereport(ERROR,
-			(errcode(link_errcode(err.code)),
+			(errcode(pgstrom_service_errcode(err.code)),
 			 errmsg("%s", err.message),
 			 err.code == PGSTROM_ERR_NO_MEMORY ?
 			 errhint("Try a smaller size_mb, or again when the GPU is less busy.") : 0,

@@ -1,5 +1,8 @@
 package protocol
 
+// #include "pg_strom_proto.h"
+import "C"
+
 import (
 	"encoding/binary"
 	"fmt"
@@ -9,11 +12,11 @@ import (
 // the bytes per copy are a multiple of 1MB from 1MB to 1GB, the timed
 // copies per direction 1..64.
 const (
-	LinkProbeUnit      = 1 << 20
+	LinkProbeUnit      = C.PGSTROM_LINK_PROBE_UNIT
 	LinkProbeMinBytes  = LinkProbeUnit
-	LinkProbeMaxBytes  = 1 << 30
+	LinkProbeMaxBytes  = C.PGSTROM_LINK_PROBE_MAX_BYTES
 	LinkProbeMinCopies = 1
-	LinkProbeMaxCopies = 64
+	LinkProbeMaxCopies = C.PGSTROM_LINK_PROBE_MAX_COPIES
 )
 
 // LinkProbeRequest asks the service to time pinned host-to-device and
