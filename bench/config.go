@@ -27,7 +27,9 @@ type Config struct {
 	PNGPath   string
 	PlansPath string
 	LinkGBps  float64 // 0: measured by pgstrom.gpu_link_bandwidth()
-	Plant     Plant
+
+	GPUSettings [][2]string // -gpu-set: extra SETs of the GPU mode
+	Plant       Plant
 
 	Stdout io.Writer
 	Stderr io.Writer
@@ -40,7 +42,7 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	fs := flag.NewFlagSet("pgstrom-bench "+step, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := &Config{Stdout: stdout, Stderr: stderr}
-	var tables, queries, plant string
+	var tables, queries, plant, gpuSet string
 	fs.StringVar(&cfg.ConnString, "dsn", "", "connection string (default: the PGHOST, PGPORT, PGUSER, PGDATABASE, ... environment)")
 	fs.Float64Var(&cfg.Scale, "scale", 1.0, "row-count multiplier: 1.0 = 200M narrow rows and 25M wide rows (load)")
 	fs.StringVar(&tables, "tables", "w1_narrow,w1_wide", "comma-separated datasets")
@@ -52,6 +54,7 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	fs.StringVar(&cfg.JSONPath, "json", "", "write the results as JSON to this file (run)")
 	fs.StringVar(&cfg.PNGPath, "png", "", "write a bar chart of the speedups to this PNG file (run)")
 	fs.StringVar(&cfg.PlansPath, "plans", "", "write the EXPLAIN (COSTS OFF) plan of every query in every mode to this file (run)")
+	fs.StringVar(&gpuSet, "gpu-set", "", "extra settings of the GPU mode, e.g. pg_strom.gpu_tuple_cost=0 to see the GPU plan where the default costs keep the CPU one (run)")
 	fs.Float64Var(&cfg.LinkGBps, "link-gbps", 0, "host-to-device link bandwidth in GB/s (10^9 bytes/s), measured elsewhere; overrides the measurement by pgstrom.gpu_link_bandwidth() (run)")
 	fs.StringVar(&plant, "plant-wrong-result", os.Getenv("BENCH_PLANT_WRONG_RESULT"),
 		"SELF-TEST: perturb the GPU mode's result of QUERY or QUERY@TABLE; the run must then report FAILURE and exit 1 (env BENCH_PLANT_WRONG_RESULT)")
@@ -88,6 +91,9 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 		return nil, fmt.Errorf("-queries: %w", err)
 	}
 	if cfg.Plant, err = ParsePlant(plant); err != nil {
+		return nil, err
+	}
+	if cfg.GPUSettings, err = parseGPUSettings(gpuSet); err != nil {
 		return nil, err
 	}
 	return cfg, nil

@@ -17,7 +17,7 @@ func applyMode(ctx context.Context, conn *pgx.Conn, cfg *Config, m Mode) error {
 	if err := sessionSettings(ctx, conn, cfg); err != nil {
 		return err
 	}
-	for _, s := range m.Settings() {
+	for _, s := range settingsFor(m, cfg) {
 		stmt := fmt.Sprintf("SET %s = %s", s[0], s[1])
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("mode %s: %s: %w", m.Key, stmt, err)

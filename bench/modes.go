@@ -1,5 +1,11 @@
 package main
 
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
 // Mode is one way of running a query: the settings applied before it.
 type Mode struct {
 	Key   string // JSON key and plan-file label
@@ -35,6 +41,35 @@ func (m Mode) Settings() [][2]string {
 	s := append([][2]string{}, parallelSettings...)
 	return append(s, [2]string{"jit", onOff(m.JIT)}, [2]string{"pg_strom.enabled", onOff(m.GPU)})
 }
+
+// settingsFor is m's settings plus, for the GPU mode, the -gpu-set ones.
+func settingsFor(m Mode, cfg *Config) [][2]string {
+	s := m.Settings()
+	if m.GPU {
+		s = append(s, cfg.GPUSettings...)
+	}
+	return s
+}
+
+// parseGPUSettings reads -gpu-set: comma-separated pg_strom.NAME=VALUE
+// pairs.  Names and values are limited to plain words, since they are
+// spliced into SET statements.
+func parseGPUSettings(list string) ([][2]string, error) {
+	var out [][2]string
+	for _, item := range splitList(list) {
+		name, value, ok := strings.Cut(item, "=")
+		if !ok || !settingName.MatchString(name) || !settingValue.MatchString(value) {
+			return nil, fmt.Errorf("-gpu-set: %q is not pg_strom.NAME=VALUE (VALUE a number or a word)", item)
+		}
+		out = append(out, [2]string{name, value})
+	}
+	return out, nil
+}
+
+var (
+	settingName  = regexp.MustCompile(`^pg_strom\.[a-z_]+$`)
+	settingValue = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
+)
 
 // gpuMode returns the index of the GPU mode in Modes.
 func gpuMode() int {

@@ -18,7 +18,7 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 	rep := &Report{StartedAt: time.Now(), Runs: cfg.Runs, WarmUps: 1, Tolerance: FloatTolerance}
 	for _, m := range Modes {
 		var set []string
-		for _, kv := range m.Settings() {
+		for _, kv := range settingsFor(m, cfg) {
 			set = append(set, kv[0]+"="+kv[1])
 		}
 		rep.Modes = append(rep.Modes, ModeInfo{Key: m.Key, Label: m.Label, Settings: set})
