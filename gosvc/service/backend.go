@@ -30,3 +30,18 @@ type Backend interface {
 	// allocators must have been freed before.
 	Close() error
 }
+
+// HostBackend is implemented by a backend that runs the kernels' host code
+// on the CPU instead of a GPU (the TEST-ONLY hostexec package).  The
+// service then skips the kernels fatbin (LoadModule gets a nil image) and
+// says at WARNING level that no GPU is used, so a log never hides it.
+type HostBackend interface {
+	Backend
+	HostExecutor() bool
+}
+
+// hostExecutor reports whether b is a HostBackend that says so.
+func hostExecutor(b Backend) bool {
+	h, ok := b.(HostBackend)
+	return ok && h.HostExecutor()
+}

@@ -75,6 +75,10 @@ func (s *service) start(cfg control.Config) error {
 	}
 	s.cfg = cfg
 	logpipe.SetDebug(cfg.Debug)
+	host := hostExecutor(s.backend)
+	if host {
+		s.log.Warn().Msg(hostExecutorWarning)
+	}
 
 	devs, err := s.backend.Devices()
 	if err != nil {
@@ -92,7 +96,9 @@ func (s *service) start(cfg control.Config) error {
 	if err != nil {
 		return fmt.Errorf("CUDA driver version: %w", err)
 	}
-	s.log.Info().Msgf("CUDA driver %d.%d, %d GPU device(s)", driver/1000, driver%1000/10, len(devs))
+	if !host {
+		s.log.Info().Msgf("CUDA driver %d.%d, %d GPU device(s)", driver/1000, driver%1000/10, len(devs))
+	}
 	for _, d := range devs {
 		s.devLog(d.Index).Info().Msgf("%s: sm_%d%d, %d SMs, %d MB, PCI %s, %s",
 			d.Name, d.CCMajor, d.CCMinor, d.Multiprocessors, d.TotalMemory>>20, d.PCIBusID, d.PCIeLink)
@@ -102,7 +108,12 @@ func (s *service) start(cfg control.Config) error {
 		s.opened = append(s.opened, d.Index)
 	}
 
-	fatbinPath, err := s.loadKernels(driver)
+	var fatbinPath string
+	if host {
+		fatbinPath, err = s.loadHostKernels()
+	} else {
+		fatbinPath, err = s.loadKernels(driver)
+	}
 	if err != nil {
 		return err
 	}
@@ -154,6 +165,26 @@ func (s *service) loadKernels(driver int) (string, error) {
 		return "", err
 	}
 	return res.Path, nil
+}
+
+// hostExecutorWarning is logged at start by a service with a HostBackend.
+const hostExecutorWarning = "GPU service runs the TEST-ONLY host executor: no GPU is used"
+
+// hostFatbinPath stands for the fatbin in READY when there is none.
+const hostFatbinPath = "(none: TEST-ONLY host executor)"
+
+// loadHostKernels "loads" the kernels of a HostBackend, which has them
+// compiled in: no fatbin is looked up or built, so no nvcc or CUDA toolkit
+// is needed.
+func (s *service) loadHostKernels() (string, error) {
+	for _, d := range s.devices {
+		catalog, err := s.backend.LoadModule(d.Index, nil)
+		if err != nil {
+			return "", fmt.Errorf("host executor kernels on device %d: %w", d.Index, err)
+		}
+		s.devLog(d.Index).Info().Msgf("kernels (host code): %s", catalog)
+	}
+	return hostFatbinPath, nil
 }
 
 func (s *service) loadOnAll(path string) error {

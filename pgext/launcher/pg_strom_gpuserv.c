@@ -14,6 +14,13 @@
  * and exits PGSTROM_EXIT_NO_GPU, which tells the supervisor not to restart
  * it.  Otherwise it loads the Go library and hands over to its one entry
  * point, which returns only when the service stops.
+ *
+ * TEST-ONLY host executor: with PG_STROM_TEST_HOST_EXECUTOR=1 in the
+ * environment (set by test/run_regress_hostexec.sh only), the GPU checks are
+ * skipped and pg_strom_gosvc_hostexec.so, found next to the library named by
+ * argv[1], is loaded instead: the same service with the kernels' host code
+ * as its device.  make install never installs that library, so the variable
+ * alone cannot turn a production server into a CPU one.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -30,6 +37,10 @@
 #include <unistd.h>
 
 #include "pg_strom_control.h"
+
+/* the TEST-ONLY host executor (see the header comment) */
+#define HOSTEXEC_ENV		"PG_STROM_TEST_HOST_EXECUTOR"
+#define HOSTEXEC_LIBRARY	"pg_strom_gosvc_hostexec.so"
 
 /* the CUDA driver API subset we need, without cuda.h */
 typedef int CUresult;
@@ -196,10 +207,51 @@ check_gpu(char *reason, size_t reason_len)
 	return 1;
 }
 
+/* is the TEST-ONLY host executor asked for?  Only the exact value "1" */
+static int
+host_executor_requested(void)
+{
+	const char *value = getenv(HOSTEXEC_ENV);
+
+	return value != NULL && strcmp(value, "1") == 0;
+}
+
+/*
+ * The host executor's library: HOSTEXEC_LIBRARY in the directory of the
+ * service library.  Returns 0, with the reason, if it is not installed.
+ */
+static int
+host_executor_library(const char *gosvc_path, char *path, size_t path_len,
+					  char *reason, size_t reason_len)
+{
+	const char *slash = strrchr(gosvc_path, '/');
+	int			dirlen = slash ? (int) (slash - gosvc_path) : 1;
+	const char *dir = slash ? gosvc_path : ".";
+	int			len;
+
+	len = snprintf(path, path_len, "%.*s/%s", dirlen, dir, HOSTEXEC_LIBRARY);
+	if (len < 0 || (size_t) len >= path_len)
+	{
+		snprintf(reason, reason_len, "%s=1, but the path of %s is too long",
+				 HOSTEXEC_ENV, HOSTEXEC_LIBRARY);
+		return 0;
+	}
+	if (access(path, R_OK) != 0)
+	{
+		snprintf(reason, reason_len,
+				 "%s=1, but the TEST-ONLY host executor \"%.256s\" is not installed (%.64s); only test/run_regress_hostexec.sh installs it",
+				 HOSTEXEC_ENV, path, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
 int
 main(int argc, char *argv[])
 {
 	char		reason[PGSTROM_REASON_LEN];
+	char		hostexec_path[PATH_MAX];
+	const char *library;
 	void	   *gosvc;
 	PgStromServiceEntry entry;
 
@@ -224,7 +276,26 @@ main(int argc, char *argv[])
 	if (getppid() == 1)
 		return PGSTROM_EXIT_STOPPED;
 
-	if (!check_gpu(reason, sizeof(reason)))
+	library = argv[1];
+	if (host_executor_requested())
+	{
+		/*
+		 * No libcuda, cuInit or device count: the host executor's library
+		 * links no CUDA.  A missing library is final, as no GPU is.
+		 */
+		if (!host_executor_library(argv[1], hostexec_path, sizeof(hostexec_path),
+								   reason, sizeof(reason)))
+		{
+			LOG_LINE("WARNING", "%s", reason);
+			send_reason(PGSTROM_CTL_NO_GPU, reason);
+			discard_control_input();
+			return PGSTROM_EXIT_NO_GPU;
+		}
+		LOG_LINE("WARNING", "%s=1: loading the TEST-ONLY host executor \"%s\" instead of the GPU service; no GPU is used",
+				 HOSTEXEC_ENV, hostexec_path);
+		library = hostexec_path;
+	}
+	else if (!check_gpu(reason, sizeof(reason)))
 	{
 		LOG_LINE("LOG", "no usable GPU, the GPU service is disabled: %s", reason);
 		send_reason(PGSTROM_CTL_NO_GPU, reason);
@@ -232,7 +303,7 @@ main(int argc, char *argv[])
 		return PGSTROM_EXIT_NO_GPU;
 	}
 
-	gosvc = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+	gosvc = dlopen(library, RTLD_NOW | RTLD_GLOBAL);
 	if (gosvc == NULL)
 	{
 		snprintf(reason, sizeof(reason),
@@ -246,8 +317,8 @@ main(int argc, char *argv[])
 	if (entry == NULL)
 	{
 		snprintf(reason, sizeof(reason),
-				 "GPU service library \"%s\" has no entry point %s: %s",
-				 argv[1], PGSTROM_SERVICE_ENTRY, dlerror());
+				 "GPU service library \"%.256s\" has no entry point %s: %.128s",
+				 library, PGSTROM_SERVICE_ENTRY, dlerror());
 		LOG_LINE("WARNING", "%s", reason);
 		send_reason(PGSTROM_CTL_FATAL, reason);
 		discard_control_input();

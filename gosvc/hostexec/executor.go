@@ -1,0 +1,113 @@
+package hostexec
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// Executor runs GpuScan and GpuPreAgg sessions on the host; it implements
+// server.Executor like the gpu package's, with the same memory use from
+// the pool, so the pool's figures and exhaustion behave as on a GPU.
+type Executor struct {
+	index  int
+	pool   *mempool.Pool
+	mem    *hostMemory
+	tables *querybuf.Table // GpuPreAgg tables, keyed by (plan_id, device)
+	// preaggSlots is the slot count of a new GpuPreAgg table (before the
+	// memory cap of initialSlots); tests lower it to force growth.
+	preaggSlots uint32
+}
+
+var _ server.Executor = (*Executor)(nil)
+
+func newExecutor(index int, pool *mempool.Pool, mem *hostMemory) *Executor {
+	return &Executor{index: index, pool: pool, mem: mem, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots}
+}
+
+// As in the gpu package: pool exhaustion is often momentary, so an
+// allocation waits this long before it fails.
+const (
+	allocWait       = 2 * time.Second
+	allocMaxBackoff = 50 * time.Millisecond
+)
+
+// alloc takes memory from the pool, waiting briefly while it is exhausted,
+// and returns it with its bytes; the final error wraps
+// mempool.ErrExhausted.
+func (e *Executor) alloc(size uint64, what string) (mempool.Chunk, []byte, error) {
+	deadline := time.Now().Add(allocWait)
+	backoff := time.Millisecond
+	for {
+		c, err := e.pool.Alloc(size)
+		if err == nil {
+			b, err := e.mem.bytes(c)
+			if err != nil {
+				return c, nil, errors.Join(err, e.pool.Free(c))
+			}
+			return c, b[:size], nil
+		}
+		if !errors.Is(err, mempool.ErrExhausted) || size > e.pool.Stats().Limit || time.Now().After(deadline) {
+			return c, nil, fmt.Errorf("host device %d: %s (%d bytes): %w", e.index, what, size, err)
+		}
+		time.Sleep(backoff)
+		backoff = min(2*backoff, allocMaxBackoff)
+	}
+}
+
+func (e *Executor) free(c mempool.Chunk, what string) error {
+	if err := e.pool.Free(c); err != nil {
+		return fmt.Errorf("host device %d: free %s: %w", e.index, what, err)
+	}
+	return nil
+}
+
+// Prepare copies the OpenSession message into pool memory (the GPU uploads
+// it; the kernels read the program from there).  A GpuPreAgg session also
+// joins its plan's table.
+func (e *Executor) Prepare(msg []byte, p *xpu.Program) (server.Prepared, error) {
+	s, err := e.upload(msg, p)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == xpu.KindGpuPreAgg {
+		return e.preparePreAgg(s, p)
+	}
+	return s, nil
+}
+
+func (e *Executor) upload(msg []byte, p *xpu.Program) (*session, error) {
+	mem, b, err := e.alloc(uint64(len(msg)), "session program")
+	if err != nil {
+		return nil, err
+	}
+	copy(b, msg)
+	return &session{ex: e, mem: mem, prog: b, planID: p.PlanID}, nil
+}
+
+// session is one program in pool memory; it implements server.Prepared
+// (GpuScan).
+type session struct {
+	ex     *Executor
+	mem    mempool.Chunk
+	prog   []byte // the OpenSession message, in mem
+	planID uint64
+}
+
+// Close frees the program.
+func (s *session) Close() error { return s.ex.free(s.mem, "session program") }
+
+// Exec runs GpuScan over one chunk.  The pages are read where they are (as
+// the GPU path reads a pinned shared buffer); counters and items are in
+// pool memory, as on the device.
+func (s *session) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
+	return s.ex.runTask(c, pages, false, func(t *task) error {
+		runScan(s.prog, t.pages, c.NBlocks, t.items, t.counters)
+		return t.collect(xpu.KernelGpuScan)
+	})
+}

@@ -1,0 +1,238 @@
+/*
+ * hostexec.cc
+ *
+ * The TEST-ONLY host executor's per-chunk work: what kern_gpuscan_block,
+ * kern_gpupreagg_block and kern_gpupreagg_rehash do, as serial loops over
+ * the same XPU_FUNC helpers (compiled here as plain C++, where the device
+ * atomics are plain memory operations).  The caller (Go) serializes the
+ * calls that write one GpuPreAgg table.
+ *
+ * Every difference from the kernels would hide or invent a backend bug, so
+ * the loops follow the kernels step by step; kernels/test/test_preagg.cu
+ * runs the same helpers the same way.
+ */
+#include "gpupreagg.h"
+#include "pg_strom_catalog.h"
+#include "hostexec.h"
+
+/* the first problem reported wins, as xpu_set_status */
+static void
+set_status(uint32_t *counters, uint32_t status)
+{
+	if (counters[XPU_COUNTER_STATUS] == XPU_STATUS_OK)
+		counters[XPU_COUNTER_STATUS] = status;
+}
+
+static void
+zero_counters(uint32_t *counters)
+{
+	for (int i = 0; i < XPU_COUNTER__COUNT; i++)
+		counters[i] = 0;
+}
+
+/*
+ * The program and the slots are per call: Go may run several chunks at
+ * once on different threads.  xpu_program is 2.6kB, the slots 4kB: both
+ * live on the heap rather than on a cgo call's stack.
+ */
+struct scan_state
+{
+	xpu_program prog;
+	xpu_datum	slots[XPU_GPUSCAN_MAX_SLOTS];
+};
+
+struct preagg_state
+{
+	xpu_program prog;
+	xpu_preagg	pa;
+	xpu_preagg_table tab;
+	xpu_datum	slots[XPU_GPUSCAN_MAX_SLOTS];
+};
+
+/*
+ * The line pointer count of a page, checked as the kernels check it; -1 for
+ * a bad page.  xpu_page_lps_sane is block-wide device code (it synchronizes
+ * the threads), so its loop is repeated here serially.
+ */
+static int
+page_nitems(const char *page)
+{
+	int			nitems = xpu_page_nitems(page);
+
+	if (nitems < 0)
+		return -1;
+	for (int i = 0; i < nitems; i++)
+	{
+		uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
+
+		if (xpu_lp_flags(lp) == XPU_LP_NORMAL && !xpu_lp_normal_is_sane(lp))
+			return -1;
+	}
+	return nitems;
+}
+
+extern "C" void
+hostexec_gpuscan(const char *session, const char *pages, uint32_t nblocks,
+				 uint32_t *items, uint32_t *counters)
+{
+	scan_state *st = new scan_state;
+	int			status;
+
+	zero_counters(counters);
+	status = xpu_program_setup_serial(session, &st->prog);
+	if (status != XPU_STATUS_OK)
+	{
+		set_status(counters, status);
+		delete st;
+		return;
+	}
+	for (uint32_t blk = 0; blk < nblocks; blk++)
+	{
+		const char *page = pages + (size_t) blk * XPU_BLCKSZ;
+		int			nitems = page_nitems(page);
+
+		if (nitems < 0)
+		{
+			/* the kernel's other blocks go on; the status fails the chunk */
+			set_status(counters, XPU_STATUS_BAD_PAGE);
+			continue;
+		}
+		/* entries of one page in line pointer order, as the kernel writes */
+		for (int lpi = 0; lpi < nitems; lpi++)
+		{
+			uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * lpi);
+			uint32_t	entry;
+			int			res;
+
+			if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+				continue;
+			counters[XPU_COUNTER_NTUPLES]++;
+			res = xpu_eval_tuple(&st->prog, page + xpu_lp_off(lp),
+								 (int32_t) xpu_lp_len(lp), st->slots);
+			if (res == XPU_ROW_NOMATCH)
+				continue;
+			entry = (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (lpi + 1);
+			if (res == XPU_ROW_RECHECK)
+			{
+				entry |= XPU_ITEM_RECHECK;
+				counters[XPU_COUNTER_NRECHECK]++;
+			}
+			items[counters[XPU_COUNTER_NITEMS]++] = entry;
+		}
+	}
+	delete st;
+}
+
+/* one LP_NORMAL tuple of a GpuPreAgg pass: emit RECHECK and RETRY rows */
+static void
+preagg_one(preagg_state *st, const char *page, uint32_t lp, uint32_t item,
+		   uint32_t *items, uint32_t *counters)
+{
+	int			res;
+
+	counters[XPU_COUNTER_NTUPLES]++;
+	res = xpu_preagg_tuple(&st->prog, &st->pa, &st->tab, page + xpu_lp_off(lp),
+						   (int32_t) xpu_lp_len(lp), st->slots);
+	if (res == XPU_ROW_RECHECK)
+	{
+		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RECHECK;
+		counters[XPU_COUNTER_NRECHECK]++;
+	}
+	else if (res == XPU_ROW_RETRY)
+		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RETRY;
+}
+
+extern "C" void
+hostexec_gpupreagg(const char *session, const char *pages, uint32_t nblocks,
+				   const uint32_t *retry, uint32_t nretry, void *table,
+				   uint32_t *items, uint32_t *counters)
+{
+	preagg_state *st = new preagg_state;
+	int			status;
+
+	zero_counters(counters);
+	status = xpu_preagg_setup_serial(session, &st->prog, &st->pa);
+	if (status == XPU_STATUS_OK &&
+		!xpu_preagg_table_open((XpuPreAggTable *) table, st->pa.entry_size, &st->tab))
+		status = XPU_STATUS_BAD_PROGRAM;
+	if (status != XPU_STATUS_OK)
+	{
+		set_status(counters, status);
+		delete st;
+		return;
+	}
+
+	if (retry == NULL)
+	{
+		for (uint32_t blk = 0; blk < nblocks; blk++)
+		{
+			const char *page = pages + (size_t) blk * XPU_BLCKSZ;
+			int			nitems = page_nitems(page);
+
+			/* a bad page accumulates nothing */
+			if (nitems < 0)
+			{
+				set_status(counters, XPU_STATUS_BAD_PAGE);
+				continue;
+			}
+			for (int i = 0; i < nitems; i++)
+			{
+				uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
+
+				if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+					continue;
+				preagg_one(st, page, lp,
+						   (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1),
+						   items, counters);
+			}
+		}
+	}
+	else
+	{
+		for (uint32_t k = 0; k < nretry; k++)
+		{
+			uint32_t	item = retry[k];
+			uint32_t	blk = item >> XPU_ITEM_BLOCK_SHIFT;
+			int			lpn = (int) (item & XPU_ITEM_OFFSET_MASK);
+			const char *page = pages + (size_t) blk * XPU_BLCKSZ;
+			uint32_t	lp = 0;
+			bool		ok = blk < nblocks && lpn >= 1;
+
+			if (ok)
+				ok = lpn <= xpu_page_nitems(page);
+			if (ok)
+			{
+				lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * (lpn - 1));
+				ok = xpu_lp_flags(lp) == XPU_LP_NORMAL && xpu_lp_normal_is_sane(lp);
+			}
+			if (!ok)
+				set_status(counters, XPU_STATUS_BAD_PAGE);
+			else
+				preagg_one(st, page, lp, item, items, counters);
+		}
+	}
+	delete st;
+}
+
+extern "C" void
+hostexec_preagg_rehash(void *from, void *to)
+{
+	XpuPreAggTable *f = (XpuPreAggTable *) from;
+	xpu_preagg_table ft;
+	xpu_preagg_table tt;
+	uint32_t	n;
+
+	/* as kern_gpupreagg_rehash: the caller checks to's nentries after */
+	if (!xpu_preagg_table_open(f, f->entry_size, &ft) ||
+		!xpu_preagg_table_open((XpuPreAggTable *) to, f->entry_size, &tt))
+		return;
+	n = f->nentries < ft.capacity ? f->nentries : ft.capacity;
+	for (uint32_t i = 0; i < n; i++)
+		xpu_preagg_rehash_entry(&ft, &tt, i);
+}
+
+extern "C" const char *
+hostexec_catalog(void)
+{
+	return PGSTROM_KERNEL_CATALOG "; gpupreagg (TEST-ONLY host executor: host code, no GPU)";
+}

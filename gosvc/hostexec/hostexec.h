@@ -1,0 +1,32 @@
+/*
+ * hostexec.h
+ *
+ * C entry points of the TEST-ONLY host executor (hostexec.cc): the device
+ * kernels' work done serially on the CPU with the kernels' own
+ * host-compilable helpers.  Arguments are those of the kernels of the same
+ * name (pg_strom_xpu.h); counters need not be zeroed by the caller.
+ */
+#ifndef PGSTROM_HOSTEXEC_H
+#define PGSTROM_HOSTEXEC_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern void hostexec_gpuscan(const char *session, const char *pages,
+							 uint32_t nblocks, uint32_t *items,
+							 uint32_t *counters);
+extern void hostexec_gpupreagg(const char *session, const char *pages,
+							   uint32_t nblocks, const uint32_t *retry,
+							   uint32_t nretry, void *table,
+							   uint32_t *items, uint32_t *counters);
+extern void hostexec_preagg_rehash(void *from, void *to);
+extern const char *hostexec_catalog(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* PGSTROM_HOSTEXEC_H */
