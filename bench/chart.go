@@ -48,7 +48,7 @@ func niceStep(top float64) float64 {
 
 // WriteChart draws one bar per query and table: the speedup (plain
 // PostgreSQL with JIT time / GPU time), a red line at 1.0x, bars colored by
-// table (gray when the GPU mode's plan had no GpuScan), FAIL for failures.
+// table (gray when the GPU mode's plan had no pg_strom node), FAIL for failures.
 func WriteChart(w io.Writer, rep *Report) error {
 	n := len(rep.Results)
 	width := max(720, chartLeft+chartRight+n*(barW+barGap)+barGap)
@@ -93,7 +93,7 @@ func WriteChart(w io.Writer, rep *Report) error {
 	fillRect(img, lx, 46, 16, 2, colReference)
 	drawText(img, lx+20, 44, "1.0x", 1, colAxis)
 	fillRect(img, lx+52, 42, 10, 10, colNoGPU)
-	drawText(img, lx+66, 44, "no GpuScan in plan", 1, colAxis)
+	drawText(img, lx+66, 44, "no GPU node in plan", 1, colAxis)
 
 	for i, r := range rep.Results {
 		x := chartLeft + barGap + i*(barW+barGap)

@@ -76,7 +76,8 @@ func TestQueries(t *testing.T) {
 	if sql := Queries[0].For(d); !strings.Contains(sql, `FROM "w1_wide"`) {
 		t.Errorf("For: %s", sql)
 	}
-	if !planUsesGPU("->  Parallel Custom Scan (GpuScan) on t") || planUsesGPU("Parallel Seq Scan on t") {
+	if !planUsesGPU("->  Parallel Custom Scan (GpuScan) on t") || !planUsesGPU("->  Parallel Custom Scan (GpuPreAgg) on t") ||
+		planUsesGPU("Parallel Seq Scan on t") {
 		t.Errorf("planUsesGPU")
 	}
 }

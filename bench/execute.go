@@ -39,8 +39,10 @@ func explain(ctx context.Context, conn *pgx.Conn, sql string) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-// planUsesGPU says whether a plan has a GpuScan node.
-func planUsesGPU(plan string) bool { return strings.Contains(plan, "GpuScan") }
+// planUsesGPU says whether a plan has a pg_strom node (GpuScan, GpuPreAgg).
+func planUsesGPU(plan string) bool {
+	return strings.Contains(plan, "(GpuScan)") || strings.Contains(plan, "(GpuPreAgg)")
+}
 
 // fetch runs sql and returns every row and the seconds until the last row
 // arrived (decoding included: what a client sees).

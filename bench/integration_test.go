@@ -123,7 +123,7 @@ func TestIntegrationLoadRun(t *testing.T) {
 	if rep.Server.Settings["pg_strom.regression_test_mode"] == "on" {
 		for _, r := range rep.Results {
 			if !r.GPUUsed() {
-				t.Errorf("%s on %s: no GpuScan in the GPU mode's plan", r.Query, r.Table)
+				t.Errorf("%s on %s: no GPU node in the GPU mode's plan", r.Query, r.Table)
 			}
 		}
 	}
