@@ -36,7 +36,11 @@ echo "=== the GPU did the work: EXPLAIN ANALYZE over regress tables"
 for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
 	"SELECT id FROM t_text WHERE t LIKE 'k1%x' OR v > 'v5'" \
 	"SELECT id FROM t_numeric WHERE n + m > 0" \
-	"SELECT id FROM t_datetime WHERE extract(year FROM d) = 2003"; do
+	"SELECT id FROM t_datetime WHERE extract(year FROM d) = 2003" \
+	"SELECT g, count(*), sum(b), avg(f8), stddev(c) FROM t_pa WHERE a > 0 GROUP BY g" \
+	"SELECT gt, count(*), max(d) FROM t_pa GROUP BY gt" \
+	"SELECT k, count(*), sum(v) FROM t_pa_many GROUP BY k" \
+	"SELECT DISTINCT gt FROM t_pa"; do
 	timeout 60 bash $R psql -d contrib_regression -c "SET search_path = public" -c "SET pg_strom.regression_test_mode = on" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $q" 2>&1 | grep -vE "^ *(QUERY PLAN|-+|\([0-9]+ rows\))? *$"
 done
 psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
