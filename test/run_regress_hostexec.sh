@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# pg_regress suite with the TEST-ONLY host executor: the real GPU service and
+# the real backend GPU-mode paths, the device work done on the CPU by the
+# kernels' own host code (gosvc/hostexec).  It builds and installs
+# pg_strom_gosvc_hostexec.so into pkglibdir for the run and removes it after,
+# so no installation is ever left able to run it.  The cluster is started
+# with PG_STROM_TEST_HOST_EXECUTOR=1, the service must reach 'ready', the
+# same schedule and expected outputs as test/run_regress.sh are used, and
+# EXPLAIN ANALYZE must show that rows really went through the service.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. test/lib.sh
+port=${PGSTROM_HOSTEXEC_PORT:-55435}
+dir=$(mktemp -d /tmp/pg_strom_hostexec.XXXXXX)
+out=$(mktemp -d /tmp/pg_strom_hostexec_out.XXXXXX)
+chmod 755 "$out"
+lib="$("$PG_CONFIG" --pkglibdir)/pg_strom_gosvc_hostexec.so"
+cleanup() {
+	cluster_stop "$dir"
+	rm -f "$lib"
+	[ "${KEEP_TEST_CLUSTER:-}" ] || rm -rf "$dir" "$out"
+}
+trap cleanup EXIT
+
+echo "--- building the TEST-ONLY host executor library"
+CGO_ENABLED=1 go build -buildmode=c-shared -o "$out/pg_strom_gosvc_hostexec.so" ./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec
+install -m 755 "$out/pg_strom_gosvc_hostexec.so" "$lib"
+rm -f "$out/pg_strom_gosvc_hostexec.h"
+
+export PG_STROM_TEST_HOST_EXECUTOR=1
+cluster_start "$dir" "$port"
+unset PG_STROM_TEST_HOST_EXECUTOR
+
+fail() {
+	echo "FAILED: $*"
+	echo "--- server log tail"; tail -50 "$dir/server.log"
+	exit 1
+}
+
+state=
+for _ in $(seq 1 300); do
+	state=$(cluster_psql "$dir" "$port" -Atc "SELECT state FROM pgstrom.gpu_service_status() LIMIT 1" 2>/dev/null ||
+		cluster_psql "$dir" "$port" -Atc "CREATE EXTENSION IF NOT EXISTS pg_strom; SELECT state FROM pgstrom.gpu_service_status() LIMIT 1" 2>/dev/null || true)
+	[ "$state" = ready ] && break
+	case "$state" in no_gpu|failed) break ;; esac
+	sleep 0.2
+done
+cluster_psql "$dir" "$port" -c "SELECT device, name, compute_capability, total_memory, multiprocessors, pci_bus_id, pcie_link FROM pgstrom.gpu_device_info()"
+[ "$state" = ready ] || fail "the GPU service is '$state', not ready"
+grep -q "GPU service runs the TEST-ONLY host executor: no GPU is used" "$dir/server.log" ||
+	fail "the service did not log that it runs the host executor"
+cluster_psql "$dir" "$port" -c "DROP EXTENSION pg_strom" >/dev/null
+
+echo "--- pg_regress (same schedule and expected outputs as test/run_regress.sh)"
+rc=0
+make -s installcheck PG_CONFIG="$PG_CONFIG" PGHOST="$dir" PGPORT="$port" PGUSER="$PGSTROM_TEST_USER" \
+	REGRESS_OPTS="--inputdir=test --outputdir=$out" || rc=$?
+if [ $rc -ne 0 ]; then
+	[ -f "$out/regression.diffs" ] && cat "$out/regression.diffs"
+	echo "--- server log tail"; tail -50 "$dir/server.log"
+	exit $rc
+fi
+
+echo "--- the rows went through the GPU service (EXPLAIN ANALYZE), with PostgreSQL's results"
+# hx_check runs query with ANALYZE: the plan must have want_node, no CPU
+# Path line, and every counter named in want must be > 0 on some line; the
+# result must equal pg_strom off's (EXCEPT ALL both ways).  min_chunks is a
+# pattern for the chunk count (hx_big spans several 32MB chunks, so the
+# parallel workers run chunks of one plan concurrently on the shared table).
+cluster_psql "$dir" "$port" -q <<'SQL' || fail "EXPLAIN ANALYZE assertions"
+CREATE EXTENSION pg_strom;
+SET search_path = public;
+SET client_min_messages = warning;
+CREATE TABLE hx (id int, g int, a int, f float8, t text);
+INSERT INTO hx
+SELECT i, i % 13, (i * 7919) % 100003, (i % 1000) / 1000.0,
+       CASE WHEN i % 500 = 0 THEN repeat('long key ' || (i % 3), 400) ELSE 'k' || (i % 97) END
+  FROM generate_series(1, 200000) i;
+VACUUM ANALYZE hx;
+ALTER TABLE hx SET (parallel_workers = 4);
+CREATE TABLE hx_big (id int, a int, pad text) WITH (parallel_workers = 4);
+INSERT INTO hx_big SELECT i, ((i::bigint * 7919) % 100003)::int, repeat('x', 200) FROM generate_series(1, 900000) i;
+VACUUM ANALYZE hx_big;
+CREATE FUNCTION hx_check(label text, query text, want_node text, want text[],
+                         min_chunks text DEFAULT '[1-9]') RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	plan text := '';
+	c text;
+	diff bigint;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+		plan := plan || line || E'\n';
+	END LOOP;
+	IF plan !~ want_node THEN
+		RAISE EXCEPTION '%: no % in the plan:%', label, want_node, E'\n' || plan;
+	END IF;
+	IF plan ~ 'CPU Path' THEN
+		RAISE EXCEPTION '%: the CPU path ran:%', label, E'\n' || plan;
+	END IF;
+	FOREACH c IN ARRAY want LOOP
+		IF plan !~ (c || ': ' || CASE WHEN c = 'Chunks' THEN min_chunks ELSE '[1-9]' END) THEN
+			RAISE EXCEPTION '%: no "%" > 0 (or too few chunks):%', label, c, E'\n' || plan;
+		END IF;
+	END LOOP;
+	EXECUTE 'CREATE TEMP TABLE hx_gpu AS ' || query;
+	PERFORM set_config('pg_strom.enabled', 'off', true);
+	EXECUTE 'SELECT (SELECT count(*) FROM (SELECT * FROM hx_gpu EXCEPT ALL (' || query || ')) a) +'
+		 || ' (SELECT count(*) FROM ((' || query || ') EXCEPT ALL SELECT * FROM hx_gpu) b)' INTO diff;
+	PERFORM set_config('pg_strom.enabled', 'on', true);
+	DROP TABLE hx_gpu;
+	IF diff <> 0 THEN
+		RAISE EXCEPTION '%: % rows differ from PostgreSQL''s', label, diff;
+	END IF;
+	RETURN 'ok: ' || label || ': ' ||
+		string_agg(btrim(l), ' | ') FROM regexp_split_to_table(plan, E'\n') l WHERE l ~ 'Chunks:';
+END
+$$;
+-- GPU paths chosen on their costs, as on a GPU machine (no regression mode)
+SET pg_strom.gpu_setup_cost = 0;
+SET pg_strom.gpu_tuple_cost = 0;
+SET pg_strom.gpu_operator_cost = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+\pset tuples_only on
+SET max_parallel_workers_per_gather = 0;
+SELECT hx_check('GpuScan', $q$SELECT id, a FROM hx WHERE a % 7 = 3 AND f > 0.25$q$,
+                'GpuScan', '{Chunks,Rows Out}');
+SELECT hx_check('GpuScan recheck (compressed text)', $q$SELECT id FROM hx WHERE t LIKE '%key 1%' OR a < 50$q$,
+                'GpuScan', '{Chunks,Rows Out,Recheck Rows}');
+SELECT hx_check('GpuPreAgg', $q$SELECT g, count(*), sum(a), round(avg(f)::numeric, 9), min(a), max(f) FROM hx WHERE a > 10 GROUP BY g$q$,
+                'GpuPreAgg', '{Chunks,GPU Groups}');
+SELECT hx_check('GpuPreAgg long text keys', $q$SELECT t, count(*) FROM hx GROUP BY t$q$,
+                'GpuPreAgg', '{Chunks,GPU Groups,Recheck Rows,CPU Groups}');
+-- many groups: the costs prefer PostgreSQL's HashAggregate; regression mode
+-- only makes the planner offer the path, execution still uses the service
+SET pg_strom.regression_test_mode = on;
+SELECT hx_check('GpuPreAgg table growth', $q$SELECT id % 60000 AS k, count(*), sum(a) FROM hx GROUP BY 1$q$,
+                'GpuPreAgg', '{Chunks,GPU Groups,Table Growths}');
+-- parallel plans: the default device costs, shared among the workers, make
+-- the Gather plans cheaper than the serial ones
+RESET pg_strom.gpu_setup_cost;
+RESET pg_strom.gpu_tuple_cost;
+RESET pg_strom.gpu_operator_cost;
+SET max_parallel_workers_per_gather = 4;
+SET pg_strom.enable_gpupreagg = off;
+SELECT hx_check('parallel GpuScan', $q$SELECT count(*), sum(a) FROM hx WHERE a % 7 = 3 AND f > 0.25$q$,
+                'Parallel Custom Scan \(GpuScan\)', '{Chunks,Rows Out}');
+RESET pg_strom.enable_gpupreagg;
+SELECT hx_check('parallel GpuPreAgg', $q$SELECT g, count(*), sum(a), round(stddev(a), 6) FROM hx GROUP BY g$q$,
+                'Parallel Custom Scan \(GpuPreAgg\)', '{Chunks,GPU Groups}');
+SELECT hx_check('parallel GpuPreAgg table growth', $q$SELECT id % 60000 AS k, count(*), max(a) FROM hx GROUP BY 1$q$,
+                'Parallel Custom Scan \(GpuPreAgg\)', '{Chunks,GPU Groups,Table Growths}');
+SELECT hx_check('parallel GpuScan, several chunks', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,
+                'Parallel Custom Scan \(GpuScan\)', '{Chunks,Rows Out}', '([4-9]|[1-9][0-9])');
+SELECT hx_check('parallel GpuPreAgg, several chunks, concurrent growth', $q$SELECT id % 70000 AS k, count(*), sum(a) FROM hx_big GROUP BY 1$q$,
+                'Parallel Custom Scan \(GpuPreAgg\)', '{Chunks,GPU Groups,Table Growths}', '([4-9]|[1-9][0-9])');
+SELECT hx_check('parallel GpuPreAgg DISTINCT', $q$SELECT DISTINCT g, t FROM hx WHERE a > 100$q$,
+                'GpuPreAgg', '{Chunks,GPU Groups}');
+SQL
+echo "--- the service's WARNING lines (the TEST-ONLY labels are expected)"
+grep -E "WARNING" "$dir/server.log" | head -20 || true
+grep -qE "PANIC|server process .* terminated|GPU service (failed|exited)" "$dir/server.log" &&
+	fail "the server log shows a crash or a service failure"
+echo "host executor: all checks passed"
