@@ -47,6 +47,7 @@ step gpu-test-binary gpu_test_builds
 step kernel-host-tests kernel_host_tests
 step cuda13-headers cuda13
 step pg_regress bash test/run_regress.sh
+step pg_regress-hostexec bash test/run_regress_hostexec.sh
 step lifecycle lifecycle
 
 echo
