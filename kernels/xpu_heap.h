@@ -139,6 +139,15 @@ xpu_varsize_any(const char *p, int32_t avail, int *kind)
 	return sz;
 }
 
+/* line pointer i (0-based) of the page: not LP_NORMAL, or inside the page */
+XPU_FUNC bool
+xpu_page_lp_sane(const char *page, int i)
+{
+	uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
+
+	return xpu_lp_flags(lp) != XPU_LP_NORMAL || xpu_lp_normal_is_sane(lp);
+}
+
 #ifdef __CUDACC__
 /*
  * xpu_page_lps_sane - every LP_NORMAL line pointer of the page lies inside
@@ -152,9 +161,7 @@ xpu_page_lps_sane(const char *page, int nitems)
 
 	for (int i = threadIdx.x; i < nitems; i += blockDim.x)
 	{
-		uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
-
-		if (xpu_lp_flags(lp) == XPU_LP_NORMAL && !xpu_lp_normal_is_sane(lp))
+		if (!xpu_page_lp_sane(page, i))
 			bad = 1;
 	}
 	return !__syncthreads_or(bad);

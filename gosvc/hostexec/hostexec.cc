@@ -50,9 +50,8 @@ struct preagg_state
 };
 
 /*
- * The line pointer count of a page, checked as the kernels check it; -1 for
- * a bad page.  xpu_page_lps_sane is block-wide device code (it synchronizes
- * the threads), so its loop is repeated here serially.
+ * The line pointer count of a page, checked as the kernels check it
+ * (xpu_page_lps_sane, serially); -1 for a bad page.
  */
 static int
 page_nitems(const char *page)
@@ -63,9 +62,7 @@ page_nitems(const char *page)
 		return -1;
 	for (int i = 0; i < nitems; i++)
 	{
-		uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
-
-		if (xpu_lp_flags(lp) == XPU_LP_NORMAL && !xpu_lp_normal_is_sane(lp))
+		if (!xpu_page_lp_sane(page, i))
 			return -1;
 	}
 	return nitems;
