@@ -424,11 +424,11 @@ typedef struct XpuGroupKey
  * offset (a multiple of 16):
  *
  *   COUNT     u64 n                                   (arg -1: count(*))
- *   SUM_INT   u64 n, u64 0, u64 sum_lo, i64 sum_hi    int128 sum of INT2/INT4/INT8
+ *   SUM_INT   u64 n, u64 nnan, u64 sum_lo, i64 sum_hi int128 sum of INT2/INT4/INT8, NUMERIC
  *   SUM_FP    u64 n, f64 sum, u64 nspecial            FLOAT4/FLOAT8 summed in double;
  *                                                     nspecial counts NaN/Inf inputs
- *   MIN_INT   u64 n, i64 v    (init INT64_MAX)        INT2/INT4/INT8/DATE/TIMESTAMP/TIMESTAMPTZ
- *   MAX_INT   u64 n, i64 v    (init INT64_MIN)
+ *   MIN_INT   u64 n, i64 v, u64 nnan                  INT2/INT4/INT8/DATE/TIMESTAMP/TIMESTAMPTZ,
+ *   MAX_INT   (init v INT64_MAX / INT64_MIN)          NUMERIC (see below)
  *   MIN_FP    u64 n, f64 v    (init NaN)              FLOAT4/FLOAT8 (float4 widened exactly);
  *   MAX_FP    u64 n, f64 v    (init -Inf)             order as PostgreSQL: NaN above +Inf
  *   VAR_FP    u64 n, f64 shift, f64 s1, f64 s2, u64 nspecial
@@ -437,6 +437,14 @@ typedef struct XpuGroupKey
  *                                                     creating row's finite argument, else 0
  *   VAR_INT   u64 n, u64 0, u64 s1_lo, i64 s1_hi, u64 s2_lo, i64 s2_hi
  *                                                     INT2/INT4: int128 sum(x), sum(x*x)
+ *
+ * NUMERIC arguments (SUM_INT, MIN_INT, MAX_INT only): param is a scale S,
+ * 0..18, and the argument is taken as the int64 value * 10^S.  A row whose
+ * value has more than S fractional digits, does not fit in int64 that way,
+ * or is NaN or infinite is RECHECK (the planner offers this only for
+ * numeric(p,S) with p <= 18, whose values always fit).  SUM_INT's second
+ * field and MIN/MAX_INT's nnan count NaN inputs on the CPU; the device
+ * leaves them 0.  For other argument types param is 0.
  *
  * With n = 0 the other fields keep their initial values (0 unless noted).
  * int128 sums are updated with 64-bit atomics: lo += v (unsigned, carry
@@ -447,8 +455,8 @@ typedef struct XpuGroupKey
 	X(COUNT,    8) \
 	X(SUM_INT, 32) \
 	X(SUM_FP,  24) \
-	X(MIN_INT, 16) \
-	X(MAX_INT, 16) \
+	X(MIN_INT, 24) \
+	X(MAX_INT, 24) \
 	X(MIN_FP,  16) \
 	X(MAX_FP,  16) \
 	X(VAR_FP,  40) \
@@ -470,7 +478,10 @@ typedef struct XpuAggDesc
 	int32_t		arg;			/* node index (< root); -1 only for COUNT */
 	int32_t		filter;			/* BOOL node index (< root), -1 for none */
 	uint32_t	offset;			/* accumulator offset in the entry */
+	int32_t		param;			/* NUMERIC argument: its scale; else 0 */
 } XpuAggDesc;
+
+#define XPU_PREAGG_MAX_NUMERIC_SCALE	18
 
 /*
  * A group entry: XPU_PREAGG_ENTRY_HEADER bytes of header, then the key

@@ -216,10 +216,10 @@ xpu_agg_argtype_ok(int kind, int t)
 		case XPU_AGG_COUNT:
 			return t > XPU_TYPE_INVALID && t < XPU_TYPE__COUNT;
 		case XPU_AGG_SUM_INT:
-			return xpu_type_is_int(t);
+			return xpu_type_is_int(t) || t == XPU_TYPE_NUMERIC;
 		case XPU_AGG_MIN_INT:
 		case XPU_AGG_MAX_INT:
-			return xpu_type_is_intlike(t);
+			return xpu_type_is_intlike(t) || t == XPU_TYPE_NUMERIC;
 		case XPU_AGG_SUM_FP:
 		case XPU_AGG_MIN_FP:
 		case XPU_AGG_MAX_FP:
@@ -268,6 +268,7 @@ xpu_load_agg_desc(const char *p)
 	a.arg = (int32_t) xpu_load_u32(p + 4);
 	a.filter = (int32_t) xpu_load_u32(p + 8);
 	a.offset = xpu_load_u32(p + 12);
+	a.param = (int32_t) xpu_load_u32(p + 16);
 	return a;
 }
 
@@ -377,6 +378,10 @@ xpu_preagg_validate_region(const xpu_program *prog, const xpu_preagg *pa, int r)
 		const XpuAggDesc *a = &pa->aggs[r - pa->nkeys];
 
 		if (xpu_agg_bytes(a->kind) < 0)
+			return false;
+		if (a->argtype == XPU_TYPE_NUMERIC && a->kind != XPU_AGG_COUNT
+			? (a->param < 0 || a->param > XPU_PREAGG_MAX_NUMERIC_SCALE)
+			: a->param != 0)
 			return false;
 		if (a->arg == -1)
 		{
@@ -682,6 +687,37 @@ xpu_acc_minmax_fp(uint64_t *bits, double x, bool is_max)
 	}
 }
 
+/*
+ * A NUMERIC argument of an integer accumulator as int64 * 10^-param; false
+ * when it has more fractional digits or does not fit (the row is RECHECK).
+ */
+XPU_FUNC bool
+xpu_agg_numeric_scaled(const XpuAggDesc *a, const xpu_datum *d, int64_t *v)
+{
+	xpu_int128	x = d->v.num;
+
+	if (d->scale > a->param)
+		return false;
+	if (d->scale < a->param && !xpu_scale_up128(x, a->param - d->scale, &x))
+		return false;
+	if (x < (xpu_int128) INT64_MIN || x > (xpu_int128) INT64_MAX)
+		return false;
+	*v = (int64_t) x;
+	return true;
+}
+
+/* the argument of an integer accumulator */
+XPU_FUNC int64_t
+xpu_agg_int_arg(const XpuAggDesc *a, const xpu_datum *d)
+{
+	int64_t		v = 0;
+
+	if (a->argtype != XPU_TYPE_NUMERIC)
+		return d->v.i64;
+	(void) xpu_agg_numeric_scaled(a, d, &v);	/* checked by args_fit */
+	return v;
+}
+
 /* the argument of a float accumulator, widened exactly */
 XPU_FUNC double
 xpu_agg_fp_arg(int argtype, const xpu_datum *d)
@@ -759,7 +795,8 @@ xpu_acc_update(const XpuAggDesc *a, char *acc, const xpu_datum *slots)
 		case XPU_AGG_COUNT:
 			break;
 		case XPU_AGG_SUM_INT:
-			xpu_acc_add_i128((uint64_t *) (acc + 16), (int64_t *) (acc + 24), d->v.i64);
+			xpu_acc_add_i128((uint64_t *) (acc + 16), (int64_t *) (acc + 24),
+							 xpu_agg_int_arg(a, d));
 			break;
 		case XPU_AGG_SUM_FP:
 			{
@@ -771,10 +808,10 @@ xpu_acc_update(const XpuAggDesc *a, char *acc, const xpu_datum *slots)
 			}
 			break;
 		case XPU_AGG_MIN_INT:
-			xpu_atomic_min_i64((int64_t *) (acc + 8), d->v.i64);
+			xpu_atomic_min_i64((int64_t *) (acc + 8), xpu_agg_int_arg(a, d));
 			break;
 		case XPU_AGG_MAX_INT:
-			xpu_atomic_max_i64((int64_t *) (acc + 8), d->v.i64);
+			xpu_atomic_max_i64((int64_t *) (acc + 8), xpu_agg_int_arg(a, d));
 			break;
 		case XPU_AGG_MIN_FP:
 		case XPU_AGG_MAX_FP:
@@ -825,6 +862,25 @@ xpu_preagg_entry_init(const xpu_preagg *pa, char *e, uint32_t entry_size,
 		xpu_key_store(pa->keys[i].xtype, e + pa->keys[i].offset, &slots[pa->keys[i].node]);
 	for (i = 0; i < (int) pa->naggs; i++)
 		xpu_acc_init(&pa->aggs[i], e + pa->aggs[i].offset, slots);
+}
+
+/* false when a contributing NUMERIC argument is not exact at its scale */
+XPU_FUNC bool
+xpu_preagg_args_fit(const xpu_preagg *pa, const xpu_datum *slots)
+{
+	int			i;
+
+	for (i = 0; i < (int) pa->naggs; i++)
+	{
+		const XpuAggDesc *a = &pa->aggs[i];
+		int64_t		v;
+
+		if (a->argtype == XPU_TYPE_NUMERIC && a->kind != XPU_AGG_COUNT &&
+			xpu_agg_contributes(a, slots) &&
+			!xpu_agg_numeric_scaled(a, &slots[a->arg], &v))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -912,7 +968,7 @@ xpu_preagg_row(const xpu_preagg *pa, const xpu_preagg_table *tab, const xpu_datu
 {
 	char	   *entry;
 
-	if (!xpu_preagg_keys_fit(pa, slots))
+	if (!xpu_preagg_keys_fit(pa, slots) || !xpu_preagg_args_fit(pa, slots))
 		return XPU_ROW_RECHECK;
 	entry = xpu_preagg_lookup(pa, tab, slots, xpu_preagg_hash(pa, slots));
 	if (entry == (char *) 0)

@@ -153,7 +153,7 @@ func TestLayoutFromHeader(t *testing.T) {
 		{"SessionSize", xpu.SessionSize, 64},
 		{"PreAggDescSize", xpu.PreAggDescSize, 24},
 		{"GroupKeySize", xpu.GroupKeySize, 16},
-		{"AggDescSize", xpu.AggDescSize, 16},
+		{"AggDescSize", xpu.AggDescSize, 20},
 		{"PreAggTableSize", xpu.PreAggTableSize, 32},
 		{"PreAggGroupsSize", xpu.PreAggGroupsSize, 24},
 		{"OffSessPreAggOffset", xpu.OffSessPreAggOffset, 16 + 56},

@@ -26,6 +26,7 @@ type AggDesc struct {
 	Arg     int32 // node index, or -1 (count(*))
 	Filter  int32 // BOOL node index, or -1
 	Offset  uint32
+	Param   int32 // NUMERIC argument of SUM_INT/MIN_INT/MAX_INT: its scale; else 0
 }
 
 // AggKind is XpuAggKind.
@@ -66,11 +67,11 @@ func (k AggKind) AcceptsArg(t Type) bool {
 	case AggCount:
 		return t.Valid()
 	case AggSumInt:
-		return t.isInteger()
+		return t.isInteger() || t == TypeNumeric
 	case AggSumFP, AggMinFP, AggMaxFP, AggVarFP:
 		return t.isFloat()
 	case AggMinInt, AggMaxInt:
-		return t.isInteger() || t == TypeDate || t == TypeTimestamp || t == TypeTimestampTz
+		return t.isInteger() || t == TypeDate || t == TypeTimestamp || t == TypeTimestampTz || t == TypeNumeric
 	case AggVarInt:
 		return t == TypeInt2 || t == TypeInt4
 	}

@@ -93,6 +93,9 @@ const (
 	OffAggArg     = int(unsafe.Offsetof(C.XpuAggDesc{}.arg))
 	OffAggFilter  = int(unsafe.Offsetof(C.XpuAggDesc{}.filter))
 	OffAggOffset  = int(unsafe.Offsetof(C.XpuAggDesc{}.offset))
+	OffAggParam   = int(unsafe.Offsetof(C.XpuAggDesc{}.param))
+
+	PreAggMaxNumericScale = int32(C.XPU_PREAGG_MAX_NUMERIC_SCALE)
 )
 
 // Field offsets of XpuPreAggEntryHeader and XpuPreAggTable, from the struct

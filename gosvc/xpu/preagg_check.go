@@ -101,9 +101,17 @@ func decodeAgg(b []byte, p *Program) (AggDesc, error) {
 		Arg:     int32(le.Uint32(b[OffAggArg:])),
 		Filter:  int32(le.Uint32(b[OffAggFilter:])),
 		Offset:  le.Uint32(b[OffAggOffset:]),
+		Param:   int32(le.Uint32(b[OffAggParam:])),
 	}
 	if !a.Kind.Valid() {
 		return a, fmt.Errorf("unknown kind %d", a.Kind)
+	}
+	if a.ArgType == TypeNumeric && a.Kind != AggCount {
+		if a.Param < 0 || a.Param > PreAggMaxNumericScale {
+			return a, fmt.Errorf("%s of NUMERIC at scale %d, must be 0..%d", a.Kind, a.Param, PreAggMaxNumericScale)
+		}
+	} else if a.Param != 0 {
+		return a, fmt.Errorf("param %d for %s of %s, must be 0", a.Param, a.Kind, a.ArgType)
 	}
 	if a.Arg == -1 {
 		if a.Kind != AggCount {

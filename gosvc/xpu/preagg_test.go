@@ -199,7 +199,7 @@ func TestParseSessionRejectsBadPreAggEntries(t *testing.T) {
 		{"agg misaligned", "aggregate 0 (COUNT) at offset 120", func(b *xputest.Builder, pa *xputest.RawPreAgg) { pa.Aggs[0].Offset = 120 }},
 		{"key in header", "group key 0 at offset 0 overlaps the 16-byte entry header", func(b *xputest.Builder, pa *xputest.RawPreAgg) { pa.Keys[0].Offset = 0 }},
 		{"agg in header", "aggregate 2 (SUM_FP) at offset 0 overlaps", func(b *xputest.Builder, pa *xputest.RawPreAgg) { pa.Aggs[2].Offset = 0 }},
-		{"agg past entry", "aggregate 7 (COUNT) [336, 344) runs past the 336-byte entry", func(b *xputest.Builder, pa *xputest.RawPreAgg) { pa.Aggs[7].Offset = 336 }},
+		{"agg past entry", "aggregate 7 (COUNT) [352, 360) runs past the 352-byte entry", func(b *xputest.Builder, pa *xputest.RawPreAgg) { pa.Aggs[7].Offset = 352 }},
 		{"key offset huge", "runs past", func(b *xputest.Builder, pa *xputest.RawPreAgg) { pa.Keys[1].Offset = 0xfffffff0 }},
 		{"keys overlap", "group key 1 [32, 80) overlaps group key 2 [48, 80)", func(b *xputest.Builder, pa *xputest.RawPreAgg) { pa.Keys[2].Offset = 48 }},
 		{"agg over key", "overlaps aggregate 1 (SUM_INT)", func(b *xputest.Builder, pa *xputest.RawPreAgg) { pa.Aggs[1].Offset = 96 }},
@@ -209,5 +209,31 @@ func TestParseSessionRejectsBadPreAggEntries(t *testing.T) {
 		b := preaggProgram()
 		c.edit(b, b.PreAgg)
 		expectProtocolError(t, c.name, b.Message(1), c.substr)
+	}
+}
+
+func TestParseSessionNumericAggregateScale(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		kind  xpu.AggKind
+		param int32
+		ok    bool
+	}{
+		{"sum at scale 2", xpu.AggSumInt, 2, true},
+		{"max at scale 18", xpu.AggMaxInt, 18, true},
+		{"min at scale 19", xpu.AggMinInt, 19, false},
+		{"sum at scale -1", xpu.AggSumInt, -1, false},
+		{"count with a scale", xpu.AggCount, 2, false},
+		{"float sum of numeric", xpu.AggSumFP, 2, false},
+	} {
+		b := preaggProgram()
+		n := 2 // the numeric VAR node of preaggProgram
+		b.Aggregate(c.kind, n, -1)
+		pa := b.PreAgg
+		pa.Aggs[len(pa.Aggs)-1].Param = c.param
+		_, err := xpu.ParseSession(b.Message(1))
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err = %v", c.name, err)
+		}
 	}
 }

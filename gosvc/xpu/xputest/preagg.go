@@ -18,6 +18,7 @@ type RawAgg struct {
 	Arg     int32
 	Filter  int32
 	Offset  uint32
+	Param   int32
 }
 
 // RawPreAgg is an XpuPreAggDesc with its arrays.  EntrySize 0 is
@@ -108,5 +109,6 @@ func (b *Builder) putPreAgg(msg []byte, l Layout) {
 		le.PutUint32(e[xpu.OffAggArg:], uint32(a.Arg))
 		le.PutUint32(e[xpu.OffAggFilter:], uint32(a.Filter))
 		le.PutUint32(e[xpu.OffAggOffset:], a.Offset)
+		le.PutUint32(e[xpu.OffAggParam:], uint32(a.Param))
 	}
 }
