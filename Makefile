@@ -20,6 +20,11 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies unless PostgreSQL was configured with
+# --enable-depend: rebuild every object when a header changes, since a
+# changed struct would otherwise leave objects with different layouts.
+$(OBJS): $(wildcard pgext/*.h include/*.h)
+
 # ---- Go service library -------------------------------------------------
 GO ?= $(firstword $(wildcard /usr/local/go/bin/go) go)
 GOSVC_LIB = pg_strom_gosvc.so

@@ -255,6 +255,7 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 		aggs[i].arg = pn.arg_node[i];
 		aggs[i].filter = pn.filter_node[i];
 		aggs[i].offset = layout.agg_offset[i];
+		aggs[i].param = agg->param;
 		i++;
 	}
 	return buf;

@@ -49,8 +49,12 @@ typedef enum GpuPreAggStateForm
 	GPA_STATE_FLOAT8_SUM,		/* sum(float8): float8, NULL when n = 0 */
 	GPA_STATE_FLOAT8_ACCUM,		/* avg/var/stddev(float4/float8): float8[3]
 								 * {N, Sx, Sxx} as float8_accum */
-	GPA_STATE_MINMAX			/* min/max: the argument's type, NULL when
+	GPA_STATE_MINMAX,			/* min/max: the argument's type, NULL when
 								 * n = 0 */
+	GPA_STATE_NUMERIC_AVG,		/* sum/avg(numeric(p,s), p <= 18): bytea as
+								 * numeric_avg_serialize (N, sumX, maxScale,
+								 * maxScaleCount, NaN/+Inf/-Inf counts) */
+	GPA_STATE_NUMERIC_MINMAX	/* min/max(numeric(p,s), p <= 18): numeric */
 } GpuPreAggStateForm;
 
 typedef struct GpuPreAggAgg
@@ -61,6 +65,7 @@ typedef struct GpuPreAggAgg
 	Oid			argtype;		/* PostgreSQL type of arg (InvalidOid: count(*)) */
 	Expr	   *arg;			/* NULL for count(*) */
 	Expr	   *filter;			/* FILTER clause, or NULL */
+	int32		param;			/* numeric argument: its scale (XpuAggDesc) */
 } GpuPreAggAgg;
 
 typedef struct GpuPreAggInfo

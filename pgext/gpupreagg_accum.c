@@ -205,6 +205,7 @@ datum_as_int64(Oid typid, Datum value)
 		case INT8OID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
+		case NUMERICOID:		/* already scaled to int64 */
 			return DatumGetInt64(value);
 		default:
 			elog(ERROR, "GpuPreAgg: type %u is not an integer-like type", typid);
@@ -221,6 +222,46 @@ datum_as_double(Oid typid, Datum value)
 		return DatumGetFloat8(value);
 	elog(ERROR, "GpuPreAgg: type %u is not a float type", typid);
 	return 0.0;					/* keep compiler quiet */
+}
+
+static Datum numeric_key_datum(const char *slot);
+
+/* 10^k as a numeric, 0 <= k <= 18 */
+static Datum
+numeric_pow10(int k)
+{
+	int64		p = 1;
+
+	Assert(k >= 0 && k <= XPU_PREAGG_MAX_NUMERIC_SCALE);
+	while (k-- > 0)
+		p *= 10;
+	return DirectFunctionCall1(int8_numeric, Int64GetDatum(p));
+}
+
+/*
+ * A numeric(p <= 18, s = scale) value as the int64 value * 10^scale, as the
+ * device takes it (pg_strom_xpu.h, NUMERIC arguments).
+ */
+static int64
+numeric_scaled_int64(Datum value, int scale)
+{
+	Datum		scaled = DirectFunctionCall2(numeric_mul, value, numeric_pow10(scale));
+
+	/* exact: the value has at most `scale` fractional digits */
+	return DatumGetInt64(DirectFunctionCall1(numeric_int8, scaled));
+}
+
+/* the numeric v * 10^-scale, with display scale `scale` */
+static Datum
+numeric_from_scaled(int128 v, int scale)
+{
+	char		slot[32];
+
+	/* the key slot form: int32 scale at +4, int128 at +16 */
+	memset(slot, 0, sizeof(slot));
+	memcpy(slot + 4, &scale, sizeof(int32));
+	memcpy(slot + 16, &v, sizeof(int128));
+	return numeric_key_datum(slot);
 }
 
 void
@@ -259,6 +300,18 @@ gpupreagg_accum_add(const GpuPreAggAgg *agg, char *acc, Datum value, bool isnull
 	}
 	if (isnull)
 		return;
+	if (agg->argtype == NUMERICOID)
+	{
+		/* numeric(p,s) holds no infinities; NaN is counted apart */
+		if (numeric_is_nan(DatumGetNumeric(value)))
+		{
+			int			nan_field = (agg->kind == XPU_AGG_SUM_INT) ? 1 : 2;
+
+			put_u64(acc, nan_field, get_u64(acc, nan_field) + 1);
+			return;
+		}
+		value = Int64GetDatum(numeric_scaled_int64(value, agg->param));
+	}
 
 	switch (agg->kind)
 	{
@@ -345,24 +398,39 @@ float_overflow(void)
  * is what int8_avg_serialize and numeric_poly_serialize write for a sum.
  */
 static void
-send_int128_numericvar(StringInfo buf, int128 val)
+send_scaled_numericvar(StringInfo buf, int128 val, int scale)
 {
-	int16		digits[40 / 4 + 1];
+	int16		digits[48 / 4 + 1];
 	int			ndigits = 0;
 	uint128		u = (val < 0) ? -(uint128) val : (uint128) val;
+	int			pad = (4 - scale % 4) % 4;
+	int			frac_digits = (scale + pad) / 4;
 	int			i;
 
+	/* align the decimal point to a base-10000 digit boundary */
+	for (i = 0; i < pad; i++)
+	{
+		if (u > PG_UINT64_MAX * (uint128) PG_UINT64_MAX / 10)
+			elog(ERROR, "GpuPreAgg: numeric sum out of range");
+		u *= 10;
+	}
 	while (u != 0)
 	{
 		digits[ndigits++] = (int16) (u % 10000);
 		u /= 10000;
 	}
 	pq_sendint32(buf, ndigits);
-	pq_sendint32(buf, ndigits > 0 ? ndigits - 1 : 0);	/* weight */
+	pq_sendint32(buf, ndigits > 0 ? ndigits - 1 - frac_digits : 0);	/* weight */
 	pq_sendint32(buf, val < 0 ? 0x4000 : 0x0000);	/* NUMERIC_NEG/POS */
-	pq_sendint32(buf, 0);		/* dscale */
+	pq_sendint32(buf, ndigits > 0 ? scale : 0);	/* dscale */
 	for (i = ndigits - 1; i >= 0; i--)
 		pq_sendint16(buf, digits[i]);
+}
+
+static void
+send_int128_numericvar(StringInfo buf, int128 val)
+{
+	send_scaled_numericvar(buf, val, 0);
 }
 
 static Datum
@@ -493,6 +561,32 @@ gpupreagg_partial_state(const GpuPreAggAgg *agg, const char *acc, bool *isnull)
 			if (n == 0)
 				break;
 			return minmax_datum(agg->argtype, acc);
+
+		case GPA_STATE_NUMERIC_AVG:
+			/* numeric_avg_serialize: NaNs count apart, not in N */
+			pq_begintypsend(&buf);
+			pq_sendint64(&buf, (int64) n);
+			send_scaled_numericvar(&buf, get_i128(acc, 2), agg->param);
+			pq_sendint32(&buf, n > 0 ? agg->param : 0);	/* maxScale */
+			pq_sendint64(&buf, (int64) n);	/* maxScaleCount: all at scale */
+			pq_sendint64(&buf, (int64) get_u64(acc, 1));	/* NaNcount */
+			pq_sendint64(&buf, 0);	/* pInfcount */
+			pq_sendint64(&buf, 0);	/* nInfcount */
+			return PointerGetDatum(pq_endtypsend(&buf));
+
+		case GPA_STATE_NUMERIC_MINMAX:
+			{
+				bool		has_nan = get_u64(acc, 2) > 0;
+
+				/* NaN sorts above every number, as numeric_cmp has it */
+				if (has_nan && (agg->kind == XPU_AGG_MAX_INT || n == 0))
+					return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1));
+				if (n == 0)
+					break;
+				return numeric_from_scaled((int64) get_u64(acc, 1), agg->param);
+			}
 
 		default:
 			elog(ERROR, "unknown GpuPreAgg state form %d", (int) agg->form);

@@ -17,7 +17,7 @@
  * custom_private (gpupreagg_info_to_list):
  *	list_make4(dev_quals, keys, aggs, String ngroups), each agg a List
  *	(Integer aggfnoid, Integer kind, Integer form, Integer argtype,
- *	 arg or NULL, filter or NULL).
+ *	 arg or NULL, filter or NULL, Integer param).
  *
  *-------------------------------------------------------------------------
  */
@@ -65,6 +65,7 @@ gpupreagg_info_to_list(const GpuPreAggInfo *info)
 					   makeInteger((int) agg->argtype));
 		l = lappend(l, agg->arg);
 		l = lappend(l, agg->filter);
+		l = lappend(l, makeInteger(agg->param));
 		aggs = lappend(aggs, l);
 	}
 	return list_make4(info->dev_quals, info->keys, aggs,
@@ -86,7 +87,7 @@ gpupreagg_info_from_list(List *private)
 		List	   *l = lfirst(lc);
 		GpuPreAggAgg *agg = palloc0(sizeof(GpuPreAggAgg));
 
-		if (list_length(l) != 6)
+		if (list_length(l) != 7)
 			elog(ERROR, "GpuPreAgg: malformed aggregate in custom_private");
 		agg->aggfnoid = (Oid) intVal(linitial(l));
 		agg->kind = (XpuAggKind) intVal(lsecond(l));
@@ -94,6 +95,7 @@ gpupreagg_info_from_list(List *private)
 		agg->argtype = (Oid) intVal(lfourth(l));
 		agg->arg = (Expr *) list_nth(l, 4);
 		agg->filter = (Expr *) list_nth(l, 5);
+		agg->param = intVal(list_nth(l, 6));
 		info->aggs = lappend(info->aggs, agg);
 	}
 	info->ngroups = strtod(strVal(lfourth(private)), NULL);

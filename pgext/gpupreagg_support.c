@@ -8,8 +8,9 @@
  * combine and serial functions are checked too: the partial state the
  * executor forms must be exactly the transition value the final Agg's
  * combine/deserialize functions expect.  Everything else (numeric
- * aggregates, int8 variance, text min/max, user aggregates, DISTINCT or
- * ORDER BY inside the call, ordered-set aggregates) is refused.
+ * aggregates other than sum/avg/min/max of numeric(p<=18,s), int8 variance,
+ * text min/max, user aggregates, DISTINCT or ORDER BY inside the call,
+ * ordered-set aggregates) is refused.
  *
  *-------------------------------------------------------------------------
  */
@@ -68,6 +69,9 @@ static const PreAggFunc preagg_funcs[] = {
 	{F_DATE_LARGER, F_DATE_LARGER, InvalidOid, XPU_AGG_MAX_INT, GPA_STATE_MINMAX, {DATEOID}},
 	{F_TIMESTAMP_LARGER, F_TIMESTAMP_LARGER, InvalidOid, XPU_AGG_MAX_INT, GPA_STATE_MINMAX, {TIMESTAMPOID}},
 	{F_TIMESTAMPTZ_LARGER, F_TIMESTAMPTZ_LARGER, InvalidOid, XPU_AGG_MAX_INT, GPA_STATE_MINMAX, {TIMESTAMPTZOID}},
+	{F_NUMERIC_AVG_ACCUM, F_NUMERIC_AVG_COMBINE, F_NUMERIC_AVG_SERIALIZE, XPU_AGG_SUM_INT, GPA_STATE_NUMERIC_AVG, {NUMERICOID}},
+	{F_NUMERIC_SMALLER, F_NUMERIC_SMALLER, InvalidOid, XPU_AGG_MIN_INT, GPA_STATE_NUMERIC_MINMAX, {NUMERICOID}},
+	{F_NUMERIC_LARGER, F_NUMERIC_LARGER, InvalidOid, XPU_AGG_MAX_INT, GPA_STATE_NUMERIC_MINMAX, {NUMERICOID}},
 	{F_FLOAT4SMALLER, F_FLOAT4SMALLER, InvalidOid, XPU_AGG_MIN_FP, GPA_STATE_MINMAX, {FLOAT4OID}},
 	{F_FLOAT8SMALLER, F_FLOAT8SMALLER, InvalidOid, XPU_AGG_MIN_FP, GPA_STATE_MINMAX, {FLOAT8OID}},
 	{F_FLOAT4LARGER, F_FLOAT4LARGER, InvalidOid, XPU_AGG_MAX_FP, GPA_STATE_MINMAX, {FLOAT4OID}},
@@ -81,6 +85,26 @@ static const int agg_kind_bytes[] = {
 	XPU_AGG_LIST(XPU_AGG_BYTES)
 #undef XPU_AGG_BYTES
 };
+
+/*
+ * The scale of a numeric(p,s) argument with p <= 18: every value is then an
+ * int64 times 10^-s, which the device's integer accumulators sum and
+ * compare exactly.  Unconstrained numerics and wider ones are refused.
+ */
+static bool
+numeric_arg_scale(Expr *arg, int32 *scale)
+{
+	int32		typmod = exprTypmod((Node *) arg);
+	int32		precision;
+
+	if (typmod < (int32) VARHDRSZ)
+		return false;
+	/* as numeric.c decodes it: the scale is 11 bits, signed since PG 15 */
+	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
+	*scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+	return precision <= XPU_PREAGG_MAX_NUMERIC_SCALE &&
+		*scale >= 0 && *scale <= XPU_PREAGG_MAX_NUMERIC_SCALE;
+}
 
 static bool
 refuse(char **reason, const char *fmt, const char *arg) pg_attribute_printf(2, 0);
@@ -105,6 +129,7 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 	const PreAggFunc *f = NULL;
 	Expr	   *arg = NULL;
 	Oid			argtype = InvalidOid;
+	int32		param = 0;
 	char	   *why;
 	int			i;
 
@@ -167,6 +192,10 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 			return refuse(reason, "%s: unexpected argument type", format_procedure(aggref->aggfnoid));
 		if (!pgstrom_codegen_expr_supported(arg, scanrelid, &why))
 			return refuse(reason, "aggregate argument: %s", why);
+		if (f->kind != XPU_AGG_COUNT && argtype == NUMERICOID &&
+			!numeric_arg_scale(arg, &param))
+			return refuse(reason, "%s of a numeric without a declared precision of at most 18 digits",
+						  get_func_name(aggref->aggfnoid));
 	}
 	if (aggref->aggfilter != NULL)
 	{
@@ -184,6 +213,7 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 		out->argtype = argtype;
 		out->arg = arg;
 		out->filter = aggref->aggfilter;
+		out->param = param;
 	}
 	return true;
 }

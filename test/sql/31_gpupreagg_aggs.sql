@@ -42,6 +42,24 @@ SELECT * FROM check_gpupreagg($$SELECT g, count(*) AS v1, sum(b) AS v2 FROM t_pa
 -- the results themselves, so a wrong combination on both sides would show
 SELECT g, count(*), count(a), sum(b), sum(c), min(a), max(c), round(avg(b), 6) AS avg_b FROM t_pa WHERE g < 100 OR g = 105 GROUP BY g ORDER BY g;
 SELECT count(*), sum(c), avg(c) FROM t_pa WHERE g = 105;
+-- numeric(p,s) with p <= 18: sum, avg, min, max are exact on the device (an
+-- int64 at the declared scale); NaN is aggregated on the CPU
+CREATE TABLE t_pa_num (g int, m numeric(12,2), p numeric(18,0), q numeric(5,4), u numeric);
+INSERT INTO t_pa_num
+SELECT i % 7,
+       CASE WHEN i % 31 = 0 THEN NULL ELSE round(((i * 7919) % 2000003 - 1000001) / 100.0, 2) END,
+       CASE WHEN i % 37 = 0 THEN NULL ELSE (i::int8 * 104729) % 999999999999999999 - 499999999999999999 END,
+       CASE WHEN i % 41 = 0 THEN NULL ELSE ((i * 13) % 19999 - 9999) / 10000.0 END,
+       i / 3.0
+  FROM generate_series(1, 30000) i;
+INSERT INTO t_pa_num VALUES (7, 'NaN', 1, 'NaN', 1), (7, 1.5, 2, 0.5, 2), (8, 'NaN', 3, 'NaN', 3), (9, NULL, NULL, NULL, NULL);
+ANALYZE t_pa_num;
+EXPLAIN (COSTS OFF) SELECT g, sum(m), avg(p), min(q), max(m) FROM t_pa_num GROUP BY g;
+SELECT * FROM check_gpupreagg($$SELECT g, sum(m) AS v1, avg(m) AS v2, min(m) AS v3, max(m) AS v4, sum(p) AS v5, avg(p) AS v6, min(p) AS v7, max(p) AS v8, sum(q) AS v9, avg(q) AS v10, min(q) AS v11, max(q) AS v12 FROM t_pa_num GROUP BY g$$, 'g');
+SELECT * FROM check_gpupreagg($$SELECT sum(m) AS v1, avg(q) AS v2, min(p) AS v3, max(q) AS v4, count(m) AS v5 FROM t_pa_num WHERE m > 0$$);
+SELECT g, sum(m), avg(m), min(q), max(q), sum(p) FROM t_pa_num WHERE g >= 6 GROUP BY g ORDER BY g;
+-- unconstrained numeric stays on the CPU
+EXPLAIN (COSTS OFF) SELECT g, sum(u) FROM t_pa_num GROUP BY g;
 -- errors are PostgreSQL's: float sums that overflow, and overflow in an argument
 CREATE TABLE t_pa_ovf AS SELECT 1e308::float8 AS x, 3e38::float4 AS y, 2147483647 AS z FROM generate_series(1, 3);
 ANALYZE t_pa_ovf;
