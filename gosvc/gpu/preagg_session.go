@@ -4,12 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"unsafe"
 
 	"gorgonia.org/cu"
 
-	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
@@ -17,18 +16,15 @@ import (
 
 // preaggSession is a GpuPreAgg program on the device and its reference to
 // the plan's shared hash table; it implements server.Prepared and
-// server.Finalizer.
+// server.Finalizer.  The protocol around the table (grow-and-retry, groups
+// at the last Final) is the preagg package's, shared with the host
+// executor.
 type preaggSession struct {
 	*session
-	entry *querybuf.Entry // nil once released (by Final or Close)
+	shared *preagg.Session
 }
 
 var _ server.Finalizer = (*preaggSession)(nil)
-
-// maxRetryPasses bounds the grow-and-retry loop of one chunk: every pass
-// at least doubles the table, so this is never reached unless the kernel
-// keeps reporting RETRY into a table with room.
-const maxRetryPasses = 24
 
 // preparePreAgg uploads the program and takes a reference to the plan's
 // table, which the first session of the plan on this device creates.
@@ -42,24 +38,22 @@ func (e *Executor) preparePreAgg(msg []byte, p *xpu.Program) (server.Prepared, e
 	}
 	entrySize := p.PreAgg.EntrySize
 	key := querybuf.Key{PlanID: p.PlanID, Device: e.dev.index}
-	entry, err := e.tables.Acquire(key, func() (any, error) {
+	shared, err := preagg.Join(e.tables, key, entrySize, tableOps{e}, func() (preagg.Table, error) {
 		l, err := e.getLane(0)
 		if err != nil {
 			return nil, err
 		}
 		defer e.putLane(l)
-		return e.newTable(l, e.initialSlots(entrySize), entrySize)
+		t, err := e.newTable(l, e.initialSlots(entrySize), entrySize)
+		if err != nil {
+			return nil, err // not t: a nil *devTable is no nil preagg.Table
+		}
+		return t, nil
 	})
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("GpuPreAgg table of plan %#x: %w", p.PlanID, err), s.Close())
+		return nil, errors.Join(err, s.Close())
 	}
-	ps := &preaggSession{session: s, entry: entry}
-	if got := entry.Value().(*devTable).layout.EntrySize; got != entrySize {
-		err := fmt.Errorf("%w: GpuPreAgg plan %#x: entry_size %d, but another session of the plan uses %d",
-			protocol.ErrProtocol, p.PlanID, entrySize, got)
-		return nil, errors.Join(err, ps.Close())
-	}
-	return ps, nil
+	return &preaggSession{session: s, shared: shared}, nil
 }
 
 // Exec accumulates one chunk into the shared table.  Rows the full table
@@ -68,82 +62,42 @@ func (e *Executor) preparePreAgg(msg []byte, p *xpu.Program) (server.Prepared, e
 func (s *preaggSession) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
 	return s.ex.runTask(s.session, c, pages, true, func(t *task) error {
 		t.kernel = xpu.KernelGpuPreAgg
-		return s.accumulate(t)
-	})
-}
-
-func (s *preaggSession) accumulate(t *task) error {
-	var recheck, retry []uint32
-	var ntuples, nrecheck uint32
-	for pass := 0; ; pass++ {
-		if pass == maxRetryPasses {
-			return fmt.Errorf("%d rows still RETRY after %d passes", len(retry), pass)
-		}
-		var version uint32
-		var err error
-		s.entry.Shared(func(v any) {
-			tab := v.(*devTable)
-			version = tab.growths
-			err = s.ex.dev.Do(func() error { return t.preaggPass(tab.ptr(), pass > 0, retry) })
-		})
+		r, err := s.shared.Accumulate(preaggTask{t})
 		if err != nil {
 			return err
 		}
-		if pass == 0 {
-			ntuples = t.counters[xpu.CounterNTuples]
-		}
-		nrecheck += t.counters[xpu.CounterNRecheck]
-		retry = retry[:0]
-		for _, it := range t.items {
-			switch {
-			case it&xpu.ItemRecheck != 0 && it&xpu.ItemRetry == 0:
-				recheck = append(recheck, it)
-			case it&xpu.ItemRetry != 0 && it&xpu.ItemRecheck == 0:
-				retry = append(retry, it&^xpu.ItemRetry)
-			default:
-				return fmt.Errorf("%s returned item %#x, neither RECHECK nor RETRY", t.kernel, it)
-			}
-		}
-		if len(retry) == 0 {
-			break
-		}
-		if err := s.grow(version, t.lane); err != nil {
-			return err
-		}
-	}
-	if uint32(len(recheck)) != nrecheck {
-		return fmt.Errorf("%s counted %d RECHECK rows but returned %d", t.kernel, nrecheck, len(recheck))
-	}
-	slices.Sort(recheck)
-	t.items = recheck
-	t.counters[xpu.CounterNTuples], t.counters[xpu.CounterNRecheck] = ntuples, nrecheck
-	return nil
+		t.items = r.Recheck
+		t.counters[xpu.CounterNTuples], t.counters[xpu.CounterNRecheck] = r.NTuples, r.NRecheck
+		return nil
+	})
 }
 
-// grow replaces the table with a larger one, unless another session has
-// already done so since this one ran against version.
-func (s *preaggSession) grow(version uint32, l *lane) error {
-	var err error
-	s.entry.Exclusive(func(v any) any {
-		tab := v.(*devTable)
-		if tab.growths != version {
-			return tab
-		}
-		nt, gerr := s.ex.growTable(tab, l)
-		if nt == nil {
-			err = gerr
-			return tab
-		}
-		err = gerr // the old table could not be freed: the new one is in use anyway
-		return nt
-	})
-	return err
+// preaggTask is a chunk's task as the preagg package drives it.
+type preaggTask struct{ t *task }
+
+// Pass runs the kernel over the table with the context current.
+func (p preaggTask) Pass(tab preagg.Table, retry []uint32) ([]uint32, preagg.Counters, error) {
+	t := p.t
+	err := t.sess.ex.dev.Do(func() error { return t.preaggPass(tab.(*devTable).ptr(), retry) })
+	if err != nil {
+		return nil, preagg.Counters{}, err
+	}
+	return t.items, preagg.Counters{NTuples: t.counters[xpu.CounterNTuples], NRecheck: t.counters[xpu.CounterNRecheck]}, nil
+}
+
+// Grow grows the table on the task's lane.
+func (p preaggTask) Grow(old preagg.Table) (preagg.Table, error) {
+	nt, err := p.t.sess.ex.growTable(old.(*devTable), p.t.lane)
+	if nt == nil {
+		return nil, err // not nt: a nil *devTable is no nil preagg.Table
+	}
+	return nt, err
 }
 
 // preaggPass runs the GpuPreAgg kernel once, with the context current:
-// over every page (the first pass, which uploads them) or over the retry
-// items (later passes; the pages are still on the device).
-func (t *task) preaggPass(table cu.DevicePtr, again bool, retry []uint32) error {
+// over every page (retry nil: the first pass, which uploads them) or over
+// the retry items (later passes; the pages are still on the device).
+func (t *task) preaggPass(table cu.DevicePtr, retry []uint32) error {
 	st := t.lane.stream
 	sessPtr := cu.DevicePtr(t.sess.mem.Ptr)
 	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
@@ -153,7 +107,7 @@ func (t *task) preaggPass(table cu.DevicePtr, again bool, retry []uint32) error 
 	nblocks, nretry := uint64(t.chunk.NBlocks), uint64(len(retry))
 	grid := int(t.chunk.NBlocks)
 	var err error
-	if !again {
+	if retry == nil {
 		err = t.uploadPages()
 	} else {
 		retryPtr = t.base + cu.DevicePtr(t.lay.retryOff)
@@ -195,22 +149,19 @@ func (t *task) uploadItems(dst cu.DevicePtr, items []uint32) error {
 }
 
 // Final returns the groups when this session holds the table's last
-// reference (every session of the plan on this device has finished, so no
-// kernel writes the table), and frees the table; otherwise nothing.  The
-// querybuf entry's last release runs this once per table.
+// reference, and frees the table; otherwise nothing.
 func (s *preaggSession) Final(requestID uint32) ([][]byte, error) {
-	if s.entry == nil {
-		return nil, errors.New("GpuPreAgg session: Final after the table was released")
-	}
-	var msgs [][]byte
-	var ferr error
-	_, err := s.ex.tables.Release(s.entry, func(v any) { msgs, ferr = s.ex.finalTable(v.(*devTable), requestID) })
-	s.entry = nil
-	if err != nil {
-		return nil, fmt.Errorf("GpuPreAgg session: release the table: %w", err)
-	}
-	return msgs, ferr
+	return s.shared.Final(requestID)
 }
+
+// tableOps is the Executor's side of its tables for the preagg package.
+type tableOps struct{ e *Executor }
+
+func (o tableOps) FinalTable(t preagg.Table, requestID uint32) ([][]byte, error) {
+	return o.e.finalTable(t.(*devTable), requestID)
+}
+
+func (o tableOps) FreeTable(t preagg.Table) error { return o.e.freeTable(t.(*devTable)) }
 
 // finalTable reads the groups of a table nobody uses any more, frees it,
 // and encodes the groups messages.
@@ -244,13 +195,5 @@ func (e *Executor) freeTable(t *devTable) error {
 // one frees the table, its groups are lost with the query) and frees the
 // program.
 func (s *preaggSession) Close() error {
-	var errs []error
-	if s.entry != nil {
-		var ferr error
-		_, err := s.ex.tables.Release(s.entry, func(v any) { ferr = s.ex.freeTable(v.(*devTable)) })
-		s.entry = nil
-		errs = append(errs, err, ferr)
-	}
-	errs = append(errs, s.session.Close())
-	return errors.Join(errs...)
+	return errors.Join(s.shared.Close(), s.session.Close())
 }

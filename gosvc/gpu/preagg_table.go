@@ -24,6 +24,10 @@ type devTable struct {
 
 func (t *devTable) ptr() cu.DevicePtr { return cu.DevicePtr(t.mem.Ptr) }
 
+// EntrySize and Growths make a devTable a preagg.Table.
+func (t *devTable) EntrySize() uint32 { return t.layout.EntrySize }
+func (t *devTable) Growths() uint32   { return t.growths }
+
 const (
 	// defaultPreAggSlots: 64Ki slots hold 32Ki groups before the first
 	// growth, which most GROUP BYs never need.

@@ -1,0 +1,280 @@
+package preagg
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// fakeTable is a table version; growing makes a new one.
+type fakeTable struct {
+	entrySize uint32
+	growths   uint32
+}
+
+func (t *fakeTable) EntrySize() uint32 { return t.entrySize }
+func (t *fakeTable) Growths() uint32   { return t.growths }
+
+// fakeExec counts what happens to the tables.
+type fakeExec struct {
+	creates, finals, frees atomic.Int32
+}
+
+func (x *fakeExec) FinalTable(t Table, requestID uint32) ([][]byte, error) {
+	x.finals.Add(1)
+	return [][]byte{{byte(requestID), byte(t.Growths())}}, nil
+}
+
+func (x *fakeExec) FreeTable(Table) error {
+	x.frees.Add(1)
+	return nil
+}
+
+func (x *fakeExec) join(t *testing.T, tables *querybuf.Table, entrySize uint32) *Session {
+	t.Helper()
+	s, err := Join(tables, querybuf.Key{PlanID: 0x42}, entrySize, x, func() (Table, error) {
+		x.creates.Add(1)
+		return &fakeTable{entrySize: entrySize}, nil
+	})
+	if err != nil {
+		t.Fatalf("Join: %v", err)
+	}
+	return s
+}
+
+// fakeTask runs pass for every Pass and records the calls.
+type fakeTask struct {
+	pass    func(tab *fakeTable, retry []uint32) ([]uint32, Counters, error)
+	grows   atomic.Int32
+	retries [][]uint32 // the retry argument of every Pass
+}
+
+func (f *fakeTask) Pass(tab Table, retry []uint32) ([]uint32, Counters, error) {
+	f.retries = append(f.retries, slices.Clone(retry))
+	return f.pass(tab.(*fakeTable), retry)
+}
+
+func (f *fakeTask) Grow(old Table) (Table, error) {
+	f.grows.Add(1)
+	o := old.(*fakeTable)
+	return &fakeTable{entrySize: o.entrySize, growths: o.growths + 1}, nil
+}
+
+const (
+	rc = xpu.ItemRecheck
+	rt = xpu.ItemRetry
+)
+
+func TestRetryGrowsAndRunsOnlyThoseRows(t *testing.T) {
+	x := &fakeExec{}
+	s := x.join(t, querybuf.NewTable(), 32)
+	defer s.Close()
+	task := &fakeTask{pass: func(tab *fakeTable, retry []uint32) ([]uint32, Counters, error) {
+		if tab.growths == 0 {
+			return []uint32{5 | rc, 2 | rt, 9 | rc, 3 | rt}, Counters{NTuples: 100, NRecheck: 2}, nil
+		}
+		return []uint32{3 | rc}, Counters{NTuples: uint32(len(retry)), NRecheck: 1}, nil
+	}}
+	r, err := s.Accumulate(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.grows.Load() != 1 || len(task.retries) != 2 {
+		t.Fatalf("%d grows, %d passes; want 1 and 2", task.grows.Load(), len(task.retries))
+	}
+	if task.retries[0] != nil || !slices.Equal(task.retries[1], []uint32{2, 3}) {
+		t.Fatalf("retry arguments %v, want nil then [2 3] (no flags)", task.retries)
+	}
+	want := Result{Recheck: []uint32{3 | rc, 5 | rc, 9 | rc}, Counters: Counters{NTuples: 100, NRecheck: 3}}
+	if !slices.Equal(r.Recheck, want.Recheck) || r.Counters != want.Counters {
+		t.Fatalf("result %+v, want %+v", r, want)
+	}
+}
+
+// TestConcurrentGrowIsNotRepeated: two sessions of one plan both see RETRY
+// against the first table; only one grows it, the other retries in the
+// table that one made.
+func TestConcurrentGrowIsNotRepeated(t *testing.T) {
+	x := &fakeExec{}
+	tables := querybuf.NewTable()
+	sessions := []*Session{x.join(t, tables, 16), x.join(t, tables, 16)}
+	// Both first passes run against version 0 before either grows: each
+	// waits, under the read lock, for the other to have run.
+	var bothRan sync.WaitGroup
+	bothRan.Add(2)
+	tasks := make([]*fakeTask, 2)
+	for i := range tasks {
+		tasks[i] = &fakeTask{pass: func(tab *fakeTable, retry []uint32) ([]uint32, Counters, error) {
+			if retry == nil {
+				bothRan.Done()
+				bothRan.Wait()
+				return []uint32{uint32(i) | rt}, Counters{NTuples: 1}, nil
+			}
+			if tab.growths == 0 {
+				return nil, Counters{}, errors.New("retry pass against the outgrown table")
+			}
+			return nil, Counters{NTuples: 1}, nil
+		}}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = sessions[i].Accumulate(tasks[i])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if g := tasks[0].grows.Load() + tasks[1].grows.Load(); g != 1 {
+		t.Fatalf("the table was grown %d times, want 1", g)
+	}
+	for i, task := range tasks {
+		if len(task.retries) != 2 || !slices.Equal(task.retries[1], []uint32{uint32(i)}) {
+			t.Fatalf("session %d passes %v, want nil then [%d]", i, task.retries, i)
+		}
+	}
+	msgs, err := sessions[0].Final(7)
+	if err != nil || msgs != nil {
+		t.Fatalf("first Final: %v, %v; want nothing", msgs, err)
+	}
+	msgs, err = sessions[1].Final(7)
+	if err != nil || len(msgs) != 1 || msgs[0][1] != 1 {
+		t.Fatalf("last Final: %v, %v; want the groups of the table grown once", msgs, err)
+	}
+}
+
+func TestRetryForeverStopsAtPassLimit(t *testing.T) {
+	x := &fakeExec{}
+	s := x.join(t, querybuf.NewTable(), 16)
+	defer s.Close()
+	task := &fakeTask{pass: func(*fakeTable, []uint32) ([]uint32, Counters, error) {
+		return []uint32{1 | rt, 4 | rt}, Counters{NTuples: 2}, nil
+	}}
+	_, err := s.Accumulate(task)
+	if err == nil || !strings.Contains(err.Error(), "2 rows still RETRY after 24 passes") {
+		t.Fatalf("error %v, want the pass limit", err)
+	}
+	if len(task.retries) != MaxPasses || task.grows.Load() != MaxPasses {
+		t.Fatalf("%d passes, %d grows; want %d of each", len(task.retries), task.grows.Load(), MaxPasses)
+	}
+}
+
+func TestBadItemFlags(t *testing.T) {
+	for _, it := range []uint32{7 | rc | rt, 7} {
+		x := &fakeExec{}
+		s := x.join(t, querybuf.NewTable(), 16)
+		task := &fakeTask{pass: func(*fakeTable, []uint32) ([]uint32, Counters, error) {
+			return []uint32{1 | rc, it}, Counters{NTuples: 2, NRecheck: 1}, nil
+		}}
+		_, err := s.Accumulate(task)
+		if err == nil || !strings.Contains(err.Error(), "neither RECHECK nor RETRY") {
+			t.Errorf("item %#x: error %v, want neither RECHECK nor RETRY", it, err)
+		}
+		if task.grows.Load() != 0 {
+			t.Errorf("item %#x: the table grew", it)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRecheckCountMismatch(t *testing.T) {
+	x := &fakeExec{}
+	s := x.join(t, querybuf.NewTable(), 16)
+	defer s.Close()
+	task := &fakeTask{pass: func(*fakeTable, []uint32) ([]uint32, Counters, error) {
+		return []uint32{1 | rc, 2 | rc}, Counters{NTuples: 5, NRecheck: 3}, nil
+	}}
+	_, err := s.Accumulate(task)
+	if err == nil || !strings.Contains(err.Error(), "counted 3 RECHECK rows but returned 2") {
+		t.Fatalf("error %v, want the RECHECK count mismatch", err)
+	}
+}
+
+func TestPassErrorStops(t *testing.T) {
+	x := &fakeExec{}
+	s := x.join(t, querybuf.NewTable(), 16)
+	defer s.Close()
+	boom := errors.New("boom")
+	task := &fakeTask{pass: func(*fakeTable, []uint32) ([]uint32, Counters, error) { return nil, Counters{}, boom }}
+	if _, err := s.Accumulate(task); !errors.Is(err, boom) {
+		t.Fatalf("error %v, want the pass's", err)
+	}
+}
+
+func TestLastFinalReturnsGroupsOnce(t *testing.T) {
+	x := &fakeExec{}
+	tables := querybuf.NewTable()
+	a, b := x.join(t, tables, 16), x.join(t, tables, 16)
+	if x.creates.Load() != 1 {
+		t.Fatalf("%d tables created for one plan, want 1", x.creates.Load())
+	}
+	msgs, err := a.Final(3)
+	if err != nil || msgs != nil || x.finals.Load() != 0 {
+		t.Fatalf("first Final: %v, %v, %d finals; want nothing", msgs, err, x.finals.Load())
+	}
+	msgs, err = b.Final(4)
+	if err != nil || len(msgs) != 1 || msgs[0][0] != 4 {
+		t.Fatalf("last Final: %v, %v; want the groups of request 4", msgs, err)
+	}
+	if _, err := a.Final(5); err == nil {
+		t.Fatal("a second Final of one session succeeded")
+	}
+	if err := errors.Join(a.Close(), b.Close()); err != nil {
+		t.Fatalf("Close after Final: %v", err)
+	}
+	if x.finals.Load() != 1 || x.frees.Load() != 0 || tables.Len() != 0 {
+		t.Fatalf("%d finals, %d frees, %d entries; want 1, 0, 0", x.finals.Load(), x.frees.Load(), tables.Len())
+	}
+}
+
+func TestCloseWithoutFinalFreesWhenLast(t *testing.T) {
+	x := &fakeExec{}
+	tables := querybuf.NewTable()
+	a, b := x.join(t, tables, 16), x.join(t, tables, 16)
+	if err := a.Close(); err != nil || x.frees.Load() != 0 {
+		t.Fatalf("first Close: %v, %d frees; want no free", err, x.frees.Load())
+	}
+	if err := b.Close(); err != nil || x.frees.Load() != 1 || x.finals.Load() != 0 {
+		t.Fatalf("last Close: %v, %d frees, %d finals; want 1 free", err, x.frees.Load(), x.finals.Load())
+	}
+	if err := b.Close(); err != nil || x.frees.Load() != 1 {
+		t.Fatalf("Close again: %v, %d frees", err, x.frees.Load())
+	}
+}
+
+func TestJoinRejectsOtherEntrySize(t *testing.T) {
+	x := &fakeExec{}
+	tables := querybuf.NewTable()
+	a := x.join(t, tables, 16)
+	_, err := Join(tables, querybuf.Key{PlanID: 0x42}, 32, x, func() (Table, error) {
+		t.Error("a second table was created")
+		return nil, nil
+	})
+	if !errors.Is(err, protocol.ErrProtocol) {
+		t.Fatalf("error %v, want a protocol error", err)
+	}
+	if err := a.Close(); err != nil || x.frees.Load() != 1 || tables.Len() != 0 {
+		t.Fatalf("Close: %v, %d frees, %d entries; the rejected session kept a reference", err, x.frees.Load(), tables.Len())
+	}
+}
+
+func TestJoinSetupError(t *testing.T) {
+	boom := errors.New("no memory")
+	_, err := Join(querybuf.NewTable(), querybuf.Key{PlanID: 0x42}, 16, &fakeExec{}, func() (Table, error) { return nil, boom })
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "GpuPreAgg table of plan 0x42") {
+		t.Fatalf("error %v, want the setup's, naming the plan", err)
+	}
+}
