@@ -122,14 +122,13 @@ hostexec_gpuscan(const char *session, const char *pages, uint32_t nblocks,
 
 /* one LP_NORMAL tuple of a GpuPreAgg pass: emit RECHECK and RETRY rows */
 static void
-preagg_one(preagg_state *st, const char *page, uint32_t lp, uint32_t item,
+preagg_one(preagg_state *st, const char *tuple, int32_t tuple_len, uint32_t item,
 		   uint32_t *items, uint32_t *counters)
 {
 	int			res;
 
 	counters[XPU_COUNTER_NTUPLES]++;
-	res = xpu_preagg_tuple(&st->prog, &st->pa, &st->tab, page + xpu_lp_off(lp),
-						   (int32_t) xpu_lp_len(lp), st->slots);
+	res = xpu_preagg_tuple(&st->prog, &st->pa, &st->tab, tuple, tuple_len, st->slots);
 	if (res == XPU_ROW_RECHECK)
 	{
 		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RECHECK;
@@ -178,7 +177,7 @@ hostexec_gpupreagg(const char *session, const char *pages, uint32_t nblocks,
 
 				if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
 					continue;
-				preagg_one(st, page, lp,
+				preagg_one(st, page + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp),
 						   (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1),
 						   items, counters);
 			}
@@ -188,24 +187,14 @@ hostexec_gpupreagg(const char *session, const char *pages, uint32_t nblocks,
 	{
 		for (uint32_t k = 0; k < nretry; k++)
 		{
-			uint32_t	item = retry[k];
-			uint32_t	blk = item >> XPU_ITEM_BLOCK_SHIFT;
-			int			lpn = (int) (item & XPU_ITEM_OFFSET_MASK);
-			const char *page = pages + (size_t) blk * XPU_BLCKSZ;
-			uint32_t	lp = 0;
-			bool		ok = blk < nblocks && lpn >= 1;
+			const char *tuple;
+			int32_t		tuple_len;
 
-			if (ok)
-				ok = lpn <= xpu_page_nitems(page);
-			if (ok)
-			{
-				lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * (lpn - 1));
-				ok = xpu_lp_flags(lp) == XPU_LP_NORMAL && xpu_lp_normal_is_sane(lp);
-			}
-			if (!ok)
-				set_status(counters, XPU_STATUS_BAD_PAGE);
+			/* the kernel's own decoding: the same items are rejected */
+			if (xpu_preagg_retry_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
+				preagg_one(st, tuple, tuple_len, retry[k], items, counters);
 			else
-				preagg_one(st, page, lp, item, items, counters);
+				set_status(counters, XPU_STATUS_BAD_PAGE);
 		}
 	}
 	delete st;
