@@ -14,20 +14,10 @@ import (
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// preaggSession is a GpuPreAgg program on the device and its reference to
-// the plan's shared hash table; it implements server.Prepared and
-// server.Finalizer.  The protocol around the table (grow-and-retry, groups
-// at the last Final) is the preagg package's, shared with the host
-// executor.
-type preaggSession struct {
-	*session
-	shared *preagg.Session
-}
-
-var _ server.Finalizer = (*preaggSession)(nil)
-
 // preparePreAgg uploads the program and takes a reference to the plan's
-// table, which the first session of the plan on this device creates.
+// table, which the first session of the plan on this device creates.  The
+// preagg package's protocol (shared with the host executor) does the rest:
+// grow-and-retry, groups at the last Final, and Close.
 func (e *Executor) preparePreAgg(msg []byte, p *xpu.Program) (server.Prepared, error) {
 	if e.kern.preaggErr != nil {
 		return nil, fmt.Errorf("the kernels module cannot run GpuPreAgg: %w", e.kern.preaggErr)
@@ -38,60 +28,47 @@ func (e *Executor) preparePreAgg(msg []byte, p *xpu.Program) (server.Prepared, e
 	}
 	entrySize := p.PreAgg.EntrySize
 	key := querybuf.Key{PlanID: p.PlanID, Device: e.dev.index}
-	shared, err := preagg.Join(e.tables, key, entrySize, tableOps{e}, func() (preagg.Table, error) {
+	shared, err := preagg.Join(e.tables, key, entrySize, s, tableOps{e}, func() (*devTable, error) {
 		l, err := e.getLane(0)
 		if err != nil {
 			return nil, err
 		}
 		defer e.putLane(l)
-		t, err := e.newTable(l, e.initialSlots(entrySize), entrySize)
-		if err != nil {
-			return nil, err // not t: a nil *devTable is no nil preagg.Table
-		}
-		return t, nil
+		return e.newTable(l, e.initialSlots(entrySize), entrySize)
 	})
 	if err != nil {
-		return nil, errors.Join(err, s.Close())
+		return nil, err
 	}
-	return &preaggSession{session: s, shared: shared}, nil
-}
-
-// Exec accumulates one chunk into the shared table.  Rows the full table
-// turned away (RETRY) run again, from the pages still on the device, once
-// the table has grown; the reply holds only the RECHECK rows, ascending.
-func (s *preaggSession) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
-	return s.ex.runTask(s.session, c, pages, true, func(t *task) error {
-		t.kernel = xpu.KernelGpuPreAgg
-		r, err := s.shared.Accumulate(preaggTask{t})
-		if err != nil {
+	// Rows the full table turned away (RETRY) run again, from the pages
+	// still on the device, once the table has grown; the reply holds only
+	// the RECHECK rows, ascending.
+	return shared.Prepared(func(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
+		return e.runTask(s, c, pages, true, func(t *task) error {
+			t.kernel = xpu.KernelGpuPreAgg
+			r, err := shared.Accumulate(preaggTask{t})
+			// with an error, runTask drops what r left in the task
+			t.items, t.counters[xpu.CounterNTuples], t.counters[xpu.CounterNRecheck] = r.Recheck, r.NTuples, r.NRecheck
 			return err
-		}
-		t.items = r.Recheck
-		t.counters[xpu.CounterNTuples], t.counters[xpu.CounterNRecheck] = r.NTuples, r.NRecheck
-		return nil
-	})
+		})
+	}), nil
 }
 
 // preaggTask is a chunk's task as the preagg package drives it.
 type preaggTask struct{ t *task }
 
 // Pass runs the kernel over the table with the context current.
-func (p preaggTask) Pass(tab preagg.Table, retry []uint32) ([]uint32, preagg.Counters, error) {
+func (p preaggTask) Pass(tab *devTable, retry []uint32) ([]uint32, preagg.Counters, error) {
 	t := p.t
-	err := t.sess.ex.dev.Do(func() error { return t.preaggPass(tab.(*devTable).ptr(), retry) })
-	if err != nil {
+	if err := t.sess.ex.dev.Do(func() error { return t.preaggPass(tab.ptr(), retry) }); err != nil {
 		return nil, preagg.Counters{}, err
 	}
 	return t.items, preagg.Counters{NTuples: t.counters[xpu.CounterNTuples], NRecheck: t.counters[xpu.CounterNRecheck]}, nil
 }
 
-// Grow grows the table on the task's lane.
-func (p preaggTask) Grow(old preagg.Table) (preagg.Table, error) {
-	nt, err := p.t.sess.ex.growTable(old.(*devTable), p.t.lane)
-	if nt == nil {
-		return nil, err // not nt: a nil *devTable is no nil preagg.Table
-	}
-	return nt, err
+// Grow grows the table on the task's lane, whose pinned buffer and stream
+// the new table's initialization and the rehash use.
+func (p preaggTask) Grow(old *devTable) (*devTable, error) {
+	return p.t.sess.ex.growTable(old, p.t.lane)
 }
 
 // preaggPass runs the GpuPreAgg kernel once, with the context current:
@@ -148,52 +125,23 @@ func (t *task) uploadItems(dst cu.DevicePtr, items []uint32) error {
 	return nil
 }
 
-// Final returns the groups when this session holds the table's last
-// reference, and frees the table; otherwise nothing.
-func (s *preaggSession) Final(requestID uint32) ([][]byte, error) {
-	return s.shared.Final(requestID)
-}
-
 // tableOps is the Executor's side of its tables for the preagg package.
 type tableOps struct{ e *Executor }
 
-func (o tableOps) FinalTable(t preagg.Table, requestID uint32) ([][]byte, error) {
-	return o.e.finalTable(t.(*devTable), requestID)
-}
-
-func (o tableOps) FreeTable(t preagg.Table) error { return o.e.freeTable(t.(*devTable)) }
-
-// finalTable reads the groups of a table nobody uses any more, frees it,
-// and encodes the groups messages.
-func (e *Executor) finalTable(t *devTable, requestID uint32) ([][]byte, error) {
-	l, err := e.getLane(finalPiece)
+// Groups downloads the VALID entries through a lane's pinned buffer.
+func (o tableOps) Groups(t *devTable) (uint32, []byte, error) {
+	l, err := o.e.getLane(finalPiece)
 	if err != nil {
-		return nil, errors.Join(err, e.freeTable(t))
+		return 0, nil, err
 	}
-	hdr, valid, err := e.readGroups(l, t)
-	e.putLane(l)
-	if err = errors.Join(err, e.freeTable(t)); err != nil {
-		return nil, err
-	}
-	g := xpu.PreAggGroups{
-		EntrySize:    hdr.EntrySize,
-		NGroupsTotal: uint32(len(valid) / int(hdr.EntrySize)),
-		NGrowths:     t.growths,
-		TableBytes:   t.mem.Size,
-	}
-	return xpu.SplitPreAggGroups(requestID, g, valid)
+	defer o.e.putLane(l)
+	hdr, valid, err := o.e.readGroups(l, t)
+	return hdr.EntrySize, valid, err
 }
 
-func (e *Executor) freeTable(t *devTable) error {
-	if err := e.pool.Free(t.mem); err != nil {
-		return fmt.Errorf("device %d: free the GpuPreAgg table: %w", e.dev.index, err)
+func (o tableOps) FreeTable(t *devTable) error {
+	if err := o.e.pool.Free(t.mem); err != nil {
+		return fmt.Errorf("device %d: free the GpuPreAgg table: %w", o.e.dev.index, err)
 	}
 	return nil
-}
-
-// Close drops the table reference if Final did not (a disconnect: the last
-// one frees the table, its groups are lost with the query) and frees the
-// program.
-func (s *preaggSession) Close() error {
-	return errors.Join(s.shared.Close(), s.session.Close())
 }

@@ -24,9 +24,10 @@ type devTable struct {
 
 func (t *devTable) ptr() cu.DevicePtr { return cu.DevicePtr(t.mem.Ptr) }
 
-// EntrySize and Growths make a devTable a preagg.Table.
+// EntrySize, Growths and Bytes make a devTable a preagg.Table.
 func (t *devTable) EntrySize() uint32 { return t.layout.EntrySize }
 func (t *devTable) Growths() uint32   { return t.growths }
+func (t *devTable) Bytes() uint64     { return t.mem.Size }
 
 const (
 	// defaultPreAggSlots: 64Ki slots hold 32Ki groups before the first

@@ -24,9 +24,10 @@ type hostTable struct {
 	growths uint32          // also identifies this version of the table
 }
 
-// EntrySize and Growths make a hostTable a preagg.Table.
+// EntrySize, Growths and Bytes make a hostTable a preagg.Table.
 func (t *hostTable) EntrySize() uint32 { return t.layout.EntrySize }
 func (t *hostTable) Growths() uint32   { return t.growths }
+func (t *hostTable) Bytes() uint64     { return t.mem.Size }
 
 // The gpu package's sizes, so tables grow at the same points.
 const (

@@ -4,16 +4,20 @@
 // a chunk with grow-and-retry passes, return the groups at the last Final.
 // What touches the table itself (run the kernel, grow, read, free) is the
 // executor's, behind the Table, Task and Executor interfaces, so this
-// package needs neither CUDA nor a device.
+// package needs neither CUDA nor a device.  They are generic in the
+// executor's table type, so that an executor's code sees its own tables
+// and a nil table is told apart from a non-nil one without reflection.
 package preagg
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -26,12 +30,16 @@ const MaxPasses = 24
 // querybuf entry.  The entry's read lock is held while a chunk accumulates
 // into it, its write lock while it is replaced by a larger one.
 type Table interface {
+	// comparable: T's zero value (a nil pointer) means "no table".
+	comparable
 	// EntrySize is the bytes of one group entry, fixed by the plan.
 	EntrySize() uint32
 	// Growths counts the times the table was grown; it also identifies
 	// this version of the table, so a session can tell whether another
 	// one grew it meanwhile.
 	Growths() uint32
+	// Bytes is the memory the table takes, reported with its groups.
+	Bytes() uint64
 }
 
 // Counters are what one pass of the GpuPreAgg kernel counted.
@@ -41,52 +49,81 @@ type Counters struct {
 }
 
 // Task is one chunk's work, on the executor's side.
-type Task interface {
+type Task[T Table] interface {
 	// Pass runs the GpuPreAgg kernel once over tab, with the entry's read
 	// lock held: over every row of the chunk when retry is nil, else over
 	// the retry items only (never empty then; no flags).  It returns the
 	// items the kernel wrote, which the caller reads before the next Pass,
 	// and its counters.
-	Pass(tab Table, retry []uint32) ([]uint32, Counters, error)
+	Pass(tab T, retry []uint32) ([]uint32, Counters, error)
 	// Grow returns a larger table with every group of old, with the
-	// entry's write lock held.  A nil table keeps old in use; a table with
-	// an error is used anyway (old could not be freed, say).
-	Grow(old Table) (Table, error)
+	// entry's write lock held.  No table (the zero T) keeps old in use; a
+	// table with an error is used anyway (old could not be freed, say).
+	Grow(old T) (T, error)
 }
 
 // Executor is what a plan's tables need from the executor that made them.
-type Executor interface {
-	// FinalTable reads the groups of t, which no session uses any more,
-	// frees it, and encodes the groups messages of requestID.
-	FinalTable(t Table, requestID uint32) ([][]byte, error)
-	// FreeTable frees t, whose groups are lost.
-	FreeTable(t Table) error
+type Executor[T Table] interface {
+	// Groups returns the VALID entries of t, which no session uses any
+	// more, and the entry size its header gives them.
+	Groups(t T) (entrySize uint32, valid []byte, err error)
+	// FreeTable frees t.
+	FreeTable(t T) error
 }
 
-// Session is one session's reference to its plan's shared table; it is
-// not safe for concurrent use (one session runs one chunk at a time), but
-// the sessions of one plan may run at once.
-type Session struct {
+// Session is one session's reference to its plan's shared table, and its
+// program; it is not safe for concurrent use (one session runs one chunk
+// at a time), but the sessions of one plan may run at once.
+type Session[T Table] struct {
 	tables *querybuf.Table
-	ex     Executor
+	ex     Executor[T]
+	prog   io.Closer
 	entry  *querybuf.Entry // nil once released (by Final or Close)
 }
 
 // Join takes a reference to the table of key (the plan on one device),
-// which the first session of the plan creates with create.  A session
-// whose entrySize differs from the table's is a protocol error.
-func Join(tables *querybuf.Table, key querybuf.Key, entrySize uint32, ex Executor, create func() (Table, error)) (*Session, error) {
+// which the first session of the plan creates with create, for the session
+// of program prog, which Close closes.  A session whose entrySize differs
+// from the table's is a protocol error.  On an error, prog is closed.
+func Join[T Table](tables *querybuf.Table, key querybuf.Key, entrySize uint32, prog io.Closer, ex Executor[T], create func() (T, error)) (*Session[T], error) {
 	entry, err := tables.Acquire(key, func() (any, error) { return create() })
 	if err != nil {
-		return nil, fmt.Errorf("GpuPreAgg table of plan %#x: %w", key.PlanID, err)
+		return nil, errors.Join(fmt.Errorf("GpuPreAgg table of plan %#x: %w", key.PlanID, err), prog.Close())
 	}
-	s := &Session{tables: tables, ex: ex, entry: entry}
-	if got := entry.Value().(Table).EntrySize(); got != entrySize {
+	s := &Session[T]{tables: tables, ex: ex, prog: prog, entry: entry}
+	if got := entry.Value().(T).EntrySize(); got != entrySize {
 		err := fmt.Errorf("%w: GpuPreAgg plan %#x: entry_size %d, but another session of the plan uses %d",
 			protocol.ErrProtocol, key.PlanID, entrySize, got)
 		return nil, errors.Join(err, s.Close())
 	}
 	return s, nil
+}
+
+// ExecFunc runs one chunk of a session on its executor, through the
+// session's Accumulate: server.Prepared's Exec.
+type ExecFunc func(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error)
+
+// prepared is a Session with its executor's Exec.
+type prepared[T Table] struct {
+	*Session[T] // Final, Close
+	exec        ExecFunc
+}
+
+func (p *prepared[T]) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
+	return p.exec(c, pages)
+}
+
+// Prepared returns the session as the server runs it: exec runs its
+// chunks, Final returns the groups, Close releases the table and the
+// program.
+func (s *Session[T]) Prepared(exec ExecFunc) server.Prepared {
+	// A Prepared without Final would answer TaskFinal without the groups:
+	// make that a compile error rather than a lost result.
+	var p interface {
+		server.Prepared
+		server.Finalizer
+	} = &prepared[T]{Session: s, exec: exec}
+	return p
 }
 
 // Result is one chunk accumulated: the RECHECK items (ascending) and the
@@ -100,7 +137,7 @@ type Result struct {
 // turned away (RETRY) run again, alone, once the table has grown; the
 // result holds only the RECHECK rows and the first pass's NTuples (the
 // chunk's rows, not counting the retries again).
-func (s *Session) Accumulate(t Task) (Result, error) {
+func (s *Session[T]) Accumulate(t Task[T]) (Result, error) {
 	var recheck, retry []uint32
 	var ntuples, nrecheck uint32
 	for pass := 0; ; pass++ {
@@ -112,7 +149,7 @@ func (s *Session) Accumulate(t Task) (Result, error) {
 		var c Counters
 		var err error
 		s.entry.Shared(func(v any) {
-			tab := v.(Table)
+			tab := v.(T)
 			version = tab.Growths()
 			items, c, err = t.Pass(tab, retry)
 		})
@@ -151,16 +188,17 @@ func (s *Session) Accumulate(t Task) (Result, error) {
 // grow replaces the table with a larger one, unless another session has
 // already done so since this one ran against version: its RETRY rows then
 // simply run again in the table that one made.
-func (s *Session) grow(version uint32, t Task) error {
+func (s *Session[T]) grow(version uint32, t Task[T]) error {
 	var err error
 	s.entry.Exclusive(func(v any) any {
-		tab := v.(Table)
+		tab := v.(T)
 		if tab.Growths() != version {
 			return tab
 		}
 		nt, gerr := t.Grow(tab)
 		err = gerr // with nt, the old table could not be freed: the new one is in use anyway
-		if nt == nil {
+		var none T
+		if nt == none {
 			return tab
 		}
 		return nt
@@ -172,13 +210,13 @@ func (s *Session) grow(version uint32, t Task) error {
 // reference (every session of the plan has finished, so nothing writes the
 // table), and frees the table; otherwise nothing.  The querybuf entry's
 // last release runs this once per table.
-func (s *Session) Final(requestID uint32) ([][]byte, error) {
+func (s *Session[T]) Final(requestID uint32) ([][]byte, error) {
 	if s.entry == nil {
 		return nil, errors.New("GpuPreAgg session: Final after the table was released")
 	}
 	var msgs [][]byte
 	var ferr error
-	_, err := s.tables.Release(s.entry, func(v any) { msgs, ferr = s.ex.FinalTable(v.(Table), requestID) })
+	_, err := s.tables.Release(s.entry, func(v any) { msgs, ferr = s.final(v.(T), requestID) })
 	s.entry = nil
 	if err != nil {
 		return nil, fmt.Errorf("GpuPreAgg session: release the table: %w", err)
@@ -186,15 +224,33 @@ func (s *Session) Final(requestID uint32) ([][]byte, error) {
 	return msgs, ferr
 }
 
-// Close drops the table reference if Final did not (a disconnect: the last
-// one frees the table, its groups are lost with the query); after Final it
-// does nothing.
-func (s *Session) Close() error {
-	if s.entry == nil {
-		return nil
+// final reads the groups of a table nobody uses any more, frees it, and
+// encodes the groups messages.
+func (s *Session[T]) final(t T, requestID uint32) ([][]byte, error) {
+	entrySize, valid, err := s.ex.Groups(t)
+	if err = errors.Join(err, s.ex.FreeTable(t)); err != nil {
+		return nil, err
 	}
-	var ferr error
-	_, err := s.tables.Release(s.entry, func(v any) { ferr = s.ex.FreeTable(v.(Table)) })
-	s.entry = nil
-	return errors.Join(err, ferr)
+	g := xpu.PreAggGroups{
+		EntrySize:    entrySize,
+		NGroupsTotal: uint32(len(valid) / int(entrySize)),
+		NGrowths:     t.Growths(),
+		TableBytes:   t.Bytes(),
+	}
+	return xpu.SplitPreAggGroups(requestID, g, valid)
+}
+
+// Close drops the table reference if Final did not (a disconnect: the last
+// one frees the table, its groups are lost with the query), then closes the
+// program.
+func (s *Session[T]) Close() error {
+	var errs []error
+	if s.entry != nil {
+		var ferr error
+		_, err := s.tables.Release(s.entry, func(v any) { ferr = s.ex.FreeTable(v.(T)) })
+		s.entry = nil
+		errs = append(errs, err, ferr)
+	}
+	errs = append(errs, s.prog.Close())
+	return errors.Join(errs...)
 }

@@ -10,10 +10,12 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// fakeTable is a table version; growing makes a new one.
+// fakeTable is a table version; growing makes a new one.  It holds one
+// group, an entry of entrySize bytes.
 type fakeTable struct {
 	entrySize uint32
 	growths   uint32
@@ -21,25 +23,32 @@ type fakeTable struct {
 
 func (t *fakeTable) EntrySize() uint32 { return t.entrySize }
 func (t *fakeTable) Growths() uint32   { return t.growths }
+func (t *fakeTable) Bytes() uint64     { return 1000 * uint64(t.growths+1) }
 
-// fakeExec counts what happens to the tables.
+// fakeExec counts what happens to the tables and the programs.
 type fakeExec struct {
-	creates, finals, frees atomic.Int32
+	creates, groups, frees, progCloses atomic.Int32
 }
 
-func (x *fakeExec) FinalTable(t Table, requestID uint32) ([][]byte, error) {
-	x.finals.Add(1)
-	return [][]byte{{byte(requestID), byte(t.Growths())}}, nil
+func (x *fakeExec) Groups(t *fakeTable) (uint32, []byte, error) {
+	x.groups.Add(1)
+	return t.entrySize, make([]byte, t.entrySize), nil
 }
 
-func (x *fakeExec) FreeTable(Table) error {
+func (x *fakeExec) FreeTable(*fakeTable) error {
 	x.frees.Add(1)
 	return nil
 }
 
-func (x *fakeExec) join(t *testing.T, tables *querybuf.Table, entrySize uint32) *Session {
+// Close is the program's.
+func (x *fakeExec) Close() error {
+	x.progCloses.Add(1)
+	return nil
+}
+
+func (x *fakeExec) join(t *testing.T, tables *querybuf.Table, entrySize uint32) *Session[*fakeTable] {
 	t.Helper()
-	s, err := Join(tables, querybuf.Key{PlanID: 0x42}, entrySize, x, func() (Table, error) {
+	s, err := Join(tables, querybuf.Key{PlanID: 0x42}, entrySize, x, x, func() (*fakeTable, error) {
 		x.creates.Add(1)
 		return &fakeTable{entrySize: entrySize}, nil
 	})
@@ -49,22 +58,38 @@ func (x *fakeExec) join(t *testing.T, tables *querybuf.Table, entrySize uint32) 
 	return s
 }
 
+// groupsOf decodes a Final's one groups message.
+func groupsOf(t *testing.T, msgs [][]byte) xpu.PreAggGroups {
+	t.Helper()
+	if len(msgs) != 1 {
+		t.Fatalf("%d groups messages, want 1", len(msgs))
+	}
+	g, _, err := xpu.DecodePreAggGroups(msgs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // fakeTask runs pass for every Pass and records the calls.
 type fakeTask struct {
 	pass    func(tab *fakeTable, retry []uint32) ([]uint32, Counters, error)
+	growErr error // Grow fails with it, keeping the old table
 	grows   atomic.Int32
 	retries [][]uint32 // the retry argument of every Pass
 }
 
-func (f *fakeTask) Pass(tab Table, retry []uint32) ([]uint32, Counters, error) {
+func (f *fakeTask) Pass(tab *fakeTable, retry []uint32) ([]uint32, Counters, error) {
 	f.retries = append(f.retries, slices.Clone(retry))
-	return f.pass(tab.(*fakeTable), retry)
+	return f.pass(tab, retry)
 }
 
-func (f *fakeTask) Grow(old Table) (Table, error) {
+func (f *fakeTask) Grow(old *fakeTable) (*fakeTable, error) {
 	f.grows.Add(1)
-	o := old.(*fakeTable)
-	return &fakeTable{entrySize: o.entrySize, growths: o.growths + 1}, nil
+	if f.growErr != nil {
+		return nil, f.growErr
+	}
+	return &fakeTable{entrySize: old.entrySize, growths: old.growths + 1}, nil
 }
 
 const (
@@ -104,7 +129,7 @@ func TestRetryGrowsAndRunsOnlyThoseRows(t *testing.T) {
 func TestConcurrentGrowIsNotRepeated(t *testing.T) {
 	x := &fakeExec{}
 	tables := querybuf.NewTable()
-	sessions := []*Session{x.join(t, tables, 16), x.join(t, tables, 16)}
+	sessions := []*Session[*fakeTable]{x.join(t, tables, 16), x.join(t, tables, 16)}
 	// Both first passes run against version 0 before either grows: each
 	// waits, under the read lock, for the other to have run.
 	var bothRan sync.WaitGroup
@@ -149,8 +174,11 @@ func TestConcurrentGrowIsNotRepeated(t *testing.T) {
 		t.Fatalf("first Final: %v, %v; want nothing", msgs, err)
 	}
 	msgs, err = sessions[1].Final(7)
-	if err != nil || len(msgs) != 1 || msgs[0][1] != 1 {
-		t.Fatalf("last Final: %v, %v; want the groups of the table grown once", msgs, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := groupsOf(t, msgs); g.NGrowths != 1 || g.TableBytes != 2000 {
+		t.Fatalf("groups %+v, want those of the table grown once", g)
 	}
 }
 
@@ -222,12 +250,18 @@ func TestLastFinalReturnsGroupsOnce(t *testing.T) {
 		t.Fatalf("%d tables created for one plan, want 1", x.creates.Load())
 	}
 	msgs, err := a.Final(3)
-	if err != nil || msgs != nil || x.finals.Load() != 0 {
-		t.Fatalf("first Final: %v, %v, %d finals; want nothing", msgs, err, x.finals.Load())
+	if err != nil || msgs != nil || x.groups.Load() != 0 || x.frees.Load() != 0 {
+		t.Fatalf("first Final: %v, %v, %d reads, %d frees; want nothing", msgs, err, x.groups.Load(), x.frees.Load())
 	}
 	msgs, err = b.Final(4)
-	if err != nil || len(msgs) != 1 || msgs[0][0] != 4 {
-		t.Fatalf("last Final: %v, %v; want the groups of request 4", msgs, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := protocol.DecodeHeader(msgs[0]); err != nil || h.RequestID != 4 {
+		t.Fatalf("groups header %+v, %v; want request 4", h, err)
+	}
+	if g := groupsOf(t, msgs); g.NEntries != 1 || g.NGroupsTotal != 1 || g.EntrySize != 16 || g.NGrowths != 0 || g.TableBytes != 1000 {
+		t.Fatalf("groups %+v, want the table's one group", g)
 	}
 	if _, err := a.Final(5); err == nil {
 		t.Fatal("a second Final of one session succeeded")
@@ -235,8 +269,9 @@ func TestLastFinalReturnsGroupsOnce(t *testing.T) {
 	if err := errors.Join(a.Close(), b.Close()); err != nil {
 		t.Fatalf("Close after Final: %v", err)
 	}
-	if x.finals.Load() != 1 || x.frees.Load() != 0 || tables.Len() != 0 {
-		t.Fatalf("%d finals, %d frees, %d entries; want 1, 0, 0", x.finals.Load(), x.frees.Load(), tables.Len())
+	if x.groups.Load() != 1 || x.frees.Load() != 1 || x.progCloses.Load() != 2 || tables.Len() != 0 {
+		t.Fatalf("%d reads, %d frees, %d programs closed, %d entries; want 1, 1, 2, 0",
+			x.groups.Load(), x.frees.Load(), x.progCloses.Load(), tables.Len())
 	}
 }
 
@@ -247,11 +282,9 @@ func TestCloseWithoutFinalFreesWhenLast(t *testing.T) {
 	if err := a.Close(); err != nil || x.frees.Load() != 0 {
 		t.Fatalf("first Close: %v, %d frees; want no free", err, x.frees.Load())
 	}
-	if err := b.Close(); err != nil || x.frees.Load() != 1 || x.finals.Load() != 0 {
-		t.Fatalf("last Close: %v, %d frees, %d finals; want 1 free", err, x.frees.Load(), x.finals.Load())
-	}
-	if err := b.Close(); err != nil || x.frees.Load() != 1 {
-		t.Fatalf("Close again: %v, %d frees", err, x.frees.Load())
+	if err := b.Close(); err != nil || x.frees.Load() != 1 || x.groups.Load() != 0 || x.progCloses.Load() != 2 {
+		t.Fatalf("last Close: %v, %d frees, %d reads, %d programs closed; want 1 free, 2 closed",
+			err, x.frees.Load(), x.groups.Load(), x.progCloses.Load())
 	}
 }
 
@@ -259,12 +292,12 @@ func TestJoinRejectsOtherEntrySize(t *testing.T) {
 	x := &fakeExec{}
 	tables := querybuf.NewTable()
 	a := x.join(t, tables, 16)
-	_, err := Join(tables, querybuf.Key{PlanID: 0x42}, 32, x, func() (Table, error) {
+	_, err := Join(tables, querybuf.Key{PlanID: 0x42}, 32, x, x, func() (*fakeTable, error) {
 		t.Error("a second table was created")
 		return nil, nil
 	})
-	if !errors.Is(err, protocol.ErrProtocol) {
-		t.Fatalf("error %v, want a protocol error", err)
+	if !errors.Is(err, protocol.ErrProtocol) || x.progCloses.Load() != 1 {
+		t.Fatalf("error %v, %d programs closed; want a protocol error, the program closed", err, x.progCloses.Load())
 	}
 	if err := a.Close(); err != nil || x.frees.Load() != 1 || tables.Len() != 0 {
 		t.Fatalf("Close: %v, %d frees, %d entries; the rejected session kept a reference", err, x.frees.Load(), tables.Len())
@@ -273,8 +306,55 @@ func TestJoinRejectsOtherEntrySize(t *testing.T) {
 
 func TestJoinSetupError(t *testing.T) {
 	boom := errors.New("no memory")
-	_, err := Join(querybuf.NewTable(), querybuf.Key{PlanID: 0x42}, 16, &fakeExec{}, func() (Table, error) { return nil, boom })
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "GpuPreAgg table of plan 0x42") {
-		t.Fatalf("error %v, want the setup's, naming the plan", err)
+	x := &fakeExec{}
+	_, err := Join(querybuf.NewTable(), querybuf.Key{PlanID: 0x42}, 16, x, x, func() (*fakeTable, error) { return nil, boom })
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "GpuPreAgg table of plan 0x42") || x.progCloses.Load() != 1 {
+		t.Fatalf("error %v, %d programs closed; want the setup's, naming the plan, and the program closed", err, x.progCloses.Load())
+	}
+}
+
+// TestGrowFailureKeepsTable: a failed growth (no table) is the chunk's
+// error, and the old table stays in use for the other sessions.
+func TestGrowFailureKeepsTable(t *testing.T) {
+	x := &fakeExec{}
+	tables := querybuf.NewTable()
+	s := x.join(t, tables, 16)
+	boom := errors.New("pool exhausted")
+	task := &fakeTask{growErr: boom, pass: func(*fakeTable, []uint32) ([]uint32, Counters, error) {
+		return []uint32{1 | rt}, Counters{NTuples: 1}, nil
+	}}
+	if _, err := s.Accumulate(task); !errors.Is(err, boom) {
+		t.Fatalf("error %v, want the growth's", err)
+	}
+	msgs, err := s.Final(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := groupsOf(t, msgs); g.NGrowths != 0 {
+		t.Fatalf("groups %+v of a table that never grew", g)
+	}
+}
+
+// TestPrepared: the server sees Exec (the executor's), Final and Close.
+func TestPrepared(t *testing.T) {
+	x := &fakeExec{}
+	s := x.join(t, querybuf.NewTable(), 16)
+	var ran bool
+	p := s.Prepared(func(c xpu.Chunk, _ server.Pages) (xpu.ChunkResult, []uint32, error) {
+		ran = true
+		return xpu.ChunkResult{ChunkID: c.ChunkID}, nil, nil
+	})
+	if r, _, err := p.Exec(xpu.Chunk{ChunkID: 9}, server.Pages{}); err != nil || !ran || r.ChunkID != 9 {
+		t.Fatalf("Exec: %+v, %v; the executor's exec did not run", r, err)
+	}
+	f, ok := p.(server.Finalizer)
+	if !ok {
+		t.Fatal("the Prepared is no server.Finalizer: TaskFinal would lose the groups")
+	}
+	if msgs, err := f.Final(2); err != nil || len(msgs) != 1 {
+		t.Fatalf("Final: %d messages, %v", len(msgs), err)
+	}
+	if err := p.Close(); err != nil || x.frees.Load() != 1 || x.progCloses.Load() != 1 {
+		t.Fatalf("Close: %v, %d frees, %d programs closed; want 1 and 1", err, x.frees.Load(), x.progCloses.Load())
 	}
 }
