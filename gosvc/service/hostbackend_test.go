@@ -34,6 +34,11 @@ func TestRunHostBackendSkipsFatbinAndWarns(t *testing.T) {
 	if loads, _, _ := backend.snapshot(); len(loads) != 1 || loads[0] != "" {
 		t.Errorf("loads %q, want one nil image", loads)
 	}
+	// log lines arrive through a pipe: all of them are in once Run returned
+	h.send(control.EncodeStop())
+	if code := h.wait(); code != control.ExitStopped {
+		t.Fatalf("Run returned %d, want %d", code, control.ExitStopped)
+	}
 	h.expectLog(hostExecutorWarning)
 	for _, l := range strings.Split(h.logText(), "\n") {
 		if strings.Contains(l, hostExecutorWarning) && !strings.Contains(l, "|WARNING|") {
