@@ -437,6 +437,9 @@ typedef struct XpuGroupKey
  *                                                     creating row's finite argument, else 0
  *   VAR_INT   u64 n, u64 0, u64 s1_lo, i64 s1_hi, u64 s2_lo, i64 s2_hi
  *                                                     INT2/INT4: int128 sum(x), sum(x*x)
+ *   VAR_INT8  u64 n, u64 0, u64 s1_lo, i64 s1_hi, u64 s2_w0, u64 s2_w1, u64 s2_w2
+ *                                                     INT8: int128 sum(x) and a 192-bit
+ *                                                     unsigned sum(x*x) (each x*x < 2^126)
  *
  * NUMERIC arguments (SUM_INT, MIN_INT, MAX_INT only): param is a scale S,
  * 0..18, and the argument is taken as the int64 value * 10^S.  A row whose
@@ -460,7 +463,8 @@ typedef struct XpuGroupKey
 	X(MIN_FP,  16) \
 	X(MAX_FP,  16) \
 	X(VAR_FP,  40) \
-	X(VAR_INT, 48)
+	X(VAR_INT, 48) \
+	X(VAR_INT8, 56)
 
 typedef enum XpuAggKind
 {

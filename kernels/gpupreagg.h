@@ -227,6 +227,8 @@ xpu_agg_argtype_ok(int kind, int t)
 			return xpu_type_is_float(t);
 		case XPU_AGG_VAR_INT:
 			return t == XPU_TYPE_INT2 || t == XPU_TYPE_INT4;
+		case XPU_AGG_VAR_INT8:
+			return t == XPU_TYPE_INT8;
 		default:
 			return false;
 	}
@@ -665,6 +667,40 @@ xpu_acc_add_i128(uint64_t *lo, int64_t *hi, int64_t v)
 		xpu_atomic_add_u64((uint64_t *) hi, (uint64_t) dhi);
 }
 
+/*
+ * xpu_acc_add_u192 - (w2:w1:w0) += v, unsigned, with 64-bit atomics.  As in
+ * xpu_acc_add_i128, every addition's carry comes from the value the word had
+ * just before it, so the sum is exact once all updates have finished; each
+ * word gets its own additions (never v + carry, which could wrap unseen).
+ */
+XPU_FUNC void
+xpu_acc_add_u192(uint64_t *w, unsigned __int128 v)
+{
+	uint64_t	lo = (uint64_t) v;
+	uint64_t	hi = (uint64_t) (v >> 64);
+	uint64_t	carry2 = 0;
+
+	if (lo != 0)
+	{
+		uint64_t	old = xpu_atomic_add_u64(&w[0], lo);
+
+		if (old + lo < old)
+		{
+			uint64_t	o1 = xpu_atomic_add_u64(&w[1], 1);
+
+			carry2 += (o1 == UINT64_MAX);
+		}
+	}
+	if (hi != 0)
+	{
+		uint64_t	old = xpu_atomic_add_u64(&w[1], hi);
+
+		carry2 += (old + hi < old);
+	}
+	if (carry2 != 0)
+		xpu_atomic_add_u64(&w[2], carry2);
+}
+
 /* float8 in PostgreSQL's order (NaN above +Inf, -0 = 0): min/max updates */
 XPU_FUNC void
 xpu_acc_minmax_fp(uint64_t *bits, double x, bool is_max)
@@ -837,6 +873,15 @@ xpu_acc_update(const XpuAggDesc *a, char *acc, const xpu_datum *slots)
 				/* INT2/INT4 only: x * x < 2^62 */
 				xpu_acc_add_i128((uint64_t *) (acc + 16), (int64_t *) (acc + 24), x);
 				xpu_acc_add_i128((uint64_t *) (acc + 32), (int64_t *) (acc + 40), x * x);
+			}
+			break;
+		case XPU_AGG_VAR_INT8:
+			{
+				int64_t		x = d->v.i64;
+
+				xpu_acc_add_i128((uint64_t *) (acc + 16), (int64_t *) (acc + 24), x);
+				xpu_acc_add_u192((uint64_t *) (acc + 32),
+								 (unsigned __int128) ((xpu_int128) x * x));
 			}
 			break;
 		default:

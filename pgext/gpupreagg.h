@@ -54,7 +54,10 @@ typedef enum GpuPreAggStateForm
 	GPA_STATE_NUMERIC_AVG,		/* sum/avg(numeric(p,s), p <= 18): bytea as
 								 * numeric_avg_serialize (N, sumX, maxScale,
 								 * maxScaleCount, NaN/+Inf/-Inf counts) */
-	GPA_STATE_NUMERIC_MINMAX	/* min/max(numeric(p,s), p <= 18): numeric */
+	GPA_STATE_NUMERIC_MINMAX,	/* min/max(numeric(p,s), p <= 18): numeric */
+	GPA_STATE_NUMERIC_VAR		/* var/stddev(int8): bytea as numeric_serialize
+								 * (N, sumX, sumX2, maxScale, maxScaleCount,
+								 * NaN/+Inf/-Inf counts) */
 } GpuPreAggStateForm;
 
 typedef struct GpuPreAggAgg

@@ -376,6 +376,19 @@ gpupreagg_accum_add(const GpuPreAggAgg *agg, char *acc, Datum value, bool isnull
 			}
 			break;
 
+		case XPU_AGG_VAR_INT8:
+			{
+				int128		x = datum_as_int64(agg->argtype, value);
+				uint128		sq = (uint128) (x * x);
+				uint128		lo = (uint128) get_i128(acc, 4);	/* w1:w0 */
+
+				put_i128(acc, 2, get_i128(acc, 2) + x);
+				put_i128(acc, 4, (int128) (lo + sq));
+				if (lo + sq < lo)
+					put_u64(acc, 6, get_u64(acc, 6) + 1);
+			}
+			break;
+
 		default:
 			elog(ERROR, "unknown GpuPreAgg accumulator kind %d", (int) agg->kind);
 	}
@@ -423,6 +436,37 @@ send_scaled_numericvar(StringInfo buf, int128 val, int scale)
 	pq_sendint32(buf, ndigits > 0 ? ndigits - 1 - frac_digits : 0);	/* weight */
 	pq_sendint32(buf, val < 0 ? 0x4000 : 0x0000);	/* NUMERIC_NEG/POS */
 	pq_sendint32(buf, ndigits > 0 ? scale : 0);	/* dscale */
+	for (i = ndigits - 1; i >= 0; i--)
+		pq_sendint16(buf, digits[i]);
+}
+
+/* a 192-bit unsigned (w2:w1:w0) in numericvar_serialize()'s form */
+static void
+send_u192_numericvar(StringInfo buf, uint64 w0, uint64 w1, uint64 w2)
+{
+	int16		digits[60 / 4 + 1];
+	int			ndigits = 0;
+	uint64		w[3] = {w2, w1, w0};	/* most significant first */
+	int			i;
+
+	while (w[0] != 0 || w[1] != 0 || w[2] != 0)
+	{
+		uint128		rem = 0;
+
+		/* long division of the three words by NBASE */
+		for (i = 0; i < 3; i++)
+		{
+			uint128		cur = (rem << 64) | w[i];
+
+			w[i] = (uint64) (cur / 10000);
+			rem = cur % 10000;
+		}
+		digits[ndigits++] = (int16) rem;
+	}
+	pq_sendint32(buf, ndigits);
+	pq_sendint32(buf, ndigits > 0 ? ndigits - 1 : 0);	/* weight */
+	pq_sendint32(buf, 0x0000);	/* NUMERIC_POS */
+	pq_sendint32(buf, 0);		/* dscale */
 	for (i = ndigits - 1; i >= 0; i--)
 		pq_sendint16(buf, digits[i]);
 }
@@ -570,6 +614,19 @@ gpupreagg_partial_state(const GpuPreAggAgg *agg, const char *acc, bool *isnull)
 			pq_sendint32(&buf, n > 0 ? agg->param : 0);	/* maxScale */
 			pq_sendint64(&buf, (int64) n);	/* maxScaleCount: all at scale */
 			pq_sendint64(&buf, (int64) get_u64(acc, 1));	/* NaNcount */
+			pq_sendint64(&buf, 0);	/* pInfcount */
+			pq_sendint64(&buf, 0);	/* nInfcount */
+			return PointerGetDatum(pq_endtypsend(&buf));
+
+		case GPA_STATE_NUMERIC_VAR:
+			/* numeric_serialize of int8_accum's state: inputs of scale 0 */
+			pq_begintypsend(&buf);
+			pq_sendint64(&buf, (int64) n);
+			send_int128_numericvar(&buf, get_i128(acc, 2));
+			send_u192_numericvar(&buf, get_u64(acc, 4), get_u64(acc, 5), get_u64(acc, 6));
+			pq_sendint32(&buf, 0);	/* maxScale */
+			pq_sendint64(&buf, (int64) n);	/* maxScaleCount */
+			pq_sendint64(&buf, 0);	/* NaNcount */
 			pq_sendint64(&buf, 0);	/* pInfcount */
 			pq_sendint64(&buf, 0);	/* nInfcount */
 			return PointerGetDatum(pq_endtypsend(&buf));

@@ -8,8 +8,7 @@
  * combine and serial functions are checked too: the partial state the
  * executor forms must be exactly the transition value the final Agg's
  * combine/deserialize functions expect.  Everything else (numeric
- * aggregates other than sum/avg/min/max of numeric(p<=18,s), int8 variance,
- * text min/max, user aggregates, DISTINCT or ORDER BY inside the call,
+ * aggregates other than sum/avg/min/max of numeric(p<=18,s), text min/max, user aggregates, DISTINCT or ORDER BY inside the call,
  * ordered-set aggregates) is refused.
  *
  *-------------------------------------------------------------------------
@@ -53,6 +52,7 @@ static const PreAggFunc preagg_funcs[] = {
 	{F_INT8_AVG_ACCUM, F_INT8_AVG_COMBINE, F_INT8_AVG_SERIALIZE, XPU_AGG_SUM_INT, GPA_STATE_POLY_SUM, {INT8OID}},
 	{F_INT2_ACCUM, F_NUMERIC_POLY_COMBINE, F_NUMERIC_POLY_SERIALIZE, XPU_AGG_VAR_INT, GPA_STATE_POLY_VAR, {INT2OID}},
 	{F_INT4_ACCUM, F_NUMERIC_POLY_COMBINE, F_NUMERIC_POLY_SERIALIZE, XPU_AGG_VAR_INT, GPA_STATE_POLY_VAR, {INT4OID}},
+	{F_INT8_ACCUM, F_NUMERIC_COMBINE, F_NUMERIC_SERIALIZE, XPU_AGG_VAR_INT8, GPA_STATE_NUMERIC_VAR, {INT8OID}},
 	{F_FLOAT4PL, F_FLOAT4PL, InvalidOid, XPU_AGG_SUM_FP, GPA_STATE_FLOAT4_SUM, {FLOAT4OID}},
 	{F_FLOAT8PL, F_FLOAT8PL, InvalidOid, XPU_AGG_SUM_FP, GPA_STATE_FLOAT8_SUM, {FLOAT8OID}},
 	{F_FLOAT4_ACCUM, F_FLOAT8_COMBINE, InvalidOid, XPU_AGG_VAR_FP, GPA_STATE_FLOAT8_ACCUM, {FLOAT4OID}},

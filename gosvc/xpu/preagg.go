@@ -74,6 +74,8 @@ func (k AggKind) AcceptsArg(t Type) bool {
 		return t.isInteger() || t == TypeDate || t == TypeTimestamp || t == TypeTimestampTz || t == TypeNumeric
 	case AggVarInt:
 		return t == TypeInt2 || t == TypeInt4
+	case AggVarInt8:
+		return t == TypeInt8
 	}
 	return false
 }

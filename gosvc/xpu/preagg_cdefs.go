@@ -64,6 +64,7 @@ const (
 	AggMaxFP   = AggKind(C.XPU_AGG_MAX_FP)
 	AggVarFP   = AggKind(C.XPU_AGG_VAR_FP)
 	AggVarInt  = AggKind(C.XPU_AGG_VAR_INT)
+	AggVarInt8 = AggKind(C.XPU_AGG_VAR_INT8)
 )
 
 // Field offsets of XpuSession's GpuPreAgg fields, from the message start.

@@ -278,6 +278,34 @@ test_int128(void)
 	/* VAR_INT's square of an INT4 fits an int64 */
 	int64_t x = INT32_MIN;
 	CHECK(x * x == ((int64_t) 1 << 62));
+
+	/*
+	 * VAR_INT8's 192-bit sum of squares against a reference kept as
+	 * (uint128 low part, uint64 high part), including INT64_MIN/MAX whose
+	 * squares fill the low 126 bits.
+	 */
+	for (int round = 0; round < 4; round++)
+	{
+		uint64_t	w[3] = {0, 0, 0};
+		unsigned __int128 ref_lo = 0;
+		uint64_t	ref_hi = 0;
+
+		for (int i = 0; i < 200000; i++)
+		{
+			int64_t		v = (round == 0) ? INT64_MIN :
+				(round == 1) ? INT64_MAX :
+				(i % 3 == 0) ? INT64_MIN + (int64_t) (rng() % 1000) : (int64_t) rng();
+			unsigned __int128 sq = (unsigned __int128) ((xpu_int128) v * v);
+
+			xpu_acc_add_u192(w, sq);
+			ref_lo += sq;
+			ref_hi += (ref_lo < sq);
+		}
+		unsigned __int128 got_lo = ((unsigned __int128) w[1] << 64) | w[0];
+		if (got_lo != ref_lo || w[2] != ref_hi)
+			fprintf(stderr, "FAIL u192 round %d: w2 %llu\n", round, (unsigned long long) w[2]);
+		CHECK(got_lo == ref_lo && w[2] == ref_hi);
+	}
 }
 
 static double

@@ -19,6 +19,10 @@ SELECT * FROM check_gpupreagg($$SELECT g, sum(f4) AS v1, sum(f8) AS v2, avg(f4) 
 -- variance and standard deviation over integers and floats
 SELECT * FROM check_gpupreagg($$SELECT g, stddev(a) AS v1, stddev_samp(b) AS v2, stddev_pop(b) AS v3, variance(a) AS v4, var_samp(b) AS v5, var_pop(b) AS v6 FROM t_pa GROUP BY g$$, 'g');
 SELECT * FROM check_gpupreagg($$SELECT g, stddev(f4) AS v1, stddev_pop(f8) AS v2, variance(f8) AS v3, var_samp(f4) AS v4, var_pop(f8) AS v5, stddev_samp(f8) AS v6 FROM t_pa GROUP BY g$$, 'g');
+-- int8 variance: the sum of squares needs more than 128 bits (groups 100,
+-- 101 and 105 hold int8's extremes)
+SELECT * FROM check_gpupreagg($$SELECT g, stddev(c) AS v1, variance(c) AS v2, var_pop(c) AS v3, stddev_pop(c) AS v4 FROM t_pa GROUP BY g$$, 'g');
+SELECT g, variance(c), stddev_samp(c) FROM t_pa WHERE g >= 100 GROUP BY g ORDER BY g;
 -- FILTER clauses, also on the device-evaluated quals
 SELECT * FROM check_gpupreagg($$SELECT g, count(*) FILTER (WHERE b > 0) AS v1, sum(c) FILTER (WHERE a % 2 = 0) AS v2, avg(f8) FILTER (WHERE f4 < 50) AS v3, max(d) FILTER (WHERE gb) AS v4 FROM t_pa WHERE id > 100 GROUP BY g$$, 'g');
 -- a FILTER that is the WHERE clause itself, and a constant one (the device
