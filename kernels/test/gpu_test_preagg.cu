@@ -162,25 +162,9 @@ main(int argc, char **argv)
 	{
 		{
 			KtProg p;
-			int b = p.var(A_B), c = p.var(A_C), i2 = p.var(A_I2), i8 = p.var(A_I8);
-			int f4 = p.var(A_F4), f8 = p.var(A_F8), d = p.var(A_D), n = p.var(A_N);
-			int i4 = p.op(OP(CAST), I4, {i2});
-			p.b(true);
 			PreAggSpec s;
-			s.key(b, BOOL);
-			s.key(c, BPCHAR, 16);
-			s.agg(XPU_AGG_COUNT, -1, 0);
-			s.agg(XPU_AGG_COUNT, n, NUM);
-			s.agg(XPU_AGG_SUM_INT, i8, I8);
-			s.agg(XPU_AGG_SUM_FP, f8, F8);
-			s.agg(XPU_AGG_MIN_INT, i2, I2);
-			s.agg(XPU_AGG_MAX_INT, d, DATE);
-			s.agg(XPU_AGG_MIN_FP, f4, F4);
-			s.agg(XPU_AGG_MAX_FP, f8, F8);
-			s.agg(XPU_AGG_VAR_FP, f4, F4);
-			s.agg(XPU_AGG_VAR_INT, i4, I4);
-			s.agg(XPU_AGG_COUNT, -1, 0, b);
-			s.agg(XPU_AGG_SUM_INT, i8, I8, b);
+
+			case_group_by_b_c(p, s);
 			run_gpu("group by b, c", p, s, page, nblocks, 4);
 		}
 		{

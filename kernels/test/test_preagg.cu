@@ -633,6 +633,8 @@ struct RefGroup
 	std::vector<xpu_int128> s1, s2;
 	std::vector<double> fsum, fmin, fmax;
 	std::vector<uint64_t> nspecial;
+	std::vector<unsigned __int128> sq_lo;	/* VAR_INT8: 192-bit sum of squares */
+	std::vector<uint64_t> sq_hi;
 };
 
 /* a normalized, printable key independent of xpu_hash.h */
@@ -770,6 +772,8 @@ ref_accumulate(RefGroup &g, const PreAggSpec &s, const xpu_datum *slots)
 		g.fmin.assign(na, 0.0 / 0.0);
 		g.fmax.assign(na, -1.0 / 0.0);
 		g.nspecial.assign(na, 0);
+		g.sq_lo.assign(na, 0);
+		g.sq_hi.assign(na, 0);
 	}
 	for (size_t i = 0; i < na; i++)
 	{
@@ -791,6 +795,15 @@ ref_accumulate(RefGroup &g, const PreAggSpec &s, const xpu_datum *slots)
 		{
 			case XPU_AGG_SUM_INT: g.s1[i] += d->v.i64; break;
 			case XPU_AGG_VAR_INT: g.s1[i] += d->v.i64; g.s2[i] += (xpu_int128) d->v.i64 * d->v.i64; break;
+			case XPU_AGG_VAR_INT8:
+				{
+					unsigned __int128 sq = (unsigned __int128) ((xpu_int128) d->v.i64 * d->v.i64);
+
+					g.s1[i] += d->v.i64;
+					g.sq_lo[i] += sq;
+					g.sq_hi[i] += (g.sq_lo[i] < sq);
+				}
+				break;
 			case XPU_AGG_MIN_INT: g.s1[i] = g.n[i] == 1 ? d->v.i64 : std::min<xpu_int128>(g.s1[i], d->v.i64); break;
 			case XPU_AGG_MAX_INT: g.s1[i] = g.n[i] == 1 ? d->v.i64 : std::max<xpu_int128>(g.s1[i], d->v.i64); break;
 			case XPU_AGG_SUM_FP: g.fsum[i] += x; break;
@@ -821,6 +834,11 @@ check_entry(const PreAggSpec &s, const char *e, const RefGroup &g)
 			case XPU_AGG_VAR_INT:
 				this_ok &= lo1 == g.s1[i] &&
 					(xpu_int128) ((unsigned __int128) acc_u64(acc, 40) << 64 | acc_u64(acc, 32)) == g.s2[i];
+				break;
+			case XPU_AGG_VAR_INT8:
+				this_ok &= lo1 == g.s1[i] &&
+					((unsigned __int128) acc_u64(acc, 40) << 64 | acc_u64(acc, 32)) == g.sq_lo[i] &&
+					acc_u64(acc, 48) == g.sq_hi[i];
 				break;
 			case XPU_AGG_MIN_INT:
 				this_ok &= (xpu_int128) (int64_t) acc_u64(acc, 8) == (n ? g.s1[i] : (xpu_int128) INT64_MAX);
@@ -1046,6 +1064,35 @@ vectors_page(const char *path)
 	return page;
 }
 
+/*
+ * GROUP BY b, c with every accumulator kind and a FILTER: shared with the
+ * GPU test (gpu_test_preagg.cu), which runs it on the device.
+ */
+static void
+case_group_by_b_c(KtProg &p, PreAggSpec &s)
+{
+	int			b = p.var(A_B), c = p.var(A_C), i2 = p.var(A_I2), i8 = p.var(A_I8);
+	int			f4 = p.var(A_F4), f8 = p.var(A_F8), d = p.var(A_D), n = p.var(A_N);
+	int			i4 = p.op(OP(CAST), I4, {i2});
+
+	p.b(true);
+	s.key(b, BOOL);
+	s.key(c, BPCHAR, 16);
+	s.agg(XPU_AGG_COUNT, -1, 0);
+	s.agg(XPU_AGG_COUNT, n, NUM);
+	s.agg(XPU_AGG_SUM_INT, i8, I8);
+	s.agg(XPU_AGG_SUM_FP, f8, F8);
+	s.agg(XPU_AGG_MIN_INT, i2, I2);
+	s.agg(XPU_AGG_MAX_INT, d, DATE);
+	s.agg(XPU_AGG_MIN_FP, f4, F4);
+	s.agg(XPU_AGG_MAX_FP, f8, F8);
+	s.agg(XPU_AGG_VAR_FP, f4, F4);
+	s.agg(XPU_AGG_VAR_INT, i4, I4);
+	s.agg(XPU_AGG_VAR_INT8, i8, I8);
+	s.agg(XPU_AGG_COUNT, -1, 0, b);
+	s.agg(XPU_AGG_SUM_INT, i8, I8, b);
+}
+
 static void
 test_runs(const char *path)
 {
@@ -1058,25 +1105,9 @@ test_runs(const char *path)
 	}
 	{	/* GROUP BY b, c: 'ab' and 'ab  ' together; NULL bool a group */
 		KtProg p;
-		int b = p.var(A_B), c = p.var(A_C), i2 = p.var(A_I2), i8 = p.var(A_I8);
-		int f4 = p.var(A_F4), f8 = p.var(A_F8), d = p.var(A_D), n = p.var(A_N);
-		int i4 = p.op(OP(CAST), I4, {i2});
-		p.b(true);
 		PreAggSpec s;
-		s.key(b, BOOL);
-		s.key(c, BPCHAR, 16);
-		s.agg(XPU_AGG_COUNT, -1, 0);
-		s.agg(XPU_AGG_COUNT, n, NUM);
-		s.agg(XPU_AGG_SUM_INT, i8, I8);
-		s.agg(XPU_AGG_SUM_FP, f8, F8);
-		s.agg(XPU_AGG_MIN_INT, i2, I2);
-		s.agg(XPU_AGG_MAX_INT, d, DATE);
-		s.agg(XPU_AGG_MIN_FP, f4, F4);
-		s.agg(XPU_AGG_MAX_FP, f8, F8);
-		s.agg(XPU_AGG_VAR_FP, f4, F4);
-		s.agg(XPU_AGG_VAR_INT, i4, I4);
-		s.agg(XPU_AGG_COUNT, -1, 0, b);
-		s.agg(XPU_AGG_SUM_INT, i8, I8, b);
+
+		case_group_by_b_c(p, s);
 		run_preagg("group by b, c", p, s, page, 1024, 1);
 		run_preagg("group by b, c, small table", p, s, page, 4, 3);
 	}
