@@ -235,6 +235,13 @@ extern CustomScanMethods gpuscan_plan_methods;
 extern CustomExecMethods gpuscan_exec_methods;
 extern void pgstrom_init_gpuscan_plan(void);
 
+/* "GpuScan" or "GpuPreAgg": messages name the node the user sees in EXPLAIN */
+static inline const char *
+gpuscan_node_name(GpuScanState *gss)
+{
+	return gss->css.methods->CustomName;
+}
+
 /* gpuscan_exec.c */
 extern int	pgstrom_service_errcode(int32 code);
 extern void gpuscan_begin(CustomScanState *node, EState *estate, int eflags);

@@ -82,13 +82,13 @@ gpuscan_use_cpu(GpuScanState *gss, const char *reason)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
 				 errmsg("GPU service is not available"),
-				 errdetail("GpuScan on \"%s\": %s",
-						   RelationGetRelationName(gss->rel), reason),
-				 errhint("Set pg_strom.cpu_fallback = on to evaluate GpuScan on the CPU when the GPU service cannot be used.")));
+				 errdetail("%s on \"%s\": %s",
+						   gpuscan_node_name(gss), RelationGetRelationName(gss->rel), reason),
+				 errhint("Set pg_strom.cpu_fallback = on to evaluate %s on the CPU when the GPU service cannot be used.", gpuscan_node_name(gss))));
 
 	ereport(DEBUG1,
-			(errmsg_internal("GpuScan on \"%s\" runs on the CPU: %s",
-							 RelationGetRelationName(gss->rel), reason)));
+			(errmsg_internal("%s on \"%s\" runs on the CPU: %s",
+							 gpuscan_node_name(gss), RelationGetRelationName(gss->rel), reason)));
 	if (gss->conn)
 	{
 		pgstrom_gpu_close(gss->conn);
@@ -123,8 +123,8 @@ gpuscan_protocol_violation(GpuScanState *gss, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROTOCOL_VIOLATION),
-			 errmsg("GpuScan on \"%s\": unexpected reply from the GPU service: %s",
-					RelationGetRelationName(gss->rel), what),
+			 errmsg("%s on \"%s\": unexpected reply from the GPU service: %s",
+					gpuscan_node_name(gss), RelationGetRelationName(gss->rel), what),
 			 gss->conn ? errcontext("GPU service at \"%s\"",
 									pgstrom_gpu_conn_path(gss->conn)) : 0));
 }
@@ -171,7 +171,7 @@ gpuscan_error_reply(GpuScanState *gss, PgStromMsgHeader *msg, const char *during
 			(errcode(pgstrom_service_errcode(err.code)),
 			 errmsg("%s", err.message),
 			 recoverable ?
-			 errhint("Set pg_strom.cpu_fallback = on to evaluate GpuScan on the CPU when the GPU cannot.") : 0,
+			 errhint("Set pg_strom.cpu_fallback = on to evaluate %s on the CPU when the GPU cannot.", gpuscan_node_name(gss)) : 0,
 			 errcontext("GPU service at \"%s\", %s:%d (%s), during %s",
 						path, err.filename, err.lineno, err.funcname,
 						during)));
@@ -308,8 +308,8 @@ gpuscan_attach_buffers(GpuScanState *gss)
 		if (buf == NULL)
 		{
 			ereport(DEBUG1,
-					(errmsg_internal("GpuScan on \"%s\" sends pages inline: %s",
-									 RelationGetRelationName(gss->rel),
+					(errmsg_internal("%s on \"%s\" sends pages inline: %s",
+									 gpuscan_node_name(gss), RelationGetRelationName(gss->rel),
 									 errbuf)));
 			gpuscan_release_buffers(gss);
 			return ATTACH_LOCAL_FAILURE;
@@ -350,8 +350,8 @@ gpuscan_attach_buffers(GpuScanState *gss)
 				what = err->message;
 			}
 			ereport(DEBUG1,
-					(errmsg_internal("GpuScan on \"%s\" sends pages inline: the GPU service refused shared buffer %d: %s",
-									 RelationGetRelationName(gss->rel),
+					(errmsg_internal("%s on \"%s\" sends pages inline: the GPU service refused shared buffer %d: %s",
+									 gpuscan_node_name(gss), RelationGetRelationName(gss->rel),
 									 i + 1, what)));
 			pfree(reply);
 			gpuscan_release_buffers(gss);
@@ -366,8 +366,8 @@ gpuscan_attach_buffers(GpuScanState *gss)
 		pfree(reply);
 	}
 	ereport(DEBUG1,
-			(errmsg_internal("GpuScan on \"%s\" attached %d shared chunk buffers of %zu bytes",
-							 RelationGetRelationName(gss->rel),
+			(errmsg_internal("%s on \"%s\" attached %d shared chunk buffers of %zu bytes",
+							 gpuscan_node_name(gss), RelationGetRelationName(gss->rel),
 							 gss->nbuffers, size)));
 	return ATTACH_OK;
 }
@@ -536,8 +536,8 @@ emit_from_chunk(GpuScanState *gss, GpuScanChunk *chunk, TupleTableSlot *slot)
 			if (!pgstrom_cpu_fallback_enabled)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("GpuScan on \"%s\": the GPU could not evaluate a row and CPU fallback is disabled",
-								RelationGetRelationName(gss->rel)),
+						 errmsg("%s on \"%s\": the GPU could not evaluate a row and CPU fallback is disabled",
+								gpuscan_node_name(gss), RelationGetRelationName(gss->rel)),
 						 errdetail("Row (%u,%u) needs its device quals evaluated on the CPU.",
 								   chunk->blknos[bidx], (unsigned) off),
 						 errhint("Set pg_strom.cpu_fallback = on.")));
@@ -673,8 +673,8 @@ gpu_step(GpuScanState *gss)
 				if (!pgstrom_cpu_fallback_enabled)
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("GpuScan on \"%s\": the GPU service returned a chunk for CPU evaluation and CPU fallback is disabled",
-									RelationGetRelationName(gss->rel)),
+							 errmsg("%s on \"%s\": the GPU service returned a chunk for CPU evaluation and CPU fallback is disabled",
+									gpuscan_node_name(gss), RelationGetRelationName(gss->rel)),
 							 errhint("Set pg_strom.cpu_fallback = on.")));
 				chunk->cpu_mode = true;
 				gss->current = chunk;

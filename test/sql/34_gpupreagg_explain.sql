@@ -39,3 +39,18 @@ SELECT * FROM explain_labels($$SELECT DISTINCT gt FROM t_pa WHERE b > 0$$);
 -- DISTINCT is a GpuPreAgg without aggregates under a HashAggregate
 EXPLAIN (COSTS OFF) SELECT DISTINCT gt, gb FROM t_pa WHERE b > 0;
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (gt) gt, gb FROM t_pa;
+-- a parameter in the device quals (a generic plan of a prepared statement)
+SET plan_cache_mode = force_generic_plan;
+PREPARE pa_q(int) AS SELECT g, count(*), sum(c) FROM t_pa WHERE b > $1 GROUP BY g ORDER BY g;
+EXPLAIN (COSTS OFF) EXECUTE pa_q(0);
+CREATE TEMP TABLE pa_prep_on AS EXECUTE pa_q(900000);
+-- a cached plan does not see GUC changes: the reference is a plain query
+SET pg_strom.enabled = off;
+CREATE TEMP TABLE pa_prep_off AS
+SELECT g, count(*), sum(c) FROM t_pa WHERE b > 900000 GROUP BY g;
+RESET pg_strom.enabled;
+SELECT (SELECT count(*) FROM pa_prep_off) AS groups,
+       (SELECT count(*) FROM (TABLE pa_prep_on EXCEPT ALL TABLE pa_prep_off) d) AS missing,
+       (SELECT count(*) FROM (TABLE pa_prep_off EXCEPT ALL TABLE pa_prep_on) d) AS extra;
+DEALLOCATE pa_q;
+RESET plan_cache_mode;
