@@ -30,6 +30,7 @@
 #include "access/htup_details.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
+#include "executor/nodeHash.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -267,13 +268,32 @@ accumulate_row(GpuPreAggState *pas)
 	}
 }
 
-static void
+/*
+ * The CPU's groups are bounded by hash_mem (work_mem * hash_mem_multiplier),
+ * as PostgreSQL's own partial HashAgg is: past it they are emitted as they
+ * are and the table starts over.  The final Agg combines a group that comes
+ * out more than once, so this never changes a result.
+ */
+static bool
+cpu_groups_full(GpuPreAggState *pas)
+{
+	return pas->nkeys > 0 &&
+		MemoryContextMemAllocated(pas->table_cxt, true) > get_hash_memory_limit();
+}
+
+/*
+ * Scans until the end, or until the CPU's groups are full (then false:
+ * emit them, reset them, and call again).
+ */
+static bool
 run_scan(GpuPreAggState *pas)
 {
 	while (gpuscan_next_tuple(&pas->gss, pas->heap_slot))
 	{
 		CHECK_FOR_INTERRUPTS();
 		accumulate_row(pas);
+		if (cpu_groups_full(pas))
+			return false;
 	}
 	if (pas->nkeys == 0 && pas->plain_used)
 		pas->gss.counters.ngroups_cpu++;
@@ -282,6 +302,19 @@ run_scan(GpuPreAggState *pas)
 	pas->aggregated = true;
 	pas->emit_msg = list_head(pas->group_msgs);
 	pas->emit_entry = 0;
+	return true;
+}
+
+/* after a flush: the CPU's groups start over, the scan goes on */
+static void
+restart_cpu_groups(GpuPreAggState *pas)
+{
+	ResetTupleHashTable(pas->hashtable);
+	ExecClearTuple(pas->iter_slot);
+	MemoryContextReset(pas->table_cxt);
+	pas->emit_cpu_started = false;
+	pas->flushing = false;
+	pas->gss.counters.nflushes++;
 }
 
 /* ----------------------------------------------------------------
@@ -325,12 +358,38 @@ gpupreagg_next(ScanState *node)
 	MemoryContext oldcxt;
 	TupleTableSlot *result = NULL;
 
-	if (!pas->aggregated)
-		run_scan(pas);
-
 	/* values live in the per-tuple memory, which ExecScan resets */
 	ResetExprContext(econtext);
+
+	/* the scan, with the CPU's groups flushed whenever they fill hash_mem */
+	while (!pas->aggregated && !pas->flushing)
+	{
+		if (!run_scan(pas))
+			pas->flushing = true;
+	}
 	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	if (pas->flushing)
+	{
+		TupleHashEntry he;
+
+		if (!pas->emit_cpu_started)
+		{
+			InitTupleHashIterator(pas->hashtable, &pas->emit_iter);
+			pas->emit_cpu_started = true;
+		}
+		he = ScanTupleHashTable(pas->hashtable, &pas->emit_iter);
+		if (he != NULL)
+		{
+			ExecStoreMinimalTuple(he->firstTuple, pas->iter_slot, false);
+			slot_getallattrs(pas->iter_slot);
+			result = emit_entry(pas, slot, he->additional, pas->iter_slot);
+			MemoryContextSwitchTo(oldcxt);
+			return result;
+		}
+		MemoryContextSwitchTo(oldcxt);
+		restart_cpu_groups(pas);
+		return gpupreagg_next(node);
+	}
 
 	/* the device's entries */
 	while (result == NULL && pas->emit_msg != NULL)
@@ -723,8 +782,11 @@ gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{"GPU Groups", c->ngroups_gpu},
 			{"CPU Groups", c->ngroups_cpu},
 			{"Table Growths", c->ngrowths},
+			{"CPU Flushes", c->nflushes},
 		};
 
-		gpuscan_explain_counters(gss, c, items, lengthof(items), es);
+		/* flushes depend on work_mem: shown only when they happened */
+		gpuscan_explain_counters(gss, c, items,
+								 lengthof(items) - (c->nflushes == 0 ? 1 : 0), es);
 	}
 }

@@ -56,6 +56,7 @@ typedef struct GpuPreAggState
 	bool		emit_cpu_started;
 	TupleHashIterator emit_iter;
 	bool		emit_done;
+	bool		flushing;		/* emitting the CPU's groups mid-scan */
 } GpuPreAggState;
 
 /* gpupreagg_exec.c */

@@ -89,6 +89,7 @@ typedef struct GpuScanCounters
 	uint64		ngroups_gpu;	/* group entries the device returned */
 	uint64		ngroups_cpu;	/* groups accumulated on the CPU */
 	uint64		ngrowths;		/* device table growths */
+	uint64		nflushes;		/* CPU groups emitted early (hash_mem full) */
 } GpuScanCounters;
 
 /*

@@ -137,6 +137,7 @@ counters_add(GpuScanCounters *dst, const GpuScanCounters *a,
 	dst->ngroups_gpu += sign * (int64) (a->ngroups_gpu - b->ngroups_gpu);
 	dst->ngroups_cpu += sign * (int64) (a->ngroups_cpu - b->ngroups_cpu);
 	dst->ngrowths += sign * (int64) (a->ngrowths - b->ngrowths);
+	dst->nflushes += sign * (int64) (a->nflushes - b->nflushes);
 }
 
 /* adds what this participant counted since the last call to the sum */

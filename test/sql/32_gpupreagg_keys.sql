@@ -32,6 +32,11 @@ SELECT i AS k, (i % 1000)::int4 AS v, (i % 7) / 3.0::float8 AS f FROM generate_s
 ANALYZE t_pa_many;
 SELECT * FROM check_gpupreagg($$SELECT k, count(*) AS v1, sum(v) AS v2, avg(f) AS v3 FROM t_pa_many GROUP BY k$$, 'k');
 SELECT * FROM check_gpupreagg($$SELECT v, count(*) AS v1, sum(k) AS v2 FROM t_pa_many GROUP BY v$$, 'v');
+-- the CPU's groups stay within hash_mem: past it they are emitted early
+-- (a group may then come out twice; the final Agg combines it)
+SET work_mem = '1MB';
+SELECT * FROM check_gpupreagg($$SELECT k % 300000 AS k, count(*) AS v1, sum(v) AS v2, min(f) AS v3 FROM t_pa_many GROUP BY 1$$, 'k');
+RESET work_mem;
 -- the values, not only the agreement
 SELECT gt, count(*), sum(b), min(a) FROM t_pa WHERE g < 100 GROUP BY gt ORDER BY gt NULLS FIRST;
 SELECT gc, count(*) FROM t_pa GROUP BY gc ORDER BY gc NULLS FIRST;
