@@ -128,9 +128,60 @@ accept_groups(GpuPreAggState *pas, PgStromMsgHeader *msg)
 }
 
 /*
- * TaskFinal, then the device's groups (if this is the plan_id's last
- * session) and a Success.  Failures here lose the device's rows when it
- * has any: gpuscan_use_cpu raises then.
+ * The next message of the TaskFinal reply: a groups message (kept for
+ * emission; more may follow) or the Success that ends it (the connection is
+ * then closed).  Failures lose the device's rows when it has any:
+ * gpuscan_use_cpu raises then.
+ */
+static void
+read_final_reply(GpuPreAggState *pas)
+{
+	GpuScanState *gss = &pas->gss;
+	char		errbuf[GPUSCAN_REASON_LEN];
+	PgStromMsgHeader *msg;
+
+	pas->groups_pending = false;
+	msg = pgstrom_gpu_recv(gss->conn, errbuf, sizeof(errbuf));
+	if (msg == NULL)
+	{
+		gpuscan_use_cpu(gss, errbuf);
+		return;
+	}
+	if (msg->tag == PGSTROM_MSG_ERROR)
+	{
+		gpuscan_error_reply(gss, msg, "TaskFinal");
+		return;
+	}
+	if (msg->request_id != pas->final_request_id)
+	{
+		pfree(msg);
+		gpuscan_protocol_violation(gss, "reply to an unknown request");
+	}
+	if (msg->tag == PGSTROM_MSG_PREAGG_GROUPS)
+	{
+		accept_groups(pas, msg);
+		pas->groups_pending = true;
+	}
+	else if (msg->tag == PGSTROM_MSG_SUCCESS)
+	{
+		pfree(msg);
+		pgstrom_gpu_close(gss->conn);
+		gss->conn = NULL;
+		/* the groups counted while emitting, for the leader's EXPLAIN */
+		gpuscan_publish_counters(gss);
+	}
+	else
+	{
+		pfree(msg);
+		gpuscan_protocol_violation(gss, "unexpected reply to TaskFinal");
+	}
+}
+
+/*
+ * TaskFinal, and the first message of its reply.  The device's groups (if
+ * this is the plan_id's last session) come in messages of at most
+ * XPU_PREAGG_GROUPS_BYTES, read one at a time while they are emitted, so
+ * only one is held in memory.
  */
 static void
 gpupreagg_finish_session(GpuScanState *gss)
@@ -138,7 +189,6 @@ gpupreagg_finish_session(GpuScanState *gss)
 	GpuPreAggState *pas = (GpuPreAggState *) gss;
 	PgStromMsgHeader hdr;
 	char		errbuf[GPUSCAN_REASON_LEN];
-	uint32		request_id;
 
 	if (gss->conn == NULL)
 		return;
@@ -146,47 +196,13 @@ gpupreagg_finish_session(GpuScanState *gss)
 	hdr.magic = PGSTROM_MSG_MAGIC;
 	hdr.tag = PGSTROM_MSG_TASK_FINAL;
 	hdr.length = sizeof(hdr);
-	hdr.request_id = request_id = gss->next_request_id++;
+	hdr.request_id = pas->final_request_id = gss->next_request_id++;
 	if (!pgstrom_gpu_send(gss->conn, &hdr, sizeof(hdr), errbuf, sizeof(errbuf)))
 	{
 		gpuscan_use_cpu(gss, errbuf);
 		return;
 	}
-	for (;;)
-	{
-		PgStromMsgHeader *msg = pgstrom_gpu_recv(gss->conn, errbuf,
-												 sizeof(errbuf));
-
-		if (msg == NULL)
-		{
-			gpuscan_use_cpu(gss, errbuf);
-			return;
-		}
-		if (msg->tag == PGSTROM_MSG_ERROR)
-		{
-			gpuscan_error_reply(gss, msg, "TaskFinal");
-			return;
-		}
-		if (msg->request_id != request_id)
-		{
-			pfree(msg);
-			gpuscan_protocol_violation(gss, "reply to an unknown request");
-		}
-		if (msg->tag == PGSTROM_MSG_PREAGG_GROUPS)
-			accept_groups(pas, msg);
-		else if (msg->tag == PGSTROM_MSG_SUCCESS)
-		{
-			pfree(msg);
-			break;
-		}
-		else
-		{
-			pfree(msg);
-			gpuscan_protocol_violation(gss, "unexpected reply to TaskFinal");
-		}
-	}
-	pgstrom_gpu_close(gss->conn);
-	gss->conn = NULL;
+	read_final_reply(pas);
 }
 
 /* ----------------------------------------------------------------
@@ -300,7 +316,6 @@ run_scan(GpuPreAggState *pas)
 	/* the groups counted above come after the scan's last publication */
 	gpuscan_publish_counters(&pas->gss);
 	pas->aggregated = true;
-	pas->emit_msg = list_head(pas->group_msgs);
 	pas->emit_entry = 0;
 	return true;
 }
@@ -391,13 +406,21 @@ gpupreagg_next(ScanState *node)
 		return gpupreagg_next(node);
 	}
 
-	/* the device's entries */
-	while (result == NULL && pas->emit_msg != NULL)
+	/* the device's entries, one groups message at a time */
+	while (result == NULL && (pas->group_msgs != NIL || pas->groups_pending))
 	{
-		PgStromMsgHeader *msg = lfirst(pas->emit_msg);
-		XpuPreAggGroups *g = (XpuPreAggGroups *)
-			((char *) msg + sizeof(PgStromMsgHeader));
+		PgStromMsgHeader *msg;
+		XpuPreAggGroups *g;
 
+		if (pas->group_msgs == NIL)
+		{
+			MemoryContextSwitchTo(oldcxt);
+			read_final_reply(pas);
+			MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+			continue;
+		}
+		msg = linitial(pas->group_msgs);
+		g = (XpuPreAggGroups *) ((char *) msg + sizeof(PgStromMsgHeader));
 		if (pas->emit_entry < g->nentries)
 		{
 			const char *entry = (char *) g + sizeof(XpuPreAggGroups) +
@@ -408,7 +431,9 @@ gpupreagg_next(ScanState *node)
 		}
 		else
 		{
-			pas->emit_msg = lnext(pas->group_msgs, pas->emit_msg);
+			/* the tuples made from it hold copies, not pointers into it */
+			pas->group_msgs = list_delete_first(pas->group_msgs);
+			pfree(msg);
 			pas->emit_entry = 0;
 		}
 	}
@@ -669,7 +694,7 @@ reset_groups(GpuPreAggState *pas)
 	pas->plain_entry = NULL;
 	pas->plain_used = false;
 	pas->aggregated = false;
-	pas->emit_msg = NULL;
+	pas->groups_pending = false;
 	pas->emit_entry = 0;
 	pas->emit_cpu_started = false;
 	pas->emit_done = false;

@@ -51,8 +51,9 @@ typedef struct GpuPreAggState
 
 	/* emission */
 	bool		aggregated;		/* the scan is over */
-	ListCell   *emit_msg;		/* current groups message */
-	uint32		emit_entry;		/* next entry in it */
+	uint32		final_request_id;	/* of the TaskFinal */
+	bool		groups_pending;	/* more groups messages to read */
+	uint32		emit_entry;		/* next entry of linitial(group_msgs) */
 	bool		emit_cpu_started;
 	TupleHashIterator emit_iter;
 	bool		emit_done;

@@ -139,6 +139,10 @@ SELECT hx_check('GpuPreAgg long text keys', $q$SELECT t, count(*) FROM hx GROUP 
 SET pg_strom.regression_test_mode = on;
 SELECT hx_check('GpuPreAgg table growth', $q$SELECT id % 60000 AS k, count(*), sum(a) FROM hx GROUP BY 1$q$,
                 'GpuPreAgg', '{Chunks,GPU Groups,Table Growths}');
+-- 900,000 groups of 128 bytes: the groups come back in several messages,
+-- read one at a time while they are emitted
+SELECT hx_check('GpuPreAgg, groups in several messages', $q$SELECT id, count(*), sum(a), avg(a::float8) FROM hx_big GROUP BY id$q$,
+                'GpuPreAgg', '{Chunks,GPU Groups,Table Growths}', '([4-9]|[1-9][0-9])');
 -- parallel plans: the default device costs, shared among the workers, make
 -- the Gather plans cheaper than the serial ones
 RESET pg_strom.gpu_setup_cost;
