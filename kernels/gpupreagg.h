@@ -1234,17 +1234,11 @@ kern_gpupreagg_block(const char *session,
 	if (retry == NULL)
 	{
 		const char *page = pages + (size_t) blockIdx.x * XPU_BLCKSZ;
-		int			nitems = xpu_page_nitems(page);
+		/* a bad page accumulates nothing: it is checked whole first */
+		int			nitems = xpu_page_checked_nitems(page);
 		int			i;
 
 		if (nitems < 0)
-		{
-			if (tid == 0)
-				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
-			return;
-		}
-		/* a bad page accumulates nothing: check it all first */
-		if (!xpu_page_lps_sane(page, nitems))
 		{
 			if (tid == 0)
 				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);

@@ -114,14 +114,8 @@ kern_gpuscan_block(const char *session,
 
 	/* ---- the page ---- */
 	page = pages + (size_t) blockIdx.x * XPU_BLCKSZ;
-	nitems = xpu_page_nitems(page);
+	nitems = xpu_page_checked_nitems(page);
 	if (nitems < 0)
-	{
-		if (tid == 0)
-			xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
-		return;
-	}
-	if (!xpu_page_lps_sane(page, nitems))
 	{
 		if (tid == 0)
 			xpu_set_status(counters, XPU_STATUS_BAD_PAGE);

@@ -166,6 +166,22 @@ xpu_page_lps_sane(const char *page, int nitems)
 	}
 	return !__syncthreads_or(bad);
 }
+
+/*
+ * xpu_page_checked_nitems - the line pointer count of a page whose header
+ * and every LP_NORMAL line pointer are sane, -1 otherwise (the kernel then
+ * reports XPU_STATUS_BAD_PAGE).  All threads of the block must call it.
+ */
+__device__ static inline int
+xpu_page_checked_nitems(const char *page)
+{
+	int			nitems = xpu_page_nitems(page);
+
+	/* the same page for every thread: all return here, or none */
+	if (nitems < 0)
+		return -1;
+	return xpu_page_lps_sane(page, nitems) ? nitems : -1;
+}
 #endif							/* __CUDACC__ */
 
 #endif							/* XPU_HEAP_H */

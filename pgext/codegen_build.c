@@ -170,7 +170,7 @@ cg_add_node(CgContext *ctx, XpuOpcode opcode, XpuType restype,
 }
 
 /* a new last node, never merged into an existing one */
-static int
+int
 cg_add_root_node(CgContext *ctx, XpuOpcode opcode, int nargs, const int *argv)
 {
 	int			idx;

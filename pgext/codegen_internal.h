@@ -76,6 +76,8 @@ extern void cg_init_context(CgContext *ctx, bool build, Index scanrelid,
 extern int	cg_refuse(CgContext *ctx, const char *fmt,...) pg_attribute_printf(2, 3);
 extern int	cg_add_node(CgContext *ctx, XpuOpcode opcode, XpuType restype,
 						uint16 flags, int32 aux, int nargs, const int *argv);
+extern int	cg_add_root_node(CgContext *ctx, XpuOpcode opcode, int nargs,
+							 const int *argv);
 extern StringInfo cg_assemble_message(CgContext *ctx, int root, Relation rel,
 									  uint64 plan_id, uint32 request_id);
 extern bool cg_check_qual(Expr *qual, Index scanrelid, char **reason,

@@ -54,18 +54,6 @@ emit_typed(CgContext *ctx, Expr *expr, Oid typid, int *xtype)
 	return idx;
 }
 
-/* a new last node, never merged into an existing one */
-static int
-add_root(CgContext *ctx, XpuOpcode opcode, int nargs, const int *argv)
-{
-	int			idx;
-
-	ctx->no_dedup = true;
-	idx = cg_add_node(ctx, opcode, XPU_TYPE_BOOL, 0, 0, nargs, argv);
-	ctx->no_dedup = false;
-	return idx;
-}
-
 /* emits the whole program; false (ctx->refused says why) if it cannot */
 static bool
 emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
@@ -137,7 +125,7 @@ emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
 		i++;
 	}
 	if (nquals > 1)
-		pn->root = add_root(ctx, XPU_OP_AND, nquals, roots);
+		pn->root = cg_add_root_node(ctx, XPU_OP_AND, nquals, roots);
 	else
 	{
 		/* a CONST true may be merged into one a FILTER already made */
@@ -145,7 +133,7 @@ emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
 			cg_emit_const(ctx, XPU_TYPE_BOOL, BOOLOID, BoolGetDatum(true), false);
 		if (pn->root >= 0 &&
 			(pn->root != ctx->nnodes - 1 || pn->root <= max_used))
-			pn->root = add_root(ctx, XPU_OP_IS_TRUE, 1, &pn->root);
+			pn->root = cg_add_root_node(ctx, XPU_OP_IS_TRUE, 1, &pn->root);
 	}
 	pfree(roots);
 	if (pn->root < 0)

@@ -187,17 +187,12 @@ static void
 gpupreagg_finish_session(GpuScanState *gss)
 {
 	GpuPreAggState *pas = (GpuPreAggState *) gss;
-	PgStromMsgHeader hdr;
 	char		errbuf[GPUSCAN_REASON_LEN];
 
 	if (gss->conn == NULL)
 		return;
-	memset(&hdr, 0, sizeof(hdr));
-	hdr.magic = PGSTROM_MSG_MAGIC;
-	hdr.tag = PGSTROM_MSG_TASK_FINAL;
-	hdr.length = sizeof(hdr);
-	hdr.request_id = pas->final_request_id = gss->next_request_id++;
-	if (!pgstrom_gpu_send(gss->conn, &hdr, sizeof(hdr), errbuf, sizeof(errbuf)))
+	pas->final_request_id = gpuscan_send_task_final(gss, errbuf, sizeof(errbuf));
+	if (pas->final_request_id == 0)
 	{
 		gpuscan_use_cpu(gss, errbuf);
 		return;

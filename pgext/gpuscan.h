@@ -245,6 +245,8 @@ gpuscan_node_name(GpuScanState *gss)
 
 /* gpuscan_exec.c */
 extern int	pgstrom_service_errcode(int32 code);
+extern uint32 gpuscan_send_task_final(GpuScanState *gss, char *errbuf,
+									  size_t errlen);
 extern void gpuscan_begin(CustomScanState *node, EState *estate, int eflags);
 extern TupleTableSlot *gpuscan_exec(CustomScanState *node);
 extern void gpuscan_end(CustomScanState *node);

@@ -689,22 +689,35 @@ gpu_step(GpuScanState *gss)
 	}
 }
 
-/* TaskFinal and close; problems here cannot change the result any more */
-static void
-gpu_finish(GpuScanState *gss)
+/*
+ * Sends TaskFinal on gss's connection: its request id, or 0 (request ids
+ * start at 1) when the send failed, with the reason in errbuf.
+ */
+uint32
+gpuscan_send_task_final(GpuScanState *gss, char *errbuf, size_t errlen)
 {
 	PgStromMsgHeader hdr;
-	PgStromMsgHeader *reply;
-	char		errbuf[GPUSCAN_REASON_LEN];
 
-	if (gss->conn == NULL)
-		return;
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = PGSTROM_MSG_MAGIC;
 	hdr.tag = PGSTROM_MSG_TASK_FINAL;
 	hdr.length = sizeof(hdr);
 	hdr.request_id = gss->next_request_id++;
-	if (pgstrom_gpu_send(gss->conn, &hdr, sizeof(hdr), errbuf, sizeof(errbuf)))
+	if (!pgstrom_gpu_send(gss->conn, &hdr, sizeof(hdr), errbuf, errlen))
+		return 0;
+	return hdr.request_id;
+}
+
+/* TaskFinal and close; problems here cannot change the result any more */
+static void
+gpu_finish(GpuScanState *gss)
+{
+	PgStromMsgHeader *reply;
+	char		errbuf[GPUSCAN_REASON_LEN];
+
+	if (gss->conn == NULL)
+		return;
+	if (gpuscan_send_task_final(gss, errbuf, sizeof(errbuf)) != 0)
 	{
 		reply = pgstrom_gpu_recv(gss->conn, errbuf, sizeof(errbuf));
 		if (reply == NULL)

@@ -51,7 +51,7 @@ struct preagg_state
 
 /*
  * The line pointer count of a page, checked as the kernels check it
- * (xpu_page_lps_sane, serially); -1 for a bad page.
+ * (xpu_page_checked_nitems, serially); -1 for a bad page.
  */
 static int
 page_nitems(const char *page)
@@ -66,6 +66,38 @@ page_nitems(const char *page)
 			return -1;
 	}
 	return nitems;
+}
+
+/*
+ * Calls row(tuple, length, item) for every LP_NORMAL tuple of the pages, in
+ * line pointer order within a page, as the kernels' one block per page does;
+ * a bad page sets XPU_STATUS_BAD_PAGE and contributes nothing (the other
+ * blocks of a kernel go on; the status fails the chunk).
+ */
+template <typename RowFn>
+static void
+for_each_tuple(const char *pages, uint32_t nblocks, uint32_t *counters, RowFn row)
+{
+	for (uint32_t blk = 0; blk < nblocks; blk++)
+	{
+		const char *page = pages + (size_t) blk * XPU_BLCKSZ;
+		int			nitems = page_nitems(page);
+
+		if (nitems < 0)
+		{
+			set_status(counters, XPU_STATUS_BAD_PAGE);
+			continue;
+		}
+		for (int lpi = 0; lpi < nitems; lpi++)
+		{
+			uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * lpi);
+
+			if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+				continue;
+			row(page + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp),
+				(blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (lpi + 1));
+		}
+	}
 }
 
 extern "C" void
@@ -83,40 +115,21 @@ hostexec_gpuscan(const char *session, const char *pages, uint32_t nblocks,
 		delete st;
 		return;
 	}
-	for (uint32_t blk = 0; blk < nblocks; blk++)
-	{
-		const char *page = pages + (size_t) blk * XPU_BLCKSZ;
-		int			nitems = page_nitems(page);
+	for_each_tuple(pages, nblocks, counters,
+				   [&](const char *tuple, int32_t tuple_len, uint32_t item) {
+		int			res;
 
-		if (nitems < 0)
+		counters[XPU_COUNTER_NTUPLES]++;
+		res = xpu_eval_tuple(&st->prog, tuple, tuple_len, st->slots);
+		if (res == XPU_ROW_NOMATCH)
+			return;
+		if (res == XPU_ROW_RECHECK)
 		{
-			/* the kernel's other blocks go on; the status fails the chunk */
-			set_status(counters, XPU_STATUS_BAD_PAGE);
-			continue;
+			item |= XPU_ITEM_RECHECK;
+			counters[XPU_COUNTER_NRECHECK]++;
 		}
-		/* entries of one page in line pointer order, as the kernel writes */
-		for (int lpi = 0; lpi < nitems; lpi++)
-		{
-			uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * lpi);
-			uint32_t	entry;
-			int			res;
-
-			if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
-				continue;
-			counters[XPU_COUNTER_NTUPLES]++;
-			res = xpu_eval_tuple(&st->prog, page + xpu_lp_off(lp),
-								 (int32_t) xpu_lp_len(lp), st->slots);
-			if (res == XPU_ROW_NOMATCH)
-				continue;
-			entry = (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (lpi + 1);
-			if (res == XPU_ROW_RECHECK)
-			{
-				entry |= XPU_ITEM_RECHECK;
-				counters[XPU_COUNTER_NRECHECK]++;
-			}
-			items[counters[XPU_COUNTER_NITEMS]++] = entry;
-		}
-	}
+		items[counters[XPU_COUNTER_NITEMS]++] = item;
+	});
 	delete st;
 }
 
@@ -159,30 +172,10 @@ hostexec_gpupreagg(const char *session, const char *pages, uint32_t nblocks,
 	}
 
 	if (retry == NULL)
-	{
-		for (uint32_t blk = 0; blk < nblocks; blk++)
-		{
-			const char *page = pages + (size_t) blk * XPU_BLCKSZ;
-			int			nitems = page_nitems(page);
-
-			/* a bad page accumulates nothing */
-			if (nitems < 0)
-			{
-				set_status(counters, XPU_STATUS_BAD_PAGE);
-				continue;
-			}
-			for (int i = 0; i < nitems; i++)
-			{
-				uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
-
-				if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
-					continue;
-				preagg_one(st, page + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp),
-						   (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1),
-						   items, counters);
-			}
-		}
-	}
+		for_each_tuple(pages, nblocks, counters,
+					   [&](const char *tuple, int32_t tuple_len, uint32_t item) {
+			preagg_one(st, tuple, tuple_len, item, items, counters);
+		});
 	else
 	{
 		for (uint32_t k = 0; k < nretry; k++)
