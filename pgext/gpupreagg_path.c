@@ -22,8 +22,9 @@
  *
  * Costs: the GpuScan model for the scan (setup, pages, per-tuple device
  * cost) with the device operators of quals, keys and arguments plus one
- * per aggregate, all before the first row (startup), plus cpu_tuple_cost
- * per group returned.  Regression test mode scales them, and those of the
+ * per aggregate, and cpu_operator_cost per row for the backend that reads
+ * and sends the pages (divided among parallel participants), all before
+ * the first row (startup), plus cpu_tuple_cost per group returned.  Regression test mode scales them, and those of the
  * final Agg above, down as GpuScan's.
  *
  *-------------------------------------------------------------------------
@@ -237,7 +238,14 @@ gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 	dev_ops = (cpu_operator_cost > 0.0 ? dev_ops / cpu_operator_cost : 0.0);
 	dev_ops += list_length(info->aggs) + 1;		/* accumulate, find the group */
 
-	dev_cost = ntuples * (pgstrom_gpu_tuple_cost +
+	/*
+	 * The backend's own share, reading every row's page and sending it, is
+	 * what parallel workers divide; without it a free device
+	 * (gpu_tuple_cost = 0) made the plans with and without Gather cost the
+	 * same, and the single process won the tie (5.8 s against 1.1 s with
+	 * 16 workers over 100M rows on the H200).
+	 */
+	dev_cost = ntuples * (pgstrom_gpu_tuple_cost + cpu_operator_cost +
 						  pgstrom_gpu_operator_cost * dev_ops);
 	if (parallel_workers > 0)
 		dev_cost /= gpuscan_parallel_divisor(parallel_workers);
