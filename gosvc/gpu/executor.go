@@ -9,6 +9,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
@@ -28,6 +29,8 @@ type Executor struct {
 
 	probeMu sync.Mutex // one link probe at a time (see ProbeLink)
 
+	bodies *hostpool.Pool // pinned memory lent for inline chunks (server.BodyLender)
+
 	mu     sync.Mutex
 	lanes  []*lane // every lane made, for Close
 	idle   []*lane
@@ -37,14 +40,35 @@ type Executor struct {
 var (
 	_ server.Executor   = (*Executor)(nil)
 	_ server.HostPinner = (*Executor)(nil)
+	_ server.BodyLender = (*Executor)(nil)
 )
+
+// maxLentBodies bounds the pinned memory a device's executor keeps for
+// inline chunks: 64 chunks of the backend's largest (4096 pages), enough
+// for 16 workers with 3 chunks in flight each plus those being received.
+// Past it, chunks are received into ordinary memory and staged.
+const maxLentBodies = 64 * (4096*8192 + 1<<20)
+
+// LendBody lends pinned memory for an inline chunk's TaskExec message.
+func (e *Executor) LendBody(n int) []byte { return e.bodies.Lend(n) }
+
+// ReturnBody takes back what LendBody lent, for the next chunk.
+func (e *Executor) ReturnBody(b []byte) error { return e.bodies.Return(b) }
 
 // PinHost pins a connection's shared chunk buffer for DMA; see
 // Device.PinHost.
 func (e *Executor) PinHost(mem []byte) (func() error, error) { return e.dev.PinHost(mem) }
 
 func newExecutor(d *Device, pool *mempool.Pool, k kernels) *Executor {
-	return &Executor{dev: d, pool: pool, kern: k, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots}
+	allocHost := func(size uint64) ([]byte, func() error, error) {
+		h, err := d.AllocHost(size)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h.Bytes(), h.Free, nil
+	}
+	return &Executor{dev: d, pool: pool, kern: k, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
+		bodies: hostpool.New(allocHost, pinnedGrain, maxLentBodies)}
 }
 
 // Pool exhaustion is often momentary (other tasks finish and free their
@@ -106,7 +130,7 @@ func (e *Executor) Close() error {
 	lanes := e.lanes
 	e.lanes, e.idle, e.closed = nil, nil, true
 	e.mu.Unlock()
-	var errs []error
+	errs := []error{e.bodies.Close()}
 	for _, l := range lanes {
 		errs = append(errs, l.destroy(e.dev))
 	}

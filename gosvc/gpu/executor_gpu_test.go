@@ -317,3 +317,31 @@ func prepareAB(t *testing.T, ex server.Executor) server.Prepared {
 	t.Cleanup(func() { prep.Close() })
 	return prep
 }
+
+// An inline chunk received into memory the executor lent is read by DMA
+// straight from there (Pinned) and gives the same results.
+func TestExecutorLentBody(t *testing.T) {
+	ex, pool := executorOnDevice0(t)
+	lender := ex.(server.BodyLender)
+	pages, ntuples := scanPages()
+	src := xputest.ChunkMessage(2, 77, pages)
+	body := lender.LendBody(len(src))
+	if len(body) < len(src) {
+		t.Fatalf("LendBody(%d) lent %d bytes", len(src), len(body))
+	}
+	msg := body[:len(src)]
+	copy(msg, src)
+	chunk, err := xpu.ParseChunk(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runScanCases(t, ex, pool, chunk, server.Pages{Bytes: chunk.Pages(msg), Pinned: true}, ntuples)
+	if err := lender.ReturnBody(body); err != nil {
+		t.Fatal(err)
+	}
+	if again := lender.LendBody(len(src)); &again[0] != &body[0] {
+		t.Fatal("the returned body was not reused")
+	} else if err := lender.ReturnBody(again); err != nil {
+		t.Fatal(err)
+	}
+}

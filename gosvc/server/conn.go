@@ -36,6 +36,7 @@ type command struct {
 	prog   *xpu.Program  // OpenSession
 	chunk  xpu.Chunk     // TaskExec
 	buf    *sharedBuffer // TaskExec whose pages are in a shared buffer
+	body   []byte        // TaskExec received into memory the executor lent
 	// preface: messages written before the reply, in the same locked
 	// write (a GpuPreAgg TaskFinal's groups).
 	preface [][]byte
@@ -110,8 +111,10 @@ func (s *Server) receive(c *clientConn) {
 	}
 	c.rd = rd
 	for {
-		msg, hdr, err := protocol.ReadMessage(c.rd, protocol.MaxLength)
+		var body []byte
+		msg, hdr, err := protocol.ReadMessageInto(c.rd, protocol.MaxLength, s.lendBody(&body))
 		if err != nil {
+			s.returnBody(body)
 			if errors.Is(err, protocol.ErrProtocol) {
 				s.log.Debug().Err(err).Msg("malformed message from a client")
 				s.reject(c, hdr.RequestID, errorReply(protocol.ErrCodeProtocol, err.Error()))
@@ -127,11 +130,12 @@ func (s *Server) receive(c *clientConn) {
 			}
 			continue
 		}
-		cmd := command{conn: c, header: hdr, req: req}
+		cmd := command{conn: c, header: hdr, req: req, body: body}
 		if err == nil {
 			err = s.admit(c, &cmd)
 		}
 		if err != nil {
+			s.returnBody(body)
 			code := int32(protocol.ErrCodeProtocol)
 			if errors.Is(err, protocol.ErrUnsupported) {
 				code = protocol.ErrCodeUnsupported
@@ -142,6 +146,7 @@ func (s *Server) receive(c *clientConn) {
 		}
 		if !s.enqueue(cmd) {
 			cmd.releaseSession()
+			s.returnBody(body)
 			return
 		}
 	}
@@ -210,6 +215,7 @@ func (s *Server) drainQueue() {
 		select {
 		case cmd := <-s.queue:
 			cmd.releaseSession()
+			s.returnBody(cmd.body)
 			cmd.conn.inflight.Done()
 		default:
 			return

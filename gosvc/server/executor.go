@@ -45,9 +45,22 @@ type Finalizer interface {
 // connection attached.  They are valid only during Exec.
 type Pages struct {
 	Bytes []byte
-	// Pinned: the bytes lie in memory the executor's PinHost registered, so
-	// the device may read them by DMA directly.
+	// Pinned: the bytes lie in memory the executor's PinHost registered or
+	// its BodyLender lent, so the device may read them by DMA directly.
 	Pinned bool
+}
+
+// BodyLender is implemented by an Executor that lends pinned host memory
+// for the bodies of large TaskExec messages (the gpu package's): an inline
+// chunk is then received where the device reads it by DMA, instead of into
+// a fresh Go allocation that Exec copies once more into a staging buffer.
+type BodyLender interface {
+	// LendBody returns at least n bytes of pinned memory, or nil when none
+	// can be had now; the receiver then allocates ordinary memory.
+	LendBody(n int) []byte
+	// ReturnBody takes back what LendBody returned, once, after the last
+	// Exec that reads it has returned.
+	ReturnBody(b []byte) error
 }
 
 // HostPinner is implemented by an Executor that can pin host memory for

@@ -16,6 +16,7 @@ import (
 func (s *Server) execute(cmd command) {
 	defer cmd.conn.inflight.Done()
 	defer cmd.releaseSession() // after the reply, so TaskFinal waits for it
+	defer s.returnBody(cmd.body)
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Warn().Interface("panic", r).Str("stack", stack()).

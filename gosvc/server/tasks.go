@@ -54,7 +54,7 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	if b := cmd.buf; b != nil {
 		pages = Pages{Bytes: cmd.chunk.Pages(b.mem), Pinned: b.pinned}
 	} else {
-		pages = Pages{Bytes: cmd.chunk.Pages(cmd.req.(protocol.TaskExecRequest).Msg)}
+		pages = Pages{Bytes: cmd.chunk.Pages(cmd.req.(protocol.TaskExecRequest).Msg), Pinned: cmd.body != nil}
 	}
 	res, items, err := sess.prepared.Exec(cmd.chunk, pages)
 	if err != nil {

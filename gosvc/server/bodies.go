@@ -1,0 +1,31 @@
+package server
+
+import "github.com/pgstrom-go/pg_strom/gosvc/protocol"
+
+// minLentBody is the smallest TaskExec body the receiver asks the
+// executor's BodyLender for; smaller ones are cheap to allocate and copy.
+const minLentBody = 1 << 20
+
+// lendBody is ReadMessageInto's allocator: large TaskExec bodies go into
+// pinned memory the executor lends, when it does.  It remembers the loan
+// in *lent, so the receiver can return it on any path.
+func (s *Server) lendBody(lent *[]byte) func(h protocol.Header) []byte {
+	return func(h protocol.Header) []byte {
+		lender, ok := s.cfg.Executor.(BodyLender)
+		if !ok || h.Tag != protocol.TagTaskExec || h.Length < minLentBody {
+			return nil
+		}
+		*lent = lender.LendBody(int(h.Length))
+		return *lent
+	}
+}
+
+// returnBody gives a lent body back to the executor; nil is a no-op.
+func (s *Server) returnBody(b []byte) {
+	if b == nil {
+		return
+	}
+	if err := s.cfg.Executor.(BodyLender).ReturnBody(b); err != nil {
+		s.log.Warn().Err(err).Msg("returning a request body to the executor")
+	}
+}
