@@ -20,11 +20,12 @@
  *	  XPU_PREAGG_MAX_ENTRY.
  * HAVING stays with the final Agg.  DEBUG2 says why a query was refused.
  *
- * Costs: the GpuScan model for the scan (setup, pages, per-tuple device
- * cost) with the device operators of quals, keys and arguments plus one
- * per aggregate, and cpu_operator_cost per row for the backend that reads
- * and sends the pages (divided among parallel participants), all before
- * the first row (startup), plus cpu_tuple_cost per group returned.  Regression test mode scales them, and those of the
+ * Costs: the GpuScan model for the scan (setup, pages, gpu_page_cost a
+ * page, per-tuple device cost) with the device operators of quals, keys
+ * and arguments plus one per aggregate, and cpu_operator_cost per row for
+ * the backend that reads and sends the pages (all but the pages' I/O
+ * divided among parallel participants), all before the first row
+ * (startup), plus cpu_tuple_cost per group returned.  Regression test mode scales them, and those of the
  * final Agg above, down as GpuScan's.
  *
  *-------------------------------------------------------------------------
@@ -240,13 +241,14 @@ gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 
 	/*
 	 * The backend's own share, reading every row's page and sending it, is
-	 * what parallel workers divide; without it a free device
-	 * (gpu_tuple_cost = 0) made the plans with and without Gather cost the
-	 * same, and the single process won the tie (5.8 s against 1.1 s with
-	 * 16 workers over 100M rows on the H200).
+	 * what parallel workers divide; without it a free device (all GPU costs
+	 * 0) made the plans with and without Gather cost the same, and the
+	 * single process won the tie (5.8 s against 1.1 s with 16 workers over
+	 * 100M rows on the H200).
 	 */
-	dev_cost = ntuples * (pgstrom_gpu_tuple_cost + cpu_operator_cost +
-						  pgstrom_gpu_operator_cost * dev_ops);
+	dev_cost = baserel->pages * pgstrom_gpu_page_cost +
+		ntuples * (pgstrom_gpu_tuple_cost + cpu_operator_cost +
+				   pgstrom_gpu_operator_cost * dev_ops);
 	if (parallel_workers > 0)
 		dev_cost /= gpuscan_parallel_divisor(parallel_workers);
 	out_cost = info->ngroups * cpu_tuple_cost;

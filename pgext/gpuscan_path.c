@@ -14,8 +14,12 @@
  * Costs follow the sequential scan's:
  *	startup = pg_strom.gpu_setup_cost
  *	run     = seq_page_cost * pages
+ *			+ pages * gpu_page_cost
  *			+ tuples * (gpu_tuple_cost + gpu_operator_cost * device operators)
  *			+ rows passing the device quals * (cpu_tuple_cost + host qual cost)
+ * where all but the first line are divided among parallel participants.
+ * Moving a page to the device costs the same whatever it holds, so wide
+ * rows pay more per row than narrow ones.
  * In regression test mode the costs are scaled down so that GpuScan wins
  * and EXPLAIN shapes do not depend on the machine.
  *
@@ -140,8 +144,9 @@ gpuscan_cost(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 	}
 
 	startup_cost = pgstrom_gpu_setup_cost + dev_cost.startup + host_cost.startup;
-	cpu_run_cost = ntuples * (pgstrom_gpu_tuple_cost +
-							  pgstrom_gpu_operator_cost * dev_operators)
+	cpu_run_cost = rel->pages * pgstrom_gpu_page_cost
+		+ ntuples * (pgstrom_gpu_tuple_cost +
+					 pgstrom_gpu_operator_cost * dev_operators)
 		+ dev_rows * (cpu_tuple_cost + host_cost.per_tuple);
 
 	/* the target list */

@@ -39,6 +39,7 @@ bool		pgstrom_enable_gpuscan;
 bool		pgstrom_enable_gpupreagg;
 bool		pgstrom_enable_gpujoin;
 double		pgstrom_gpu_setup_cost;
+double		pgstrom_gpu_page_cost;
 double		pgstrom_gpu_tuple_cost;
 double		pgstrom_gpu_operator_cost;
 bool		pgstrom_cpu_fallback_enabled;
@@ -242,18 +243,33 @@ init_planner_gucs(void)
 							 NULL, NULL, NULL);
 
 	/*
-	 * Calibrated on an H200 with 16 workers over a prewarmed 6.8 GB table
-	 * (100M rows): the GPU moved it in 0.67-0.70 s whatever the query,
-	 * while PostgreSQL took 0.61 s for a 2-operator count and 0.88-1.97 s
-	 * for sums and GROUP BYs.  With this value the GPU plans win once a
-	 * row costs PostgreSQL about 3 operators beyond the scan, and a bare
-	 * count stays on the CPU, where it is as fast.
+	 * Calibrated on an H200 with 16 workers over prewarmed tables: the GPU
+	 * plans took 0.8 us of wall time per 8 kB page whether a page held 120
+	 * rows (6.8 GB, 100M rows: 0.67-0.70 s) or 20 (5.1 GB, 12.5M rows:
+	 * 0.48 s), so moving the data is charged per page.  PostgreSQL took
+	 * 0.61 s for a 2-operator count over the narrow table and 0.88-1.97 s
+	 * for its sums and GROUP BYs.  With these values (1.8 a page of 120
+	 * rows) the GPU plans win there once a row costs PostgreSQL about 3
+	 * operators beyond the scan; a bare count stays on the CPU, where it is
+	 * as fast, and so does arithmetic over the wide table's few rows a
+	 * page (0.25 s on the CPU, 0.61 s through the GPU).
 	 */
+	DefineCustomRealVariable("pg_strom.gpu_page_cost",
+							 "Planner's estimate of the cost to send one heap page to the GPU.",
+							 NULL,
+							 &pgstrom_gpu_page_cost,
+							 1.5,
+							 0.0,
+							 DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomRealVariable("pg_strom.gpu_tuple_cost",
-							 "Planner's estimate of the cost to send one tuple to the GPU.",
+							 "Planner's estimate of the cost to process one tuple on the GPU.",
 							 NULL,
 							 &pgstrom_gpu_tuple_cost,
-							 0.015,
+							 0.0025,
 							 0.0,
 							 DBL_MAX,
 							 PGC_USERSET,

@@ -50,6 +50,7 @@ extern bool pgstrom_enable_gpuscan;
 extern bool pgstrom_enable_gpupreagg;
 extern bool pgstrom_enable_gpujoin;
 extern double pgstrom_gpu_setup_cost;
+extern double pgstrom_gpu_page_cost;
 extern double pgstrom_gpu_tuple_cost;
 extern double pgstrom_gpu_operator_cost;
 extern bool pgstrom_cpu_fallback_enabled;

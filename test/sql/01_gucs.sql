@@ -29,6 +29,7 @@ SET pg_strom.cpu_fallback = 'maybe';
 SET pg_strom.gpu_setup_cost = -1;
 SET pg_strom.gpu_setup_cost = 'cheap';
 SET pg_strom.gpu_tuple_cost = -0.001;
+SET pg_strom.gpu_page_cost = -1;
 SET pg_strom.gpu_operator_cost = -0.001;
 SET pg_strom.gpu_setup_cost = 250;
 SHOW pg_strom.gpu_setup_cost;
