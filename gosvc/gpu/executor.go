@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
 	"gorgonia.org/cu"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
@@ -38,22 +39,38 @@ type Executor struct {
 }
 
 var (
-	_ server.Executor   = (*Executor)(nil)
-	_ server.HostPinner = (*Executor)(nil)
-	_ server.BodyLender = (*Executor)(nil)
+	_ server.Executor     = (*Executor)(nil)
+	_ server.HostPinner   = (*Executor)(nil)
+	_ server.BodyLender   = (*Executor)(nil)
+	_ server.IdleReleaser = (*Executor)(nil)
 )
 
 // maxLentBodies bounds the pinned memory a device's executor keeps for
 // inline chunks: 64 chunks of the backend's largest (4096 pages), enough
-// for 16 workers with 3 chunks in flight each plus those being received.
-// Past it, chunks are received into ordinary memory and staged.
+// for 16 workers with 3 chunks in flight each plus those being received,
+// and never more than a sixteenth of the host's memory.  Past it, chunks
+// are received into ordinary memory and staged.
 const maxLentBodies = 64 * (4096*8192 + 1<<20)
+
+func lentBodiesLimit() uint64 {
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err != nil || si.Totalram == 0 {
+		return maxLentBodies
+	}
+	return min(maxLentBodies, uint64(si.Totalram)*uint64(si.Unit)/16)
+}
 
 // LendBody lends pinned memory for an inline chunk's TaskExec message.
 func (e *Executor) LendBody(n int) []byte { return e.bodies.Lend(n) }
 
 // ReturnBody takes back what LendBody lent, for the next chunk.
 func (e *Executor) ReturnBody(b []byte) error { return e.bodies.Return(b) }
+
+// ReleaseIdle frees lent-body buffers idle for at least delay.
+func (e *Executor) ReleaseIdle(now time.Time, delay time.Duration) error {
+	_, err := e.bodies.ReleaseIdle(now, delay)
+	return err
+}
 
 // PinHost pins a connection's shared chunk buffer for DMA; see
 // Device.PinHost.
@@ -68,7 +85,7 @@ func newExecutor(d *Device, pool *mempool.Pool, k kernels) *Executor {
 		return h.Bytes(), h.Free, nil
 	}
 	return &Executor{dev: d, pool: pool, kern: k, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
-		bodies: hostpool.New(allocHost, pinnedGrain, maxLentBodies)}
+		bodies: hostpool.New(allocHost, pinnedGrain, lentBodiesLimit())}
 }
 
 // Pool exhaustion is often momentary (other tasks finish and free their

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Allocator makes one pinned host buffer of size bytes and the function
@@ -14,8 +15,9 @@ import (
 type Allocator func(size uint64) (buf []byte, free func() error, err error)
 
 type buffer struct {
-	mem  []byte
-	free func() error
+	mem       []byte
+	free      func() error
+	idleSince time.Time // when it was last returned
 }
 
 // Pool lends buffers of at least the size asked for, rounded up to grain,
@@ -105,6 +107,7 @@ func (p *Pool) Return(mem []byte) error {
 	}
 	delete(p.lent, &mem[0])
 	if !p.closed {
+		b.idleSince = time.Now()
 		p.idle = append(p.idle, b)
 		p.mu.Unlock()
 		return nil
@@ -112,6 +115,30 @@ func (p *Pool) Return(mem []byte) error {
 	p.total -= uint64(len(b.mem))
 	p.mu.Unlock()
 	return b.free()
+}
+
+// ReleaseIdle frees the buffers that have been idle for at least delay at
+// now, so a burst of large chunks does not keep its pinned memory for the
+// life of the service.  It returns how many it freed.
+func (p *Pool) ReleaseIdle(now time.Time, delay time.Duration) (int, error) {
+	p.mu.Lock()
+	var old []buffer
+	kept := p.idle[:0]
+	for _, b := range p.idle {
+		if now.Sub(b.idleSince) >= delay {
+			old = append(old, b)
+			p.total -= uint64(len(b.mem))
+		} else {
+			kept = append(kept, b)
+		}
+	}
+	p.idle = kept
+	p.mu.Unlock()
+	var errs []error
+	for _, b := range old {
+		errs = append(errs, b.free())
+	}
+	return len(old), errors.Join(errs...)
 }
 
 // Close frees the idle buffers; lent ones are freed as they come back.

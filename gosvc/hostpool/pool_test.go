@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 )
 
 // countingAlloc hands out Go memory and counts what is live.
@@ -165,5 +166,40 @@ func TestConcurrentLendAndReturn(t *testing.T) {
 	}
 	if a.live != 0 {
 		t.Fatalf("%d buffers leaked", a.live)
+	}
+}
+
+func TestReleaseIdleFreesOnlyBuffersIdleLongEnough(t *testing.T) {
+	a := &countingAlloc{}
+	p := New(a.alloc, 1<<20, 8<<20)
+	early, late, busy := p.Lend(1), p.Lend(1), p.Lend(1)
+	if err := p.Return(early); err != nil {
+		t.Fatal(err)
+	}
+	returnedEarly := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	if err := p.Return(late); err != nil {
+		t.Fatal(err)
+	}
+	// At returnedEarly+15ms only the first buffer has been idle 10ms.
+	n, err := p.ReleaseIdle(returnedEarly.Add(15*time.Millisecond), 10*time.Millisecond)
+	if err != nil || n != 1 {
+		t.Fatalf("ReleaseIdle freed %d (%v), want 1", n, err)
+	}
+	if st := p.Stats(); st.Idle != 1 || st.Lent != 1 || st.Total != 2<<20 || a.live != 2 {
+		t.Fatalf("after the first release: %+v, %d live", st, a.live)
+	}
+	n, err = p.ReleaseIdle(time.Now().Add(time.Hour), 10*time.Millisecond)
+	if err != nil || n != 1 {
+		t.Fatalf("second ReleaseIdle freed %d (%v), want 1 (the lent buffer stays)", n, err)
+	}
+	if a.live != 1 || p.Stats().Total != 1<<20 {
+		t.Fatalf("%d live, total %d: the lent buffer must be all that is left", a.live, p.Stats().Total)
+	}
+	if err := p.Return(busy); err != nil {
+		t.Fatal(err)
+	}
+	if b := p.Lend(1); &b[0] != &busy[0] {
+		t.Fatal("the buffer returned after the release was not reused")
 	}
 }

@@ -1,6 +1,10 @@
 package server
 
-import "github.com/pgstrom-go/pg_strom/gosvc/protocol"
+import (
+	"time"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+)
 
 // minLentBody is the smallest TaskExec body the receiver asks the
 // executor's BodyLender for; smaller ones are cheap to allocate and copy.
@@ -27,5 +31,18 @@ func (s *Server) returnBody(b []byte) {
 	}
 	if err := s.cfg.Executor.(BodyLender).ReturnBody(b); err != nil {
 		s.log.Warn().Err(err).Msg("returning a request body to the executor")
+	}
+}
+
+// ReleaseIdle lets the executor free host memory idle for at least delay
+// (pg_strom.gpu_mempool_release_delay); a no-op for executors that keep
+// none.
+func (s *Server) ReleaseIdle(now time.Time, delay time.Duration) {
+	r, ok := s.cfg.Executor.(IdleReleaser)
+	if !ok {
+		return
+	}
+	if err := r.ReleaseIdle(now, delay); err != nil {
+		s.log.Warn().Err(err).Msg("releasing idle host memory")
 	}
 }

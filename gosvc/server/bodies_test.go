@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -157,4 +158,34 @@ func TestLentBodiesComeBackOnEveryPath(t *testing.T) {
 	c3.Close()
 	waitFor(t, "body of the truncated chunk lent", func() bool { return ex.lends.Load() > before })
 	waitFor(t, "body of the truncated chunk returned", func() bool { return ex.pool.Stats().Lent == 0 })
+}
+
+func (l *lendingExecutor) ReleaseIdle(now time.Time, delay time.Duration) error {
+	_, err := l.pool.ReleaseIdle(now, delay)
+	return err
+}
+
+// The server passes the release delay on to an executor that keeps lent
+// bodies, which then frees those idle long enough.
+func TestReleaseIdleFreesLentBodies(t *testing.T) {
+	ex := newLendingExecutor(256<<20, nil)
+	s := startExecServer(t, 2, ex)
+	c := dial(t, s)
+	expectSuccess(t, c, sessionMsg(1))
+	expectSuccess(t, c, xputest.ChunkMessage(10, 100, bigPages(1024, 1)))
+	waitFor(t, "body returned", func() bool { return ex.pool.Stats().Idle == 1 })
+	s.ReleaseIdle(time.Now(), time.Hour)
+	if st := ex.pool.Stats(); st.Idle != 1 {
+		t.Fatalf("a body idle for less than the delay was freed: %+v", st)
+	}
+	s.ReleaseIdle(time.Now().Add(2*time.Hour), time.Hour)
+	if st := ex.pool.Stats(); st.Idle != 0 || st.Total != 0 {
+		t.Fatalf("a body idle past the delay was kept: %+v", st)
+	}
+	expectSuccess(t, c, xputest.ChunkMessage(11, 101, bigPages(1024, 2)))
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.pinnedExecs != 2 {
+		t.Fatalf("after the release, the next chunk was not lent a new body (%d lent Execs)", ex.pinnedExecs)
+	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -48,6 +49,14 @@ type Pages struct {
 	// Pinned: the bytes lie in memory the executor's PinHost registered or
 	// its BodyLender lent, so the device may read them by DMA directly.
 	Pinned bool
+}
+
+// IdleReleaser is implemented by an Executor that keeps host memory
+// between requests (the gpu package's lent bodies); the service calls it
+// periodically.
+type IdleReleaser interface {
+	// ReleaseIdle frees what has been idle for at least delay at now.
+	ReleaseIdle(now time.Time, delay time.Duration) error
 }
 
 // BodyLender is implemented by an Executor that lends pinned host memory

@@ -34,6 +34,9 @@ func (s *service) loop() int {
 			for _, p := range s.pools {
 				p.ReleaseIdle(now)
 			}
+			for _, srv := range s.servers {
+				srv.ReleaseIdle(now, s.cfg.ReleaseDelay)
+			}
 			s.sendStatus()
 		}
 	}
