@@ -54,7 +54,7 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	fs.StringVar(&cfg.JSONPath, "json", "", "write the results as JSON to this file (run)")
 	fs.StringVar(&cfg.PNGPath, "png", "", "write a bar chart of the speedups to this PNG file (run)")
 	fs.StringVar(&cfg.PlansPath, "plans", "", "write the EXPLAIN (COSTS OFF) plan of every query in every mode to this file (run)")
-	fs.StringVar(&gpuSet, "gpu-set", "", "extra settings of the GPU mode, e.g. pg_strom.gpu_tuple_cost=0 to see the GPU plan where the default costs keep the CPU one (run)")
+	fs.StringVar(&gpuSet, "gpu-set", "", "extra settings of the GPU mode, e.g. pg_strom.gpu_page_cost=0,pg_strom.gpu_tuple_cost=0 to see the GPU plan where the default costs keep the CPU one (run)")
 	fs.Float64Var(&cfg.LinkGBps, "link-gbps", 0, "host-to-device link bandwidth in GB/s (10^9 bytes/s), measured elsewhere; overrides the measurement by pgstrom.gpu_link_bandwidth() (run)")
 	fs.StringVar(&plant, "plant-wrong-result", os.Getenv("BENCH_PLANT_WRONG_RESULT"),
 		"SELF-TEST: perturb the GPU mode's result of QUERY or QUERY@TABLE; the run must then report FAILURE and exit 1 (env BENCH_PLANT_WRONG_RESULT)")
