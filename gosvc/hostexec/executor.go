@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
@@ -22,12 +23,14 @@ type Executor struct {
 	// preaggSlots is the slot count of a new GpuPreAgg table (before the
 	// memory cap of initialSlots); tests lower it to force growth.
 	preaggSlots uint32
+	bodies      *hostpool.Pool // see bodies.go
 }
 
 var _ server.Executor = (*Executor)(nil)
 
 func newExecutor(index int, pool *mempool.Pool, mem *hostMemory) *Executor {
-	return &Executor{index: index, pool: pool, mem: mem, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots}
+	return &Executor{index: index, pool: pool, mem: mem, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
+		bodies: newBodyPool()}
 }
 
 // As in the gpu package: pool exhaustion is often momentary, so an
