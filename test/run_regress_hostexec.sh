@@ -164,6 +164,57 @@ SELECT hx_check('parallel GpuPreAgg, several chunks, concurrent growth', $q$SELE
 SELECT hx_check('parallel GpuPreAgg DISTINCT', $q$SELECT DISTINCT g, t FROM hx WHERE a > 100$q$,
                 'GpuPreAgg', '{Chunks,GPU Groups}');
 SQL
+
+echo "--- default costs: the plan choices the H200 figures calibrated (README, Results)"
+# The bench tables at 1/200 scale (the generator of bench/datasets.go):
+# what the planner picks depends only on the costs and the statistics.
+CGO_ENABLED=0 go build -o "$out/pgstrom-bench" ./bench
+PGHOST=$dir PGPORT=$port PGUSER=$PGSTROM_TEST_USER PGDATABASE=postgres \
+	"$out/pgstrom-bench" load -scale 0.005 -workers 2 -prewarm=false >/dev/null || fail "bench load"
+cluster_psql "$dir" "$port" -q <<'SQL' || fail "plan choices at the default costs"
+SET max_parallel_workers_per_gather = 16;
+SET parallel_setup_cost = 0;
+CREATE FUNCTION hx_gpu_node(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+		IF line ~ '(GpuScan|GpuPreAgg)' THEN
+			RETURN substring(line FROM '(GpuScan|GpuPreAgg)');
+		END IF;
+	END LOOP;
+	RETURN 'none';
+END
+$$;
+CREATE FUNCTION hx_expect_plan(label text, query text, want text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	got text := hx_gpu_node(query);
+BEGIN
+	IF got <> want THEN
+		RAISE EXCEPTION '%: the plan uses %, want %', label, got, want;
+	END IF;
+	RAISE NOTICE 'ok: %: %', label, got;
+END
+$$;
+SET client_min_messages = notice;
+-- narrow rows: a bare count stays on the CPU, a GROUP BY and heavy
+-- arithmetic go to the GPU
+SELECT hx_expect_plan('count_50pct narrow', 'SELECT count(*) FROM w1_narrow WHERE x < 12500', 'none');
+SELECT hx_expect_plan('group_8 narrow', 'SELECT c, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY c', 'GpuPreAgg');
+SELECT hx_expect_plan('arith_pred narrow',
+	'SELECT count(*), sum(a) FROM w1_narrow WHERE (x * 1.5 + y * y / 7.0 - (a % 1000)::float8 * 0.25) * ((b % 13) + 1)::float8 > abs(x - y) * 3.0 + (id % 1000)::float8 + 20000.0 AND (a * 3 + e) % 11 < 7',
+	'GpuScan');
+-- wide rows: the same arithmetic stays on the CPU, because the transfer is
+-- charged per page; free pages would send it to the GPU
+SELECT hx_expect_plan('arith_pred wide',
+	'SELECT count(*), sum(a) FROM w1_wide WHERE (x * 1.5 + y * y / 7.0 - (a % 1000)::float8 * 0.25) * ((b % 13) + 1)::float8 > abs(x - y) * 3.0 + (id % 1000)::float8 + 20000.0 AND (a * 3 + e) % 11 < 7',
+	'none');
+SET pg_strom.gpu_page_cost = 0;
+SELECT hx_expect_plan('arith_pred wide, gpu_page_cost = 0',
+	'SELECT count(*), sum(a) FROM w1_wide WHERE (x * 1.5 + y * y / 7.0 - (a % 1000)::float8 * 0.25) * ((b % 13) + 1)::float8 > abs(x - y) * 3.0 + (id % 1000)::float8 + 20000.0 AND (a * 3 + e) % 11 < 7',
+	'GpuScan');
+SQL
 echo "--- the service's WARNING lines (the TEST-ONLY labels are expected)"
 grep -E "WARNING" "$dir/server.log" | head -20 || true
 grep -qE "PANIC|server process .* terminated|GPU service (failed|exited)" "$dir/server.log" &&
