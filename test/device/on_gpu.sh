@@ -58,6 +58,9 @@ if want suite; then
 echo "=== bench/ suite"
 bash .device/bench_suite.sh
 fi
+if want checks; then
+bash .device/checks.sh
+fi
 if want pgbench; then
 echo "=== pgbench -c 8 -S with kill -9 of the GPU service"
 /opt/pg15/bin/pgbench -q -i -s 10 postgres >/dev/null 2>&1
