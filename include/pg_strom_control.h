@@ -100,6 +100,7 @@ typedef struct PgStromDeviceStats
 	uint64_t	pool_used;		/* bytes handed out as chunks */
 	uint64_t	pool_total;		/* bytes held in segments */
 	uint64_t	pool_limit;		/* max_ratio x device memory */
+	uint64_t	host_pinned;	/* pinned host bytes kept for chunks */
 } PgStromDeviceStats;
 
 typedef struct PgStromCtlStats

@@ -22,7 +22,7 @@ PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
 PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);
 
 #define GPU_DEVICE_INFO_COLS		7
-#define GPU_SERVICE_STATUS_COLS		10
+#define GPU_SERVICE_STATUS_COLS		11
 
 /* a consistent snapshot of the shared state */
 static PgStromServiceShared *
@@ -122,6 +122,7 @@ pgstrom_gpu_service_status(PG_FUNCTION_ARGS)
 		/* still one row, so the state and reason are always visible */
 		for (i = 4; i <= 8; i++)
 			nulls[i] = true;
+		nulls[10] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 values, nulls);
 		return (Datum) 0;
@@ -137,12 +138,14 @@ pgstrom_gpu_service_status(PG_FUNCTION_ARGS)
 		nulls[4] = false;
 		for (col = 5; col <= 8; col++)
 			nulls[col] = (st == NULL);
+		nulls[10] = (st == NULL);
 		if (st != NULL)
 		{
 			values[5] = Int32GetDatum((int32) st->workers);
 			values[6] = Int64GetDatum((int64) st->pool_used);
 			values[7] = Int64GetDatum((int64) st->pool_total);
 			values[8] = Int32GetDatum((int32) st->connections);
+			values[10] = Int64GetDatum((int64) st->host_pinned);
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 values, nulls);

@@ -37,7 +37,8 @@ RETURNS TABLE (
     pool_used bigint,
     pool_total bigint,
     connections int,
-    dropped_log_lines bigint)
+    dropped_log_lines bigint,
+    host_pinned bigint)
 AS 'MODULE_PATHNAME', 'pgstrom_gpu_service_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 

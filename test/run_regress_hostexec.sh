@@ -215,6 +215,26 @@ SELECT hx_expect_plan('arith_pred wide, gpu_page_cost = 0',
 	'SELECT count(*), sum(a) FROM w1_wide WHERE (x * 1.5 + y * y / 7.0 - (a % 1000)::float8 * 0.25) * ((b % 13) + 1)::float8 > abs(x - y) * 3.0 + (id % 1000)::float8 + 20000.0 AND (a * 3 + e) % 11 < 7',
 	'GpuScan');
 SQL
+echo "--- chunks were received into lent memory, which is freed once idle"
+# gpu_mempool_release_delay is 5 s and the status is refreshed every second
+cluster_psql "$dir" "$port" -q <<'SQL' || fail "host_pinned in gpu_service_status"
+SET max_parallel_workers_per_gather = 0;
+SET pg_strom.regression_test_mode = on;
+SELECT count(*) FROM (SELECT id, a FROM hx_big WHERE a % 1000 = 17) s \gset
+SELECT pg_sleep(2);
+DO $$ BEGIN
+	IF (SELECT host_pinned FROM pgstrom.gpu_service_status() LIMIT 1) = 0 THEN
+		RAISE EXCEPTION 'host_pinned is 0 right after a scan of 32MB chunks';
+	END IF;
+END $$;
+SELECT pg_sleep(6);
+DO $$ BEGIN
+	IF (SELECT host_pinned FROM pgstrom.gpu_service_status() LIMIT 1) <> 0 THEN
+		RAISE EXCEPTION 'host_pinned is % after the release delay', (SELECT host_pinned FROM pgstrom.gpu_service_status() LIMIT 1);
+	END IF;
+	RAISE NOTICE 'ok: lent chunk memory was kept, then freed after the release delay';
+END $$;
+SQL
 echo "--- the service's WARNING lines (the TEST-ONLY labels are expected)"
 grep -E "WARNING" "$dir/server.log" | head -20 || true
 grep -qE "PANIC|server process .* terminated|GPU service (failed|exited)" "$dir/server.log" &&

@@ -161,7 +161,7 @@ func TestSendReadyStatusFatal(t *testing.T) {
 	}
 
 	stats := Stats{DroppedLogLines: 7, Devices: []DeviceStats{
-		{Index: 0, Workers: 12, Connections: 3, Queued: 1, PoolUsed: 10, PoolTotal: 20, PoolLimit: 30},
+		{Index: 0, Workers: 12, Connections: 3, Queued: 1, PoolUsed: 10, PoolTotal: 20, PoolLimit: 30, HostPinned: 40},
 	}}
 	if err := ch.SendStatus(stats); err != nil {
 		t.Fatalf("SendStatus: %v", err)

@@ -142,6 +142,7 @@ func encodeStatus(s Stats) []byte {
 		cd.pool_used = C.uint64_t(d.PoolUsed)
 		cd.pool_total = C.uint64_t(d.PoolTotal)
 		cd.pool_limit = C.uint64_t(d.PoolLimit)
+		cd.host_pinned = C.uint64_t(d.HostPinned)
 	}
 	return message(tagStatus, structBytes(&c))
 }
@@ -232,6 +233,7 @@ func decodeStatus(payload []byte) (StatusMessage, error) {
 			PoolUsed:    uint64(cd.pool_used),
 			PoolTotal:   uint64(cd.pool_total),
 			PoolLimit:   uint64(cd.pool_limit),
+			HostPinned:  uint64(cd.host_pinned),
 		})
 	}
 	return StatusMessage{Stats: s}, nil

@@ -51,6 +51,7 @@ type DeviceStats struct {
 	PoolUsed    uint64 // bytes handed out as chunks
 	PoolTotal   uint64 // bytes held in segments
 	PoolLimit   uint64 // max_ratio x device memory
+	HostPinned  uint64 // pinned host bytes the executor keeps for chunks
 }
 
 // Stats is the periodic STATUS message (PgStromCtlStats).

@@ -39,10 +39,10 @@ type Executor struct {
 }
 
 var (
-	_ server.Executor     = (*Executor)(nil)
-	_ server.HostPinner   = (*Executor)(nil)
-	_ server.BodyLender   = (*Executor)(nil)
-	_ server.IdleReleaser = (*Executor)(nil)
+	_ server.Executor         = (*Executor)(nil)
+	_ server.HostPinner       = (*Executor)(nil)
+	_ server.BodyLender       = (*Executor)(nil)
+	_ server.HostMemoryKeeper = (*Executor)(nil)
 )
 
 // maxLentBodies bounds the pinned memory a device's executor keeps for
@@ -65,6 +65,9 @@ func (e *Executor) LendBody(n int) []byte { return e.bodies.Lend(n) }
 
 // ReturnBody takes back what LendBody lent, for the next chunk.
 func (e *Executor) ReturnBody(b []byte) error { return e.bodies.Return(b) }
+
+// HostBytes is the pinned memory kept for lent bodies, lent or idle.
+func (e *Executor) HostBytes() uint64 { return e.bodies.Stats().Total }
 
 // ReleaseIdle frees lent-body buffers idle for at least delay.
 func (e *Executor) ReleaseIdle(now time.Time, delay time.Duration) error {

@@ -17,8 +17,8 @@ const (
 )
 
 var (
-	_ server.BodyLender   = (*Executor)(nil)
-	_ server.IdleReleaser = (*Executor)(nil)
+	_ server.BodyLender       = (*Executor)(nil)
+	_ server.HostMemoryKeeper = (*Executor)(nil)
 )
 
 func newBodyPool() *hostpool.Pool {
@@ -32,6 +32,9 @@ func (e *Executor) LendBody(n int) []byte { return e.bodies.Lend(n) }
 
 // ReturnBody takes back what LendBody lent.
 func (e *Executor) ReturnBody(b []byte) error { return e.bodies.Return(b) }
+
+// HostBytes is the pinned memory kept for lent bodies, lent or idle.
+func (e *Executor) HostBytes() uint64 { return e.bodies.Stats().Total }
 
 // ReleaseIdle frees lent-body buffers idle for at least delay.
 func (e *Executor) ReleaseIdle(now time.Time, delay time.Duration) error {

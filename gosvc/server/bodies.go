@@ -38,11 +38,20 @@ func (s *Server) returnBody(b []byte) {
 // (pg_strom.gpu_mempool_release_delay); a no-op for executors that keep
 // none.
 func (s *Server) ReleaseIdle(now time.Time, delay time.Duration) {
-	r, ok := s.cfg.Executor.(IdleReleaser)
+	r, ok := s.cfg.Executor.(HostMemoryKeeper)
 	if !ok {
 		return
 	}
 	if err := r.ReleaseIdle(now, delay); err != nil {
 		s.log.Warn().Err(err).Msg("releasing idle host memory")
 	}
+}
+
+// HostBytes is the host memory the executor keeps between requests (0 for
+// executors that keep none).
+func (s *Server) HostBytes() uint64 {
+	if r, ok := s.cfg.Executor.(HostMemoryKeeper); ok {
+		return r.HostBytes()
+	}
+	return 0
 }

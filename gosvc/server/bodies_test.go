@@ -160,6 +160,8 @@ func TestLentBodiesComeBackOnEveryPath(t *testing.T) {
 	waitFor(t, "body of the truncated chunk returned", func() bool { return ex.pool.Stats().Lent == 0 })
 }
 
+func (l *lendingExecutor) HostBytes() uint64 { return l.pool.Stats().Total }
+
 func (l *lendingExecutor) ReleaseIdle(now time.Time, delay time.Duration) error {
 	_, err := l.pool.ReleaseIdle(now, delay)
 	return err
@@ -174,13 +176,16 @@ func TestReleaseIdleFreesLentBodies(t *testing.T) {
 	expectSuccess(t, c, sessionMsg(1))
 	expectSuccess(t, c, xputest.ChunkMessage(10, 100, bigPages(1024, 1)))
 	waitFor(t, "body returned", func() bool { return ex.pool.Stats().Idle == 1 })
+	if s.HostBytes() != ex.pool.Stats().Total || s.HostBytes() == 0 {
+		t.Fatalf("HostBytes %d, the pool holds %d", s.HostBytes(), ex.pool.Stats().Total)
+	}
 	s.ReleaseIdle(time.Now(), time.Hour)
 	if st := ex.pool.Stats(); st.Idle != 1 {
 		t.Fatalf("a body idle for less than the delay was freed: %+v", st)
 	}
 	s.ReleaseIdle(time.Now().Add(2*time.Hour), time.Hour)
-	if st := ex.pool.Stats(); st.Idle != 0 || st.Total != 0 {
-		t.Fatalf("a body idle past the delay was kept: %+v", st)
+	if st := ex.pool.Stats(); st.Idle != 0 || st.Total != 0 || s.HostBytes() != 0 {
+		t.Fatalf("a body idle past the delay was kept: %+v, HostBytes %d", st, s.HostBytes())
 	}
 	expectSuccess(t, c, xputest.ChunkMessage(11, 101, bigPages(1024, 2)))
 	ex.mu.Lock()

@@ -51,12 +51,14 @@ type Pages struct {
 	Pinned bool
 }
 
-// IdleReleaser is implemented by an Executor that keeps host memory
-// between requests (the gpu package's lent bodies); the service calls it
-// periodically.
-type IdleReleaser interface {
+// HostMemoryKeeper is implemented by an Executor that keeps host memory
+// between requests (the gpu package's lent bodies); the service calls
+// ReleaseIdle periodically and reports HostBytes.
+type HostMemoryKeeper interface {
 	// ReleaseIdle frees what has been idle for at least delay at now.
 	ReleaseIdle(now time.Time, delay time.Duration) error
+	// HostBytes is the host memory kept now, lent or idle.
+	HostBytes() uint64
 }
 
 // BodyLender is implemented by an Executor that lends pinned host memory

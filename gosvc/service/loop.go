@@ -57,6 +57,7 @@ func (s *service) sendStatus() {
 			PoolUsed:    pool.Used,
 			PoolTotal:   pool.Total,
 			PoolLimit:   pool.Limit,
+			HostPinned:  s.servers[i].HostBytes(),
 		})
 	}
 	if err := s.ch.SendStatus(st); err != nil {

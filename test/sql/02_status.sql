@@ -30,10 +30,11 @@ SELECT count(*) = greatest((SELECT count(*) FROM pgstrom.gpu_device_info()), 1) 
                                    AND pid IS NULL
                                    AND device IS NULL AND workers IS NULL
                                    AND pool_used IS NULL AND pool_total IS NULL
-                                   AND connections IS NULL
+                                   AND connections IS NULL AND host_pinned IS NULL
                 ELSE reason IS NULL AND pid IS NOT NULL AND device IS NOT NULL
                 END) AS columns_ok,
-       bool_and(restarts >= 0 AND dropped_log_lines >= 0) AS counters_ok
+       bool_and(restarts >= 0 AND dropped_log_lines >= 0
+                AND coalesce(host_pinned, 0) >= 0) AS counters_ok
   FROM pgstrom.gpu_service_status();
 
 -- the status rows name the same devices as gpu_device_info
