@@ -98,6 +98,10 @@ func (s *Server) receive(c *clientConn) {
 	defer s.releaseBuffers(c) // after dropConn: waits for the connection's commands
 	defer s.dropConn(c)
 	defer c.endSession()
+	// lent is a body the executor lent that no command owns yet; whatever
+	// ends the loop (an error, a refusal, a panic) gives it back.
+	var lent []byte
+	defer func() { s.returnBody(lent) }()
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Warn().Interface("panic", r).Str("stack", stack()).Msg("recovered panic while reading a request")
@@ -111,10 +115,9 @@ func (s *Server) receive(c *clientConn) {
 	}
 	c.rd = rd
 	for {
-		var body []byte
-		msg, hdr, err := protocol.ReadMessageInto(c.rd, protocol.MaxLength, s.lendBody(&body))
+		lent = nil
+		msg, hdr, err := protocol.ReadMessageInto(c.rd, protocol.MaxLength, s.lendBody(&lent))
 		if err != nil {
-			s.returnBody(body)
 			if errors.Is(err, protocol.ErrProtocol) {
 				s.log.Debug().Err(err).Msg("malformed message from a client")
 				s.reject(c, hdr.RequestID, errorReply(protocol.ErrCodeProtocol, err.Error()))
@@ -130,12 +133,11 @@ func (s *Server) receive(c *clientConn) {
 			}
 			continue
 		}
-		cmd := command{conn: c, header: hdr, req: req, body: body}
+		cmd := command{conn: c, header: hdr, req: req, body: lent}
 		if err == nil {
 			err = s.admit(c, &cmd)
 		}
 		if err != nil {
-			s.returnBody(body)
 			code := int32(protocol.ErrCodeProtocol)
 			if errors.Is(err, protocol.ErrUnsupported) {
 				code = protocol.ErrCodeUnsupported
@@ -146,9 +148,9 @@ func (s *Server) receive(c *clientConn) {
 		}
 		if !s.enqueue(cmd) {
 			cmd.releaseSession()
-			s.returnBody(body)
 			return
 		}
+		lent = nil // the command returns it after its reply
 	}
 }
 
