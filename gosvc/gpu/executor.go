@@ -30,7 +30,9 @@ type Executor struct {
 
 	probeMu sync.Mutex // one link probe at a time (see ProbeLink)
 
-	bodies *hostpool.Pool // pinned memory lent for inline chunks (server.BodyLender)
+	// pinned memory lent for inline chunks (server.BodyLender and
+	// HostMemoryKeeper)
+	hostpool.Bodies
 
 	mu     sync.Mutex
 	lanes  []*lane // every lane made, for Close
@@ -60,21 +62,6 @@ func lentBodiesLimit() uint64 {
 	return min(maxLentBodies, uint64(si.Totalram)*uint64(si.Unit)/16)
 }
 
-// LendBody lends pinned memory for an inline chunk's TaskExec message.
-func (e *Executor) LendBody(n int) []byte { return e.bodies.Lend(n) }
-
-// ReturnBody takes back what LendBody lent, for the next chunk.
-func (e *Executor) ReturnBody(b []byte) error { return e.bodies.Return(b) }
-
-// HostBytes is the pinned memory kept for lent bodies, lent or idle.
-func (e *Executor) HostBytes() uint64 { return e.bodies.Stats().Total }
-
-// ReleaseIdle frees lent-body buffers idle for at least delay.
-func (e *Executor) ReleaseIdle(now time.Time, delay time.Duration) error {
-	_, err := e.bodies.ReleaseIdle(now, delay)
-	return err
-}
-
 // PinHost pins a connection's shared chunk buffer for DMA; see
 // Device.PinHost.
 func (e *Executor) PinHost(mem []byte) (func() error, error) { return e.dev.PinHost(mem) }
@@ -88,7 +75,7 @@ func newExecutor(d *Device, pool *mempool.Pool, k kernels) *Executor {
 		return h.Bytes(), h.Free, nil
 	}
 	return &Executor{dev: d, pool: pool, kern: k, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
-		bodies: hostpool.New(allocHost, pinnedGrain, lentBodiesLimit())}
+		Bodies: hostpool.NewBodies(hostpool.New(allocHost, pinnedGrain, lentBodiesLimit()))}
 }
 
 // Pool exhaustion is often momentary (other tasks finish and free their
@@ -150,7 +137,7 @@ func (e *Executor) Close() error {
 	lanes := e.lanes
 	e.lanes, e.idle, e.closed = nil, nil, true
 	e.mu.Unlock()
-	errs := []error{e.bodies.Close()}
+	errs := []error{e.CloseBodies()}
 	for _, l := range lanes {
 		errs = append(errs, l.destroy(e.dev))
 	}

@@ -22,15 +22,15 @@ type Executor struct {
 	tables *querybuf.Table // GpuPreAgg tables, keyed by (plan_id, device)
 	// preaggSlots is the slot count of a new GpuPreAgg table (before the
 	// memory cap of initialSlots); tests lower it to force growth.
-	preaggSlots uint32
-	bodies      *hostpool.Pool // see bodies.go
+	preaggSlots     uint32
+	hostpool.Bodies // lent request bodies, see bodies.go
 }
 
 var _ server.Executor = (*Executor)(nil)
 
 func newExecutor(index int, pool *mempool.Pool, mem *hostMemory) *Executor {
 	return &Executor{index: index, pool: pool, mem: mem, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
-		bodies: newBodyPool()}
+		Bodies: newBodies()}
 }
 
 // As in the gpu package: pool exhaustion is often momentary, so an
