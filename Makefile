@@ -9,7 +9,9 @@
 
 EXTENSION = pg_strom
 MODULE_big = pg_strom
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pgext/*.c)))
+# pgext/ has one folder per concern; the launcher is a separate program.
+PGEXT_SOURCES = $(sort $(filter-out pgext/launcher/%,$(wildcard pgext/*/*.c)))
+OBJS = $(patsubst %.c,%.o,$(PGEXT_SOURCES))
 DATA = $(wildcard sql/pg_strom--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/include -I$(srcdir)/pgext
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
@@ -23,7 +25,7 @@ include $(PGXS)
 # PGXS tracks no header dependencies unless PostgreSQL was configured with
 # --enable-depend: rebuild every object when a header changes, since a
 # changed struct would otherwise leave objects with different layouts.
-$(OBJS): $(wildcard pgext/*.h include/*.h)
+$(OBJS): $(wildcard pgext/*/*.h include/*.h)
 
 # ---- Go service library -------------------------------------------------
 GO ?= $(firstword $(wildcard /usr/local/go/bin/go) go)

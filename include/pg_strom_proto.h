@@ -29,11 +29,25 @@ typedef enum PgStromMsgTag
 	PGSTROM_MSG_LINK_PROBE = 6,	/* payload: PgStromMsgLinkProbe */
 	/* replies */
 	PGSTROM_MSG_SUCCESS = 64,
-	PGSTROM_MSG_SUCCESS_HALFWAY = 65,
-	PGSTROM_MSG_ERROR = 66,		/* payload: PgStromMsgError */
-	PGSTROM_MSG_CPU_FALLBACK = 67,
-	PGSTROM_MSG_PREAGG_GROUPS = 68	/* payload: XpuPreAggGroups + entries */
+	PGSTROM_MSG_SUCCESS_HALFWAY = 65,	/* partial results, more follow */
+	PGSTROM_MSG_ERROR = 66		/* payload: PgStromMsgError */
 } PgStromMsgTag;
+
+/*
+ * Replies to one request share its request_id.  A request is answered by
+ * zero or more SUCCESS_HALFWAY messages and then exactly one SUCCESS or
+ * ERROR, which ends it; the payload of a SUCCESS_HALFWAY is the node kind's
+ * (see pg_strom_xpu.h):
+ *	TaskExec	each reply (HALFWAY or SUCCESS) is an XpuChunkResult and
+ *				its items; a node may split one chunk's results over
+ *				several replies
+ *	TaskFinal	HALFWAY replies carry what the node kept on the device
+ *				until the end (GpuPreAgg: XpuPreAggGroups + entries); the
+ *				closing SUCCESS has no payload
+ * Other requests are answered by one SUCCESS or ERROR.
+ */
+#define PGSTROM_SESSION_REQUEST_ID	1	/* OpenSession's; tasks count up
+										 * from here */
 
 typedef struct PgStromMsgHeader
 {

@@ -564,7 +564,7 @@ typedef struct XpuPreAggTable
  * failed the qual).
  *
  * TaskFinal reply of a GPUPREAGG session: zero or more
- * PGSTROM_MSG_PREAGG_GROUPS messages (each at most XPU_PREAGG_GROUPS_BYTES
+ * PGSTROM_MSG_SUCCESS_HALFWAY messages (each at most XPU_PREAGG_GROUPS_BYTES
  * of entries), then a plain Success header, all with the TaskFinal's
  * request_id.  The groups come only with the TaskFinal of the last session
  * of the plan_id to finish; the others get the Success alone.  Each groups

@@ -54,8 +54,6 @@ const (
 	TagSuccess        = Tag(C.PGSTROM_MSG_SUCCESS)
 	TagSuccessHalfway = Tag(C.PGSTROM_MSG_SUCCESS_HALFWAY)
 	TagError          = Tag(C.PGSTROM_MSG_ERROR)
-	TagCPUFallback    = Tag(C.PGSTROM_MSG_CPU_FALLBACK)
-	TagPreAggGroups   = Tag(C.PGSTROM_MSG_PREAGG_GROUPS)
 )
 
 // Error codes carried in PgStromMsgError.code.

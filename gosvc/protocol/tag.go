@@ -17,7 +17,7 @@ func (t Tag) IsRequest() bool {
 // IsReply reports whether the service may send this tag.
 func (t Tag) IsReply() bool {
 	switch t {
-	case TagSuccess, TagSuccessHalfway, TagError, TagCPUFallback, TagPreAggGroups:
+	case TagSuccess, TagSuccessHalfway, TagError:
 		return true
 	}
 	return false
@@ -44,10 +44,6 @@ func (t Tag) String() string {
 		return "SuccessHalfway"
 	case TagError:
 		return "Error"
-	case TagCPUFallback:
-		return "CPUFallback"
-	case TagPreAggGroups:
-		return "PreAggGroups"
 	}
 	return "Tag(" + strconv.Itoa(int(t)) + ")"
 }

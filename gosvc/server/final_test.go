@@ -100,7 +100,7 @@ func TestTaskFinalWritesGroupsThenSuccess(t *testing.T) {
 			t.Fatalf("after %v: %v", got, err)
 		}
 		got = append(got, fmt.Sprintf("%s/%d", h.Tag, h.RequestID))
-		if h.Tag == protocol.TagPreAggGroups {
+		if h.Tag == protocol.TagSuccessHalfway {
 			g, entries, err := xpu.DecodePreAggGroups(reply)
 			if err != nil || g.NEntries != 2 || g.NGroupsTotal != 6 || entries[0] != byte(ngroups) {
 				t.Fatalf("groups message %d: %+v %v, %v", ngroups, g, entries, err)
@@ -109,7 +109,7 @@ func TestTaskFinalWritesGroupsThenSuccess(t *testing.T) {
 		}
 	}
 	replies := strings.Join(got, " ")
-	if !strings.Contains(replies, "PreAggGroups/3 PreAggGroups/3 PreAggGroups/3 Success/3") || ngroups != 3 ||
+	if !strings.Contains(replies, "SuccessHalfway/3 SuccessHalfway/3 SuccessHalfway/3 Success/3") || ngroups != 3 ||
 		!strings.Contains(replies, "Success/1") || !strings.Contains(replies, "Success/2") {
 		t.Fatalf("replies %s: want the three groups messages right before TaskFinal's Success (a Status reply never between)", replies)
 	}
@@ -152,7 +152,7 @@ func TestTaskFinalErrors(t *testing.T) {
 		substr string
 	}{
 		{"error", protocol.ErrCodeDevice, "CUDA_ERROR_ILLEGAL_ADDRESS"},
-		{"wrong id", protocol.ErrCodeInternal, "want PreAggGroups for request 11"},
+		{"wrong id", protocol.ErrCodeInternal, "want SuccessHalfway for request 11"},
 		{"truncated", protocol.ErrCodeInternal, "40 bytes"},
 		{"panic", protocol.ErrCodeDevice, "internal error in the session's Final: boom"},
 	}

@@ -100,8 +100,8 @@ func checkFinalMessages(id uint32, msgs [][]byte) error {
 		switch {
 		case err != nil:
 			return fmt.Errorf("task final: message %d of the executor's Final: %w", i, err)
-		case h.Tag != protocol.TagPreAggGroups || h.RequestID != id || uint64(h.Length) != uint64(len(m)):
-			return fmt.Errorf("task final: message %d of the executor's Final is %s for request %d, %d of %d bytes; want PreAggGroups for request %d",
+		case h.Tag != protocol.TagSuccessHalfway || h.RequestID != id || uint64(h.Length) != uint64(len(m)):
+			return fmt.Errorf("task final: message %d of the executor's Final is %s for request %d, %d of %d bytes; want SuccessHalfway for request %d",
 				i, h.Tag, h.RequestID, h.Length, len(m), id)
 		}
 	}

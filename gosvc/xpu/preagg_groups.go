@@ -24,7 +24,7 @@ func EncodePreAggGroups(requestID uint32, g PreAggGroups, entries []byte) ([]byt
 		return nil, fmt.Errorf("encode preagg groups: %d bytes of entries is not a multiple of entry_size %d", len(entries), g.EntrySize)
 	}
 	g.NEntries = uint32(len(entries) / int(g.EntrySize))
-	msg := protocol.NewMessage(protocol.TagPreAggGroups, requestID, PreAggGroupsSize+len(entries))
+	msg := protocol.NewMessage(protocol.TagSuccessHalfway, requestID, PreAggGroupsSize+len(entries))
 	le.PutUint32(msg[offGrpNEntries:], g.NEntries)
 	le.PutUint32(msg[offGrpEntrySize:], g.EntrySize)
 	le.PutUint32(msg[offGrpTotal:], g.NGroupsTotal)
@@ -66,7 +66,7 @@ func DecodePreAggGroups(msg []byte) (PreAggGroups, []byte, error) {
 		return PreAggGroups{}, nil, fmt.Errorf("decode preagg groups: %w", err)
 	}
 	switch {
-	case h.Tag != protocol.TagPreAggGroups:
+	case h.Tag != protocol.TagSuccessHalfway:
 		return PreAggGroups{}, nil, protoErr("decode preagg groups: tag %s, want PreAggGroups", h.Tag)
 	case uint64(h.Length) != uint64(len(msg)) || len(msg) < PreAggGroupsEnd:
 		return PreAggGroups{}, nil, protoErr("decode preagg groups: %d bytes (header says %d), need at least %d", len(msg), h.Length, PreAggGroupsEnd)

@@ -25,7 +25,7 @@ func TestPreAggGroupsRoundTrip(t *testing.T) {
 	var got []byte
 	for i, m := range msgs {
 		h, err := protocol.DecodeHeader(m)
-		if err != nil || h.Tag != protocol.TagPreAggGroups || h.RequestID != 9 {
+		if err != nil || h.Tag != protocol.TagSuccessHalfway || h.RequestID != 9 {
 			t.Fatalf("message %d: header %+v, %v", i, h, err)
 		}
 		hg, e, err := xpu.DecodePreAggGroups(m)

@@ -41,11 +41,10 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "codegen.h"
-#include "pg_strom.h"
-#include "gpuscan.h"
+#include "codegen/codegen.h"
+#include "core/pg_strom.h"
+#include "gpuscan/gpuscan.h"
 
-#define SESSION_REQUEST_ID		1
 
 /* ----------------------------------------------------------------
  * switching to the CPU
@@ -97,25 +96,6 @@ gpuscan_use_cpu(GpuScanState *gss, const char *reason)
 	if (gss->cpu_reason[0] == '\0')
 		strlcpy(gss->cpu_reason, reason, sizeof(gss->cpu_reason));
 	gss->mode = GPUSCAN_MODE_CPU;
-}
-
-/* the SQLSTATE of a service Error reply's code (also for sql_link.c) */
-int
-pgstrom_service_errcode(int32 code)
-{
-	switch (code)
-	{
-		case PGSTROM_ERR_PROTOCOL:
-			return ERRCODE_PROTOCOL_VIOLATION;
-		case PGSTROM_ERR_UNSUPPORTED:
-			return ERRCODE_FEATURE_NOT_SUPPORTED;
-		case PGSTROM_ERR_NO_MEMORY:
-			return ERRCODE_OUT_OF_MEMORY;
-		case PGSTROM_ERR_DEVICE:
-			return ERRCODE_SYSTEM_ERROR;
-		default:
-			return ERRCODE_INTERNAL_ERROR;
-	}
 }
 
 void
@@ -238,7 +218,7 @@ gpuscan_open_session(GpuScanState *gss, int device)
 												gss->rel,
 												gss->css.ss.ps.ps_ExprContext,
 												gss->plan_id,
-												SESSION_REQUEST_ID);
+												PGSTROM_SESSION_REQUEST_ID);
 	if (!pgstrom_gpu_send(gss->conn, session->data, session->len,
 						  errbuf, sizeof(errbuf)))
 	{
@@ -260,7 +240,7 @@ gpuscan_open_session(GpuScanState *gss, int device)
 		return false;
 	}
 	if (reply->tag != PGSTROM_MSG_SUCCESS ||
-		reply->request_id != SESSION_REQUEST_ID)
+		reply->request_id != PGSTROM_SESSION_REQUEST_ID)
 	{
 		pfree(reply);
 		gpuscan_protocol_violation(gss, "not a Success reply to OpenSession");
@@ -380,7 +360,7 @@ gpuscan_start(GpuScanState *gss)
 	int			device = -1;
 	char		errbuf[GPUSCAN_REASON_LEN];
 
-	gss->next_request_id = SESSION_REQUEST_ID + 1;
+	gss->next_request_id = PGSTROM_SESSION_REQUEST_ID + 1;
 	if (ss == NULL)
 	{
 		gpuscan_use_cpu(gss, "pg_strom is not loaded via shared_preload_libraries");
@@ -661,24 +641,6 @@ gpu_step(GpuScanState *gss)
 	{
 		case PGSTROM_MSG_SUCCESS:
 			accept_success(gss, msg);
-			break;
-		case PGSTROM_MSG_CPU_FALLBACK:
-			{
-				/* the service asks us to do this chunk ourselves */
-				GpuScanChunk *chunk = take_inflight(gss, msg->request_id);
-
-				pfree(msg);
-				if (chunk == NULL)
-					gpuscan_protocol_violation(gss, "CPU fallback for an unknown request");
-				if (!pgstrom_cpu_fallback_enabled)
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("%s on \"%s\": the GPU service returned a chunk for CPU evaluation and CPU fallback is disabled",
-									gpuscan_node_name(gss), RelationGetRelationName(gss->rel)),
-							 errhint("Set pg_strom.cpu_fallback = on.")));
-				chunk->cpu_mode = true;
-				gss->current = chunk;
-			}
 			break;
 		case PGSTROM_MSG_ERROR:
 			gpuscan_error_reply(gss, msg, "TaskExec");

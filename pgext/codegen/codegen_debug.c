@@ -33,8 +33,8 @@
 #include "utils/lsyscache.h"
 
 #include "pg_strom_proto.h"
-#include "codegen.h"
-#include "codegen_internal.h"
+#include "codegen/codegen.h"
+#include "codegen/codegen_internal.h"
 
 PG_FUNCTION_INFO_V1(pgstrom_codegen_debug);
 PG_FUNCTION_INFO_V1(pgstrom_codegen_message);

@@ -21,9 +21,9 @@
 #include "utils/builtins.h"
 
 #include "pg_strom_proto.h"
-#include "codegen.h"
-#include "codegen_internal.h"
-#include "gpupreagg_internal.h"
+#include "codegen/codegen.h"
+#include "codegen/codegen_internal.h"
+#include "gpupreagg/gpupreagg_internal.h"
 
 #define ALIGN16(x)	(((x) + 15) & ~((size_t) 15))
 

@@ -32,7 +32,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "pg_strom.h"
+#include "core/pg_strom.h"
 
 /* restart back-off: 1 s doubling up to 30 s, reset after 60 s of uptime */
 #define RESTART_BACKOFF_MIN_MS		1000

@@ -19,7 +19,7 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 
-#include "pg_strom.h"
+#include "core/pg_strom.h"
 
 #define PGSTROM_LWLOCK_TRANCHE	"pg_strom"
 

@@ -21,7 +21,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "pg_strom.h"
+#include "core/pg_strom.h"
 
 /* GPU service */
 int			pgstrom_gpu_mempool_segment_sz_kb;

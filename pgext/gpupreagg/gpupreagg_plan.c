@@ -29,8 +29,8 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/restrictinfo.h"
 
-#include "pg_strom.h"
-#include "gpupreagg_internal.h"
+#include "core/pg_strom.h"
+#include "gpupreagg/gpupreagg_internal.h"
 
 static Plan *gpupreagg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,

@@ -50,9 +50,9 @@
 #include "utils/spccache.h"
 #include "utils/typcache.h"
 
-#include "codegen.h"
-#include "pg_strom.h"
-#include "gpupreagg_internal.h"
+#include "codegen/codegen.h"
+#include "core/pg_strom.h"
+#include "gpupreagg/gpupreagg_internal.h"
 
 #define REGRESSION_COST_SCALE	1.0e-6
 

@@ -15,7 +15,7 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-#include "codegen_internal.h"
+#include "codegen/codegen_internal.h"
 
 #ifndef HAVE_INT128
 #error "the xPU code generator needs a 128-bit integer type"

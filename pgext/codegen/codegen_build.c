@@ -28,8 +28,8 @@
 #include "utils/rel.h"
 
 #include "pg_strom_proto.h"
-#include "codegen.h"
-#include "codegen_internal.h"
+#include "codegen/codegen.h"
+#include "codegen/codegen_internal.h"
 
 StaticAssertDecl(sizeof(PgStromMsgHeader) == 16, "unexpected PgStromMsgHeader size");
 StaticAssertDecl(sizeof(XpuNode) == 16, "unexpected XpuNode size");

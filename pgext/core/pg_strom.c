@@ -15,8 +15,8 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
-#include "pg_strom.h"
-#include "gpupreagg.h"
+#include "core/pg_strom.h"
+#include "gpupreagg/gpupreagg.h"
 
 PG_MODULE_MAGIC;
 

@@ -24,8 +24,8 @@
 #include "miscadmin.h"
 #include "utils/snapmgr.h"
 
-#include "pg_strom.h"
-#include "gpuscan.h"
+#include "core/pg_strom.h"
+#include "gpuscan/gpuscan.h"
 
 /*
  * The query-buffer key of the service: the same for every participant of

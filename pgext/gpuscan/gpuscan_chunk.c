@@ -39,8 +39,8 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "pg_strom.h"
-#include "gpuscan.h"
+#include "core/pg_strom.h"
+#include "gpuscan/gpuscan.h"
 
 #define CHUNK_HEADER_LEN \
 	(sizeof(PgStromMsgHeader) + sizeof(XpuChunk))

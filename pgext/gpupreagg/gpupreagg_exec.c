@@ -13,7 +13,7 @@
  *	  accumulated here, into a TupleHashTable whose entries carry an
  *	  accumulator area in the device's layout (gpupreagg_accum_*);
  *	- at the end, TaskFinal; the last participant of the plan_id gets the
- *	  device's entries (PGSTROM_MSG_PREAGG_GROUPS) before the Success.
+ *	  device's entries (PGSTROM_MSG_SUCCESS_HALFWAY) before the Success.
  * Then it emits one partial-aggregate tuple per device entry and per CPU
  * group.  The final Agg above combines them, so a group may come in
  * several tuples.
@@ -42,11 +42,10 @@
 #include "utils/ruleutils.h"
 #include "utils/typcache.h"
 
-#include "codegen.h"
-#include "pg_strom.h"
-#include "gpupreagg_internal.h"
+#include "codegen/codegen.h"
+#include "core/pg_strom.h"
+#include "gpupreagg/gpupreagg_internal.h"
 
-#define SESSION_REQUEST_ID		1	/* as gpuscan_exec.c */
 
 static void gpupreagg_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpupreagg_exec(CustomScanState *node);
@@ -96,7 +95,7 @@ gpupreagg_build_session(GpuScanState *gss)
 										   gss->rel,
 										   gss->css.ss.ps.ps_ExprContext,
 										   gss->plan_id,
-										   SESSION_REQUEST_ID);
+										   PGSTROM_SESSION_REQUEST_ID);
 }
 
 static void
@@ -157,7 +156,7 @@ read_final_reply(GpuPreAggState *pas)
 		pfree(msg);
 		gpuscan_protocol_violation(gss, "reply to an unknown request");
 	}
-	if (msg->tag == PGSTROM_MSG_PREAGG_GROUPS)
+	if (msg->tag == PGSTROM_MSG_SUCCESS_HALFWAY)
 	{
 		accept_groups(pas, msg);
 		pas->groups_pending = true;

@@ -26,7 +26,7 @@
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 
-#include "codegen_internal.h"
+#include "codegen/codegen_internal.h"
 
 typedef enum CgFuncKind
 {

@@ -25,8 +25,8 @@
 #include "optimizer/optimizer.h"
 #include "utils/ruleutils.h"
 
-#include "pg_strom.h"
-#include "gpuscan.h"
+#include "core/pg_strom.h"
+#include "gpuscan/gpuscan.h"
 
 void
 gpuscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)

@@ -16,7 +16,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
-#include "pg_strom.h"
+#include "core/pg_strom.h"
 
 PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
 PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);

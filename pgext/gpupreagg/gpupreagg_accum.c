@@ -23,8 +23,8 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-#include "codegen.h"
-#include "gpupreagg.h"
+#include "codegen/codegen.h"
+#include "gpupreagg/gpupreagg.h"
 
 #ifndef HAVE_INT128
 #error "GpuPreAgg needs a compiler with 128-bit integers"

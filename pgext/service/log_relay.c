@@ -21,7 +21,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "pg_strom.h"
+#include "core/pg_strom.h"
 
 /* room for one whole line plus the start of the next one */
 static char linebuf[2 * PGSTROM_LOG_MAX_LINE];

@@ -3,7 +3,7 @@
  * gpu_client.c
  *		The backend's socket client of the GPU service.
  *
- * One connection per GpuScan node, to PGDATA/.pg_strom.<postmaster
+ * One connection per GPU node in a backend, to PGDATA/.pg_strom.<postmaster
  * pid>.gpu<N>.sock.  The socket is non-blocking and every wait goes through
  * WaitLatchOrSocket, so query cancel, statement_timeout and postmaster
  * death are noticed while the service works.  While a large message is
@@ -49,8 +49,9 @@
 #include "utils/resowner.h"
 #include "utils/wait_event.h"
 
-#include "pg_strom.h"
-#include "gpuscan.h"
+#include "core/pg_strom.h"
+#include "client/gpu_client.h"
+#include "pg_strom_xpu.h"
 
 #define GPU_CONNECT_RETRY_MS	10
 #define GPU_CONNECT_RETRIES		200		/* 2s while the backlog is full */
@@ -62,7 +63,7 @@ struct GpuServiceConn
 	ResourceOwner owner;
 	MemoryContext msg_cxt;		/* where received messages are allocated */
 	bool		failed;			/* the transport is dead */
-	char		reason[GPUSCAN_REASON_LEN];
+	char		reason[PGSTROM_REASON_LEN];
 	char		path[MAXPGPATH];
 
 	/* message being received */
@@ -420,7 +421,7 @@ send_message(GpuServiceConn *conn, const void *msg, size_t len, int fd,
 			continue;
 		}
 		{
-			char		reason[GPUSCAN_REASON_LEN];
+			char		reason[PGSTROM_REASON_LEN];
 
 			/*
 			 * The service may have answered (an Error, say) and closed
@@ -608,4 +609,23 @@ pgstrom_gpu_buffer_release(GpuSharedBuffer *buf)
 {
 	if (buf != NULL)
 		buffer_free(buf);
+}
+
+/* the SQLSTATE of a service Error reply's code */
+int
+pgstrom_service_errcode(int32 code)
+{
+	switch (code)
+	{
+		case PGSTROM_ERR_PROTOCOL:
+			return ERRCODE_PROTOCOL_VIOLATION;
+		case PGSTROM_ERR_UNSUPPORTED:
+			return ERRCODE_FEATURE_NOT_SUPPORTED;
+		case PGSTROM_ERR_NO_MEMORY:
+			return ERRCODE_OUT_OF_MEMORY;
+		case PGSTROM_ERR_DEVICE:
+			return ERRCODE_SYSTEM_ERROR;
+		default:
+			return ERRCODE_INTERNAL_ERROR;
+	}
 }

@@ -19,8 +19,8 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/restrictinfo.h"
 
-#include "pg_strom.h"
-#include "gpuscan.h"
+#include "core/pg_strom.h"
+#include "gpuscan/gpuscan.h"
 
 static Plan *gpuscan_plan_path(PlannerInfo *root, RelOptInfo *rel,
 							   CustomPath *best_path, List *tlist,

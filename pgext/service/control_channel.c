@@ -19,7 +19,7 @@
 
 #include "storage/lwlock.h"
 
-#include "pg_strom.h"
+#include "core/pg_strom.h"
 
 /* one byte more than the largest message, to notice oversized ones */
 static union

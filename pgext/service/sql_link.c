@@ -22,8 +22,8 @@
 #include "storage/lwlock.h"
 #include "utils/tuplestore.h"
 
-#include "pg_strom.h"
-#include "gpuscan.h"
+#include "core/pg_strom.h"
+#include "client/gpu_client.h"
 
 PG_FUNCTION_INFO_V1(pgstrom_gpu_link_bandwidth);
 
@@ -114,7 +114,7 @@ static void
 probe_device(int32 device, uint64 bytes, uint32 copies,
 			 PgStromMsgLinkProbeReply *out)
 {
-	char		errbuf[GPUSCAN_REASON_LEN];
+	char		errbuf[PGSTROM_REASON_LEN];
 	char		msg[sizeof(PgStromMsgHeader) + sizeof(PgStromMsgLinkProbe)];
 	PgStromMsgHeader hdr;
 	PgStromMsgLinkProbe probe;

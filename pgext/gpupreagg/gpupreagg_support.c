@@ -26,8 +26,8 @@
 #include "utils/regproc.h"
 #include "utils/syscache.h"
 
-#include "codegen.h"
-#include "gpupreagg_internal.h"
+#include "codegen/codegen.h"
+#include "gpupreagg/gpupreagg_internal.h"
 
 /* an aggregate family: transfn, the combine/serial functions it needs */
 typedef struct PreAggFunc

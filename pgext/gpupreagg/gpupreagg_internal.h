@@ -12,8 +12,8 @@
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
 
-#include "gpupreagg.h"
-#include "gpuscan.h"
+#include "gpupreagg/gpupreagg.h"
+#include "gpuscan/gpuscan.h"
 
 #define GPUPREAGG_NAME		"GpuPreAgg"
 

@@ -25,7 +25,7 @@
 #include "storage/fd.h"
 #include "storage/lwlock.h"
 
-#include "pg_strom.h"
+#include "core/pg_strom.h"
 
 /* where the child's ends of the channels are placed for the launcher */
 #define CHILD_CTL_FD	3

@@ -34,6 +34,7 @@
 #include "storage/spin.h"
 #include "utils/snapshot.h"
 
+#include "client/gpu_client.h"
 #include "pg_strom_proto.h"
 #include "pg_strom_xpu.h"
 
@@ -42,36 +43,6 @@
 #define GPUSCAN_CHUNK_MAX_BLOCKS	4096	/* 32MB of 8kB pages */
 #define GPUSCAN_MAX_INFLIGHT		3
 #define GPUSCAN_REASON_LEN			256
-
-/* ----------------------------------------------------------------
- * gpu_client.c: one connection to the GPU service of one device
- * ----------------------------------------------------------------
- */
-typedef struct GpuServiceConn GpuServiceConn;
-
-extern GpuServiceConn *pgstrom_gpu_connect(int device_index,
-										   MemoryContext msg_cxt,
-										   char *errbuf, size_t errlen);
-extern bool pgstrom_gpu_send(GpuServiceConn *conn, const void *msg,
-							 size_t len, char *errbuf, size_t errlen);
-extern PgStromMsgHeader *pgstrom_gpu_recv(GpuServiceConn *conn,
-										  char *errbuf, size_t errlen);
-extern void pgstrom_gpu_close(GpuServiceConn *conn);
-extern const char *pgstrom_gpu_conn_path(GpuServiceConn *conn);
-extern void pgstrom_init_gpu_client(void);
-
-/* a memfd mapped here, attachable to a connection (ATTACH_BUFFER) */
-typedef struct GpuSharedBuffer GpuSharedBuffer;
-
-extern GpuSharedBuffer *pgstrom_gpu_buffer_create(size_t size,
-												  char *errbuf, size_t errlen);
-extern char *pgstrom_gpu_buffer_addr(GpuSharedBuffer *buf);
-extern size_t pgstrom_gpu_buffer_size(GpuSharedBuffer *buf);
-extern bool pgstrom_gpu_buffer_attach(GpuServiceConn *conn,
-									  GpuSharedBuffer *buf,
-									  uint32 buffer_id, uint32 request_id,
-									  char *errbuf, size_t errlen);
-extern void pgstrom_gpu_buffer_release(GpuSharedBuffer *buf);
 
 /* ----------------------------------------------------------------
  * counters (EXPLAIN ANALYZE)

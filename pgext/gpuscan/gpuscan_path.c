@@ -44,9 +44,9 @@
 #include "utils/rel.h"
 #include "utils/spccache.h"
 
-#include "codegen.h"
-#include "pg_strom.h"
-#include "gpuscan.h"
+#include "codegen/codegen.h"
+#include "core/pg_strom.h"
+#include "gpuscan/gpuscan.h"
 
 #define REGRESSION_COST_SCALE	1.0e-6
 
