@@ -52,7 +52,8 @@ extern int	pgstrom_codegen_xpu_type(Oid typid);
 /*
  * Builds the OpenSession message of a GpuPreAgg (kind XPU_KIND_GPUPREAGG):
  * the device quals as the root, the keys', arguments' and filters' nodes
- * before it, and the XpuPreAggDesc (implemented in codegen_preagg.c).
+ * before it, and the XpuPreAggDesc (implemented in
+ * gpupreagg/gpupreagg_codegen.c).
  */
 struct GpuPreAggInfo;
 extern StringInfo pgstrom_build_gpupreagg_session(const struct GpuPreAggInfo *info,

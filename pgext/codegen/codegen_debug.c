@@ -34,13 +34,16 @@
 
 #include "pg_strom_proto.h"
 #include "codegen/codegen.h"
-#include "codegen/codegen_internal.h"
+#include "codegen/codegen_build.h"
+#include "codegen/codegen_functable.h"
+#include "codegen/codegen_types.h"
 
 PG_FUNCTION_INFO_V1(pgstrom_codegen_debug);
 PG_FUNCTION_INFO_V1(pgstrom_codegen_message);
 PG_FUNCTION_INFO_V1(pgstrom_codegen_functions);
 
-char *
+/* a human-readable dump of an OpenSession message */
+static char *
 cg_dump_message(const char *msg, size_t len)
 {
 	StringInfoData buf;

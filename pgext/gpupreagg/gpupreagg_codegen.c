@@ -1,5 +1,5 @@
 /*
- * codegen_preagg.c
+ * gpupreagg_codegen.c
  *
  * xPU code generator for GpuPreAgg: one program computes the grouping
  * keys, the aggregate arguments and the FILTER clauses, and has the device
@@ -22,10 +22,8 @@
 
 #include "pg_strom_proto.h"
 #include "codegen/codegen.h"
-#include "codegen/codegen_internal.h"
+#include "codegen/codegen_node.h"
 #include "gpupreagg/gpupreagg_internal.h"
-
-#define ALIGN16(x)	(((x) + 15) & ~((size_t) 15))
 
 typedef struct PreAggNodes
 {
@@ -195,10 +193,10 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 
 	buf = cg_assemble_message(&ctx, pn.root, rel, plan_id, request_id);
 	Assert(buf->len % 16 == 0);
-	desc_off = ALIGN16(buf->len);
-	keys_off = ALIGN16(desc_off + sizeof(XpuPreAggDesc));
-	aggs_off = ALIGN16(keys_off + sizeof(XpuGroupKey) * nkeys);
-	total = ALIGN16(aggs_off + sizeof(XpuAggDesc) * naggs);
+	desc_off = CG_ALIGN16(buf->len);
+	keys_off = CG_ALIGN16(desc_off + sizeof(XpuPreAggDesc));
+	aggs_off = CG_ALIGN16(keys_off + sizeof(XpuGroupKey) * nkeys);
+	total = CG_ALIGN16(aggs_off + sizeof(XpuAggDesc) * naggs);
 	if (total > (size_t) PGSTROM_MSG_MAX_LENGTH)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

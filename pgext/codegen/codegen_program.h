@@ -1,24 +1,21 @@
 /*
- * codegen_internal.h
+ * codegen_program.h
  *
- * Private declarations shared by the pgext/codegen*.c files, the xPU code
- * generator.  Nothing outside codegen*.c includes this file: the public
- * boundary is codegen.h.
+ * xPU code generator, lowest layer beside codegen_types.h: the program
+ * under construction (CgContext) and the appending of nodes to it.
  *
  * One translator serves both the planner and the executor.  It walks an
  * expression tree and appends nodes in post-order to a program under
- * construction (CgContext).  A construct it cannot encode makes the walker
- * return -1 with ctx->refused set to the reason; at plan time that is a plain
- * "not supported", at build time it becomes an ERROR.
+ * construction.  A construct it cannot encode makes the walker return -1
+ * with ctx->refused set to the reason (cg_refuse); at plan time that is a
+ * plain "not supported", at build time it becomes an ERROR.
  */
-#ifndef PGSTROM_CODEGEN_INTERNAL_H
-#define PGSTROM_CODEGEN_INTERNAL_H
+#ifndef PGSTROM_CODEGEN_PROGRAM_H
+#define PGSTROM_CODEGEN_PROGRAM_H
 
 #include "postgres.h"
 #include "lib/stringinfo.h"
 #include "nodes/execnodes.h"
-#include "nodes/primnodes.h"
-#include "utils/rel.h"
 
 #include "pg_strom_xpu.h"
 
@@ -70,39 +67,13 @@ typedef struct CgContext
 	char	   *refused;
 } CgContext;
 
-/* codegen_build.c */
 extern void cg_init_context(CgContext *ctx, bool build, Index scanrelid,
 							ExprContext *econtext, int max_nodes);
+extern void cg_free_context(CgContext *ctx);
 extern int	cg_refuse(CgContext *ctx, const char *fmt,...) pg_attribute_printf(2, 3);
 extern int	cg_add_node(CgContext *ctx, XpuOpcode opcode, XpuType restype,
 						uint16 flags, int32 aux, int nargs, const int *argv);
 extern int	cg_add_root_node(CgContext *ctx, XpuOpcode opcode, int nargs,
 							 const int *argv);
-extern StringInfo cg_assemble_message(CgContext *ctx, int root, Relation rel,
-									  uint64 plan_id, uint32 request_id);
-extern bool cg_check_qual(Expr *qual, Index scanrelid, char **reason,
-						  int *nnodes);
 
-/* codegen_types.c */
-extern XpuType cg_xtype_of_oid(Oid typid);
-extern const char *cg_xtype_name(int xtype);
-extern const char *cg_opcode_name(int opcode);
-extern bool cg_cast_supported(XpuType from, XpuType to);
-extern int	cg_coerce(CgContext *ctx, int idx, XpuType to);
-extern int	cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid,
-						  Datum value, bool isnull);
-extern int	cg_emit_param(CgContext *ctx, Param *param, XpuType xtype);
-extern int	cg_emit_var(CgContext *ctx, Var *var);
-extern int	cg_align_attr(char attalign);
-
-/* codegen_support.c */
-extern int	cg_emit_expr(CgContext *ctx, Expr *expr);
-extern int	cg_func_table_size(void);
-extern void cg_func_table_entry(int i, Oid *funcid, const char **name,
-								int *opcode, int *arg1, int *arg2,
-								int *restype);
-
-/* codegen_debug.c: human-readable dump of an OpenSession message */
-extern char *cg_dump_message(const char *msg, size_t len);
-
-#endif							/* PGSTROM_CODEGEN_INTERNAL_H */
+#endif							/* PGSTROM_CODEGEN_PROGRAM_H */

@@ -1,0 +1,23 @@
+/*
+ * codegen_values.h
+ *
+ * xPU code generator, above codegen_program.h and codegen_types.h: the
+ * leaves of a program (constants in the constant pool, PARAM_EXTERN values,
+ * Vars of the scan relation) and the CAST that converts a node to another
+ * device type.
+ */
+#ifndef PGSTROM_CODEGEN_VALUES_H
+#define PGSTROM_CODEGEN_VALUES_H
+
+#include "postgres.h"
+#include "nodes/primnodes.h"
+
+#include "codegen/codegen_program.h"
+
+extern int	cg_coerce(CgContext *ctx, int idx, XpuType to);
+extern int	cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid,
+						  Datum value, bool isnull);
+extern int	cg_emit_param(CgContext *ctx, Param *param, XpuType xtype);
+extern int	cg_emit_var(CgContext *ctx, Var *var);
+
+#endif							/* PGSTROM_CODEGEN_VALUES_H */
