@@ -3,10 +3,10 @@
  * gpupreagg_exec.c
  *		Executor of GpuPreAgg.
  *
- * The node is a GpuScan underneath (gpuscan_*: chunks with MVCC resolved
- * on the CPU, parallel block sharing, the service connection, in-flight
- * flow control, the CPU path) with its own session builder and end of
- * scan.  At the first call it runs the whole scan:
+ * The node uses the GPU runtime (runtime/: chunks with MVCC resolved on
+ * the CPU, parallel block sharing, the service connection, in-flight flow
+ * control, the CPU path) with its own session, replies and end of scan.
+ * At the first call it runs the whole scan:
  *	- the device accumulates the rows it can into its table for the
  *	  plan_id; the rows it returns (all RECHECK), or on the CPU path every
  *	  visible row, pass the device quals through ExecQual and are
@@ -20,8 +20,8 @@
  *
  * Once a chunk went to the device (here or, in a parallel plan, in any
  * participant) the service's table holds rows nobody else has: losing the
- * service then is an ERROR (gpuscan_use_cpu), never a fallback.  Before
- * that the CPU fallback rules are GpuScan's.
+ * service then is an ERROR (device_keeps_rows in its ops), never a
+ * fallback.  Before that the runtime's CPU fallback rules apply.
  *
  *-------------------------------------------------------------------------
  */
@@ -51,8 +51,6 @@ static void gpupreagg_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpupreagg_exec(CustomScanState *node);
 static void gpupreagg_end(CustomScanState *node);
 static void gpupreagg_rescan(CustomScanState *node);
-static void gpupreagg_reinitialize_dsm(CustomScanState *node,
-									   ParallelContext *pcxt, void *coordinate);
 
 CustomExecMethods gpupreagg_exec_methods = {
 	.CustomName = GPUPREAGG_NAME,
@@ -60,11 +58,11 @@ CustomExecMethods gpupreagg_exec_methods = {
 	.ExecCustomScan = gpupreagg_exec,
 	.EndCustomScan = gpupreagg_end,
 	.ReScanCustomScan = gpupreagg_rescan,
-	.EstimateDSMCustomScan = gpuscan_estimate_dsm,
-	.InitializeDSMCustomScan = gpuscan_initialize_dsm,
-	.ReInitializeDSMCustomScan = gpupreagg_reinitialize_dsm,
-	.InitializeWorkerCustomScan = gpuscan_initialize_worker,
-	.ShutdownCustomScan = gpuscan_shutdown,
+	.EstimateDSMCustomScan = gpu_task_estimate_dsm,
+	.InitializeDSMCustomScan = gpu_task_initialize_dsm,
+	.ReInitializeDSMCustomScan = gpu_task_reinitialize_dsm,
+	.InitializeWorkerCustomScan = gpu_task_initialize_worker,
+	.ShutdownCustomScan = gpu_task_shutdown,
 	.ExplainCustomScan = gpupreagg_explain,
 };
 
@@ -74,44 +72,52 @@ gpupreagg_create_state(CustomScan *cscan)
 	GpuPreAggState *pas = (GpuPreAggState *) newNode(sizeof(GpuPreAggState),
 													 T_CustomScanState);
 
-	pas->gss.css.flags = cscan->flags;
-	pas->gss.css.methods = &gpupreagg_exec_methods;
+	pas->gts.css.flags = cscan->flags;
+	pas->gts.css.methods = &gpupreagg_exec_methods;
 	/* the scan tuple is virtual: keys and partial states */
 	return (Node *) pas;
 }
 
 /* ----------------------------------------------------------------
- * session and end of scan, plugged into the GpuScan machinery
+ * the node's runtime ops: session, replies, end of scan
  * ----------------------------------------------------------------
  */
 static StringInfo
-gpupreagg_build_session(GpuScanState *gss)
+gpupreagg_build_session(GpuTaskState *gts, const char **cpu_reason)
 {
-	GpuPreAggState *pas = (GpuPreAggState *) gss;
-	CustomScan *cscan = (CustomScan *) gss->css.ss.ps.plan;
+	GpuPreAggState *pas = (GpuPreAggState *) gts;
+	CustomScan *cscan = (CustomScan *) gts->css.ss.ps.plan;
 
 	return pgstrom_build_gpupreagg_session(pas->info,
 										   cscan->scan.scanrelid,
-										   gss->rel,
-										   gss->css.ss.ps.ps_ExprContext,
-										   gss->plan_id,
+										   gts->rel,
+										   gts->css.ss.ps.ps_ExprContext,
+										   gts->plan_id,
 										   PGSTROM_SESSION_REQUEST_ID);
+}
+
+/* the device keeps the rows it accumulates: replies hold RECHECK rows only */
+static bool
+gpupreagg_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
+					   TupleTableSlot *slot)
+{
+	return gpu_task_position_next_row(gts, chunk, slot, true);
 }
 
 static void
 accept_groups(GpuPreAggState *pas, PgStromMsgHeader *msg)
 {
-	GpuScanState *gss = &pas->gss;
+	GpuTaskState *gts = &pas->gts;
 	XpuPreAggGroups *g;
 	uint32		i;
 
 	if (msg->length < sizeof(PgStromMsgHeader) + sizeof(XpuPreAggGroups))
-		gpuscan_protocol_violation(gss, "truncated groups message");
+		gpu_task_protocol_violation(gts, "truncated groups message");
 	g = (XpuPreAggGroups *) ((char *) msg + sizeof(PgStromMsgHeader));
 	if (g->entry_size != pas->layout.entry_size ||
 		(uint64) msg->length != sizeof(PgStromMsgHeader) +
 		sizeof(XpuPreAggGroups) + (uint64) g->nentries * g->entry_size)
-		gpuscan_protocol_violation(gss, "malformed groups message");
+		gpu_task_protocol_violation(gts, "malformed groups message");
 	for (i = 0; i < g->nentries; i++)
 	{
 		XpuPreAggEntryHeader eh;
@@ -119,61 +125,30 @@ accept_groups(GpuPreAggState *pas, PgStromMsgHeader *msg)
 		memcpy(&eh, (char *) g + sizeof(XpuPreAggGroups) +
 			   (Size) i * g->entry_size, sizeof(eh));
 		if ((eh.flags & XPU_PREAGG_ENTRY_VALID) == 0)
-			gpuscan_protocol_violation(gss, "a group entry that is not valid");
+			gpu_task_protocol_violation(gts, "a group entry that is not valid");
 	}
-	gss->counters.ngroups_gpu += g->nentries;
-	gss->counters.ngrowths = Max(gss->counters.ngrowths, (uint64) g->ngrowths);
+	gts->counters.node[GPA_COUNTER_GROUPS_GPU] += g->nentries;
+	gts->counters.node[GPA_COUNTER_GROWTHS] =
+		Max(gts->counters.node[GPA_COUNTER_GROWTHS], (uint64) g->ngrowths);
 	pas->group_msgs = lappend(pas->group_msgs, msg);
 }
 
 /*
  * The next message of the TaskFinal reply: a groups message (kept for
- * emission; more may follow) or the Success that ends it (the connection is
- * then closed).  Failures lose the device's rows when it has any:
- * gpuscan_use_cpu raises then.
+ * emission; more may follow) or the Success that ends it (the runtime then
+ * closes the connection and publishes the counters, the groups counted
+ * while emitting included).  Failures lose the device's rows when it has
+ * any: the runtime raises then.
  */
 static void
 read_final_reply(GpuPreAggState *pas)
 {
-	GpuScanState *gss = &pas->gss;
-	char		errbuf[GPUSCAN_REASON_LEN];
-	PgStromMsgHeader *msg;
+	PgStromMsgHeader *msg = gpu_task_read_final(&pas->gts,
+												pas->final_request_id);
 
-	pas->groups_pending = false;
-	msg = pgstrom_gpu_recv(gss->conn, errbuf, sizeof(errbuf));
-	if (msg == NULL)
-	{
-		gpuscan_use_cpu(gss, errbuf);
-		return;
-	}
-	if (msg->tag == PGSTROM_MSG_ERROR)
-	{
-		gpuscan_error_reply(gss, msg, "TaskFinal");
-		return;
-	}
-	if (msg->request_id != pas->final_request_id)
-	{
-		pfree(msg);
-		gpuscan_protocol_violation(gss, "reply to an unknown request");
-	}
-	if (msg->tag == PGSTROM_MSG_SUCCESS_HALFWAY)
-	{
+	pas->groups_pending = (msg != NULL);
+	if (msg != NULL)
 		accept_groups(pas, msg);
-		pas->groups_pending = true;
-	}
-	else if (msg->tag == PGSTROM_MSG_SUCCESS)
-	{
-		pfree(msg);
-		pgstrom_gpu_close(gss->conn);
-		gss->conn = NULL;
-		/* the groups counted while emitting, for the leader's EXPLAIN */
-		gpuscan_publish_counters(gss);
-	}
-	else
-	{
-		pfree(msg);
-		gpuscan_protocol_violation(gss, "unexpected reply to TaskFinal");
-	}
 }
 
 /*
@@ -183,21 +158,29 @@ read_final_reply(GpuPreAggState *pas)
  * only one is held in memory.
  */
 static void
-gpupreagg_finish_session(GpuScanState *gss)
+gpupreagg_finish(GpuTaskState *gts)
 {
-	GpuPreAggState *pas = (GpuPreAggState *) gss;
-	char		errbuf[GPUSCAN_REASON_LEN];
+	GpuPreAggState *pas = (GpuPreAggState *) gts;
+	char		errbuf[GPU_TASK_REASON_LEN];
 
-	if (gss->conn == NULL)
-		return;
-	pas->final_request_id = gpuscan_send_task_final(gss, errbuf, sizeof(errbuf));
+	pas->final_request_id = gpu_task_send_final(gts, errbuf, sizeof(errbuf));
 	if (pas->final_request_id == 0)
 	{
-		gpuscan_use_cpu(gss, errbuf);
+		gpu_task_use_cpu(gts, errbuf);
 		return;
 	}
 	read_final_reply(pas);
 }
+
+static const GpuTaskOps gpupreagg_ops = {
+	.build_session = gpupreagg_build_session,
+	.item_size = sizeof(uint32),
+	.max_items_per_tuple = 1,
+	.gpu_next_row = gpupreagg_gpu_next_row,
+	.cpu_next_row = gpu_task_qual_next_row,
+	.finish = gpupreagg_finish,
+	.device_keeps_rows = true,
+};
 
 /* ----------------------------------------------------------------
  * CPU accumulation
@@ -224,7 +207,7 @@ new_cpu_entry(GpuPreAggState *pas)
 static void
 accumulate_row(GpuPreAggState *pas)
 {
-	ExprContext *econtext = pas->gss.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = pas->gts.css.ss.ps.ps_ExprContext;
 	char	   *entry;
 	int			i;
 
@@ -251,7 +234,7 @@ accumulate_row(GpuPreAggState *pas)
 		if (isnew)
 		{
 			he->additional = new_cpu_entry(pas);
-			pas->gss.counters.ngroups_cpu++;
+			pas->gts.counters.node[GPA_COUNTER_GROUPS_CPU]++;
 		}
 		entry = he->additional;
 	}
@@ -298,7 +281,7 @@ cpu_groups_full(GpuPreAggState *pas)
 static bool
 run_scan(GpuPreAggState *pas)
 {
-	while (gpuscan_next_tuple(&pas->gss, pas->heap_slot))
+	while (gpu_task_next_tuple(&pas->gts, pas->heap_slot))
 	{
 		CHECK_FOR_INTERRUPTS();
 		accumulate_row(pas);
@@ -306,9 +289,9 @@ run_scan(GpuPreAggState *pas)
 			return false;
 	}
 	if (pas->nkeys == 0 && pas->plain_used)
-		pas->gss.counters.ngroups_cpu++;
+		pas->gts.counters.node[GPA_COUNTER_GROUPS_CPU]++;
 	/* the groups counted above come after the scan's last publication */
-	gpuscan_publish_counters(&pas->gss);
+	gpu_task_publish_counters(&pas->gts);
 	pas->aggregated = true;
 	pas->emit_entry = 0;
 	return true;
@@ -323,7 +306,7 @@ restart_cpu_groups(GpuPreAggState *pas)
 	MemoryContextReset(pas->table_cxt);
 	pas->emit_cpu_started = false;
 	pas->flushing = false;
-	pas->gss.counters.nflushes++;
+	pas->gts.counters.node[GPA_COUNTER_FLUSHES]++;
 }
 
 /* ----------------------------------------------------------------
@@ -545,7 +528,7 @@ fix_info_varnos(GpuPreAggInfo *info, Index scanrelid)
 static void
 build_cpu_table(GpuPreAggState *pas, EState *estate)
 {
-	PlanState  *ps = &pas->gss.css.ss.ps;
+	PlanState  *ps = &pas->gts.css.ss.ps;
 	TupleDesc	kdesc;
 	AttrNumber *keycols;
 	Oid		   *eqops;
@@ -595,7 +578,7 @@ static void
 gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	GpuPreAggState *pas = (GpuPreAggState *) node;
-	GpuScanState *gss = &pas->gss;
+	GpuTaskState *gts = &pas->gts;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	PlanState  *ps = &node->ss.ps;
 	TupleDesc	reldesc;
@@ -606,10 +589,7 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	ListCell   *lc;
 	int			i;
 
-	gpuscan_begin_common(gss, estate);
-	gss->build_session = gpupreagg_build_session;
-	gss->finish_session = gpupreagg_finish_session;
-	gss->device_aggregates = true;
+	gpu_task_begin(gts, &gpupreagg_ops, estate);
 
 	pas->info = gpupreagg_info_from_list(copyObject(cscan->custom_private));
 	fix_info_varnos(pas->info, cscan->scan.scanrelid);
@@ -626,8 +606,8 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	foreach(lc, pas->info->aggs)
 		pas->aggs[i++] = lfirst(lc);
 
-	/* the relation's rows, as the heap tuples the GpuScan machinery forms */
-	reldesc = RelationGetDescr(gss->rel);
+	/* the relation's rows, as the heap tuples the runtime forms */
+	reldesc = RelationGetDescr(gts->rel);
 	pas->heap_slot = ExecInitExtraTupleSlot(estate, reldesc, &TTSOpsHeapTuple);
 
 	/*
@@ -644,8 +624,8 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	ps->scanopsfixed = true;
 	ps->scanopsset = true;
 
-	gss->dev_quals = pas->info->dev_quals;
-	gss->dev_qual_state = ExecInitQual(gss->dev_quals, ps);
+	gts->dev_quals = pas->info->dev_quals;
+	gts->dev_qual_state = ExecInitQual(gts->dev_quals, ps);
 	pas->key_states = palloc0(sizeof(ExprState *) * Max(pas->nkeys, 1));
 	i = 0;
 	foreach(lc, pas->info->keys)
@@ -701,7 +681,7 @@ gpupreagg_end(CustomScanState *node)
 
 	if (pas->heap_slot)
 		ExecClearTuple(pas->heap_slot);
-	gpuscan_end(node);
+	gpu_task_end(&pas->gts);
 	reset_groups(pas);
 }
 
@@ -716,23 +696,8 @@ gpupreagg_rescan(CustomScanState *node)
 
 	if (pas->heap_slot)
 		ExecClearTuple(pas->heap_slot);
-	gpuscan_rescan(node);
+	gpu_task_rescan(&pas->gts);
 	reset_groups(pas);
-	pas->gss.chunk_sent = false;
-}
-
-static void
-gpupreagg_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
-						   void *coordinate)
-{
-	GpuScanSharedState *shared = (GpuScanSharedState *) coordinate;
-
-	gpuscan_reinitialize_dsm(node, pcxt, coordinate);
-	/* the workers of the new run join a new device table */
-	SpinLockAcquire(&shared->mutex);
-	shared->plan_id = hash_combine64(shared->plan_id, (uint64) shared->plan_id + 1);
-	shared->device_used = false;
-	SpinLockRelease(&shared->mutex);
 }
 
 /* ----------------------------------------------------------------
@@ -743,22 +708,19 @@ void
 gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GpuPreAggState *pas = (GpuPreAggState *) node;
-	GpuScanState *gss = &pas->gss;
+	GpuTaskState *gts = &pas->gts;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *context;
 	bool		useprefix;
 	ListCell   *lc;
-	GpuScanCounters *c;
+	const GpuTaskCounters *c;
 	int			i;
 
+	gpu_task_explain_quals(gts, "GPU Quals", pas->info->dev_quals,
+						   ancestors, es);
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);
 	useprefix = (list_length(es->rtable) > 1 || es->verbose);
-	if (pas->info->dev_quals != NIL)
-		ExplainPropertyText("GPU Quals",
-							deparse_expression((Node *) make_ands_explicit(pas->info->dev_quals),
-											   context, useprefix, false),
-							es);
 	if (pas->nkeys > 0)
 	{
 		List	   *keys = NIL;
@@ -791,21 +753,22 @@ gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (!es->analyze)
 		return;
-	c = gss->have_totals ? &gss->totals : &gss->counters;
+	c = gpu_task_explain_totals(gts);
 	{
 		GpuExplainCounter items[] = {
 			{"Chunks", c->nchunks},
 			{"Pages", c->npages},
 			{"Rows In", c->nrows_in},
 			{"Recheck Rows", c->nrecheck},
-			{"GPU Groups", c->ngroups_gpu},
-			{"CPU Groups", c->ngroups_cpu},
-			{"Table Growths", c->ngrowths},
-			{"CPU Flushes", c->nflushes},
+			{"GPU Groups", c->node[GPA_COUNTER_GROUPS_GPU]},
+			{"CPU Groups", c->node[GPA_COUNTER_GROUPS_CPU]},
+			{"Table Growths", c->node[GPA_COUNTER_GROWTHS]},
+			{"CPU Flushes", c->node[GPA_COUNTER_FLUSHES]},
 		};
+		bool		flushed = c->node[GPA_COUNTER_FLUSHES] > 0;
 
 		/* flushes depend on work_mem: shown only when they happened */
-		gpuscan_explain_counters(gss, c, items,
-								 lengthof(items) - (c->nflushes == 0 ? 1 : 0), es);
+		gpu_task_explain_counters(gts, items,
+								  lengthof(items) - (flushed ? 0 : 1), es);
 	}
 }

@@ -2,7 +2,7 @@
  *
  * gpupreagg_internal.h
  *		Declarations private to the gpupreagg_*.c files and
- *		codegen_preagg.c (the public contract is gpupreagg.h).
+ *		gpupreagg_codegen.c (the public contract is gpupreagg.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -13,17 +13,26 @@
 #include "nodes/execnodes.h"
 
 #include "gpupreagg/gpupreagg.h"
-#include "gpuscan/gpuscan.h"
+#include "runtime/gpu_task.h"
 
 #define GPUPREAGG_NAME		"GpuPreAgg"
 
 /*
- * Executor state.  The GpuScan machinery comes first, so that the gpuscan_*
- * functions take a GpuPreAggState as their GpuScanState.
+ * The node's own counters in GpuTaskCounters.node[] (EXPLAIN ANALYZE).
+ */
+#define GPA_COUNTER_GROUPS_GPU		0	/* group entries the device returned */
+#define GPA_COUNTER_GROUPS_CPU		1	/* groups accumulated on the CPU */
+#define GPA_COUNTER_GROWTHS			2	/* device table growths */
+#define GPA_COUNTER_FLUSHES			3	/* CPU groups emitted early (hash_mem
+										 * full) */
+
+/*
+ * Executor state.  The runtime's state comes first, so that the gpu_task_*
+ * functions take a GpuPreAggState as their GpuTaskState.
  */
 typedef struct GpuPreAggState
 {
-	GpuScanState gss;
+	GpuTaskState gts;
 
 	GpuPreAggInfo *info;		/* Vars renumbered to the plan's scanrelid */
 	GpuPreAggLayout layout;
@@ -46,7 +55,7 @@ typedef struct GpuPreAggState
 	char	   *plain_entry;	/* nkeys == 0: the only group */
 	bool		plain_used;		/* a row reached it */
 
-	/* device groups: PGSTROM_MSG_PREAGG_GROUPS messages of TaskFinal */
+	/* device groups: the SUCCESS_HALFWAY replies to TaskFinal */
 	List	   *group_msgs;
 
 	/* emission */
@@ -64,7 +73,7 @@ typedef struct GpuPreAggState
 extern void gpupreagg_explain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
 
-/* codegen_preagg.c: does the whole program fit the device (node limit)? */
+/* gpupreagg_codegen.c: does the whole program fit the device (node limit)? */
 extern bool gpupreagg_codegen_check(const GpuPreAggInfo *info, Index scanrelid,
 									char **reason);
 

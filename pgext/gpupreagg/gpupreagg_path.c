@@ -53,8 +53,8 @@
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
 #include "gpupreagg/gpupreagg_internal.h"
+#include "planner/gpu_paths.h"
 
-#define REGRESSION_COST_SCALE	1.0e-6
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
@@ -131,7 +131,7 @@ device_scan_input(PlannerInfo *root, RelOptInfo *input_rel, List **dev_rinfos,
 		*reason = "not a plain table scan";
 		return false;
 	}
-	if (!gpuscan_relation_is_plain_heap(rte))
+	if (!gpu_relation_is_plain_heap(rte))
 	{
 		*reason = "not a heap table";
 		return false;
@@ -250,7 +250,7 @@ gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 		ntuples * (pgstrom_gpu_tuple_cost + cpu_operator_cost +
 				   pgstrom_gpu_operator_cost * dev_ops);
 	if (parallel_workers > 0)
-		dev_cost /= gpuscan_parallel_divisor(parallel_workers);
+		dev_cost /= gpu_parallel_divisor(parallel_workers);
 	out_cost = info->ngroups * cpu_tuple_cost;
 	startup_cost = pgstrom_gpu_setup_cost + disk_cost + dev_cost;
 
@@ -550,7 +550,7 @@ gpupreagg_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		return;
 	if (!pgstrom_enabled || !pgstrom_enable_gpupreagg)
 		return;
-	if (!pgstrom_regression_test_mode && !gpuscan_service_ready())
+	if (!pgstrom_regression_test_mode && !gpu_service_ready())
 		return;
 	if (stage == UPPERREL_DISTINCT)
 		gpupreagg_add_distinct_paths(root, input_rel, output_rel);

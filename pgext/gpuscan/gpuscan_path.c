@@ -47,55 +47,9 @@
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
 #include "gpuscan/gpuscan.h"
-
-#define REGRESSION_COST_SCALE	1.0e-6
+#include "planner/gpu_paths.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
-
-bool
-gpuscan_service_ready(void)
-{
-	PgStromServiceShared *ss = pgstrom_service_shared;
-	bool		ready;
-
-	if (ss == NULL)
-		return false;
-	LWLockAcquire(ss->lock, LW_SHARED);
-	ready = (ss->state == PGSTROM_SERVICE_READY && ss->devices.ndevices > 0);
-	LWLockRelease(ss->lock);
-	return ready;
-}
-
-bool
-gpuscan_relation_is_plain_heap(RangeTblEntry *rte)
-{
-	Relation	rel;
-	bool		result;
-
-	/* the planner holds a lock on it already */
-	rel = table_open(rte->relid, NoLock);
-	result = (rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
-			  (rel->rd_rel->relkind == RELKIND_RELATION ||
-			   rel->rd_rel->relkind == RELKIND_MATVIEW));
-	table_close(rel, NoLock);
-	return result;
-}
-
-/* as costsize.c's get_parallel_divisor() */
-double
-gpuscan_parallel_divisor(int parallel_workers)
-{
-	double		divisor = parallel_workers;
-
-	if (parallel_leader_participation)
-	{
-		double		leader_contribution = 1.0 - (0.3 * parallel_workers);
-
-		if (leader_contribution > 0)
-			divisor += leader_contribution;
-	}
-	return divisor;
-}
 
 static void
 gpuscan_cost(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
@@ -155,7 +109,7 @@ gpuscan_cost(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 
 	if (parallel_workers > 0)
 	{
-		double		divisor = gpuscan_parallel_divisor(parallel_workers);
+		double		divisor = gpu_parallel_divisor(parallel_workers);
 
 		cpu_run_cost /= divisor;
 		path->rows = clamp_row_est(path->rows / divisor);
@@ -244,9 +198,9 @@ gpuscan_add_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		if (rinfo->security_level != 0)
 			return;
 	}
-	if (!pgstrom_regression_test_mode && !gpuscan_service_ready())
+	if (!pgstrom_regression_test_mode && !gpu_service_ready())
 		return;
-	if (!gpuscan_relation_is_plain_heap(rte))
+	if (!gpu_relation_is_plain_heap(rte))
 		return;
 
 	foreach(lc, rel->baserestrictinfo)

@@ -43,11 +43,11 @@ CustomExecMethods gpuscan_exec_methods = {
 	.ExecCustomScan = gpuscan_exec,
 	.EndCustomScan = gpuscan_end,
 	.ReScanCustomScan = gpuscan_rescan,
-	.EstimateDSMCustomScan = gpuscan_estimate_dsm,
-	.InitializeDSMCustomScan = gpuscan_initialize_dsm,
-	.ReInitializeDSMCustomScan = gpuscan_reinitialize_dsm,
-	.InitializeWorkerCustomScan = gpuscan_initialize_worker,
-	.ShutdownCustomScan = gpuscan_shutdown,
+	.EstimateDSMCustomScan = gpu_task_estimate_dsm,
+	.InitializeDSMCustomScan = gpu_task_initialize_dsm,
+	.ReInitializeDSMCustomScan = gpu_task_reinitialize_dsm,
+	.InitializeWorkerCustomScan = gpu_task_initialize_worker,
+	.ShutdownCustomScan = gpu_task_shutdown,
 	.ExplainCustomScan = gpuscan_explain,
 };
 
@@ -103,10 +103,10 @@ gpuscan_create_state(CustomScan *cscan)
 	GpuScanState *gss = (GpuScanState *) newNode(sizeof(GpuScanState),
 												 T_CustomScanState);
 
-	gss->css.flags = cscan->flags;
-	gss->css.methods = &gpuscan_exec_methods;
+	gss->gts.css.flags = cscan->flags;
+	gss->gts.css.methods = &gpuscan_exec_methods;
 #if PG_VERSION_NUM >= 160000
-	gss->css.slotOps = &TTSOpsHeapTuple;
+	gss->gts.css.slotOps = &TTSOpsHeapTuple;
 #endif
 	/* PostgreSQL 15: gpuscan_begin replaces the virtual scan slot */
 	return (Node *) gss;

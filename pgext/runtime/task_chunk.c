@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
- * gpuscan_chunk.c
- *		Chunk building for GpuScan: heap pages with MVCC resolved.
+ * task_chunk.c
+ *		Chunk building of GPU nodes: heap pages with MVCC resolved.
  *
  * Inline mode: a chunk is one TaskExec message built in place:
  *
@@ -40,7 +40,7 @@
 #include "utils/snapmgr.h"
 
 #include "core/pg_strom.h"
-#include "gpuscan/gpuscan.h"
+#include "runtime/gpu_task.h"
 
 #define CHUNK_HEADER_LEN \
 	(sizeof(PgStromMsgHeader) + sizeof(XpuChunk))
@@ -50,63 +50,63 @@
 /*
  * Called once per scan (and again after a rescan) before the first chunk.
  */
-void
-gpuscan_source_begin(GpuScanState *gss)
+static void
+source_begin(GpuTaskState *gts)
 {
-	if (gss->started)
+	if (gts->started)
 		return;
-	gss->started = true;
-	gss->source_done = false;
-	gss->next_blkno = 0;
-	if (gss->pscan == NULL)
-		gss->nblocks = RelationGetNumberOfBlocks(gss->rel);
+	gts->started = true;
+	gts->source_done = false;
+	gts->next_blkno = 0;
+	if (gts->pscan == NULL)
+		gts->nblocks = RelationGetNumberOfBlocks(gts->rel);
 	else
-		gss->nblocks = gss->pscan->phs_nblocks;
-	if (gss->strategy == NULL)
-		gss->strategy = GetAccessStrategy(BAS_BULKREAD);
+		gts->nblocks = gts->pscan->phs_nblocks;
+	if (gts->strategy == NULL)
+		gts->strategy = GetAccessStrategy(BAS_BULKREAD);
 	/* as heap_beginscan() for a sequential scan */
-	if (IsMVCCSnapshot(gss->snapshot))
-		PredicateLockRelation(gss->rel, gss->snapshot);
+	if (IsMVCCSnapshot(gts->snapshot))
+		PredicateLockRelation(gts->rel, gts->snapshot);
 }
 
 void
-gpuscan_source_reset(GpuScanState *gss)
+gpu_task_source_reset(GpuTaskState *gts)
 {
-	gss->started = false;
-	gss->source_done = false;
-	gss->next_blkno = 0;
-	gss->pscan_inited = false;
+	gts->started = false;
+	gts->source_done = false;
+	gts->next_blkno = 0;
+	gts->pscan_inited = false;
 }
 
 static BlockNumber
-next_block(GpuScanState *gss)
+next_block(GpuTaskState *gts)
 {
 	BlockNumber blkno;
 
-	if (gss->source_done)
+	if (gts->source_done)
 		return InvalidBlockNumber;
-	if (gss->pscan == NULL)
+	if (gts->pscan == NULL)
 	{
-		if (gss->next_blkno >= gss->nblocks)
+		if (gts->next_blkno >= gts->nblocks)
 			blkno = InvalidBlockNumber;
 		else
-			blkno = gss->next_blkno++;
+			blkno = gts->next_blkno++;
 	}
 	else
 	{
-		if (!gss->pscan_inited)
+		if (!gts->pscan_inited)
 		{
-			table_block_parallelscan_startblock_init(gss->rel,
-													 &gss->pscan_work,
-													 gss->pscan);
-			gss->pscan_inited = true;
+			table_block_parallelscan_startblock_init(gts->rel,
+													 &gts->pscan_work,
+													 gts->pscan);
+			gts->pscan_inited = true;
 		}
-		blkno = table_block_parallelscan_nextpage(gss->rel,
-												  &gss->pscan_work,
-												  gss->pscan);
+		blkno = table_block_parallelscan_nextpage(gts->rel,
+												  &gts->pscan_work,
+												  gts->pscan);
 	}
 	if (blkno == InvalidBlockNumber)
-		gss->source_done = true;
+		gts->source_done = true;
 	return blkno;
 }
 
@@ -115,40 +115,40 @@ next_block(GpuScanState *gss)
  * fixes the number of blocks.
  */
 uint32
-gpuscan_chunk_capacity(GpuScanState *gss)
+gpu_task_chunk_capacity(GpuTaskState *gts)
 {
 	uint32		capacity;
 
-	gpuscan_source_begin(gss);
-	capacity = Min((BlockNumber) GPUSCAN_CHUNK_MAX_BLOCKS, gss->nblocks);
+	source_begin(gts);
+	capacity = Min((BlockNumber) GPU_TASK_CHUNK_MAX_BLOCKS, gts->nblocks);
 	return Max(capacity, 1);
 }
 
-static GpuScanChunk *
-get_chunk_buffer(GpuScanState *gss)
+static GpuTaskChunk *
+get_chunk_buffer(GpuTaskState *gts)
 {
-	GpuScanChunk *chunk;
+	GpuTaskChunk *chunk;
 	MemoryContext oldcxt;
 	uint32		capacity;
 
-	if (gss->free_chunks != NIL)
+	if (gts->free_chunks != NIL)
 	{
-		chunk = linitial(gss->free_chunks);
-		gss->free_chunks = list_delete_first(gss->free_chunks);
+		chunk = linitial(gts->free_chunks);
+		gts->free_chunks = list_delete_first(gts->free_chunks);
 		return chunk;
 	}
 
-	capacity = gpuscan_chunk_capacity(gss);
-	oldcxt = MemoryContextSwitchTo(gss->css.ss.ps.state->es_query_cxt);
-	chunk = palloc0(sizeof(GpuScanChunk));
-	if (gss->nbuffers_used < gss->nbuffers)
+	capacity = gpu_task_chunk_capacity(gts);
+	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
+	chunk = palloc0(sizeof(GpuTaskChunk));
+	if (gts->nbuffers_used < gts->nbuffers)
 	{
 		/* the next in-flight slot's shared buffer: pages at offset 0 */
-		GpuSharedBuffer *shbuf = gss->buffers[gss->nbuffers_used++];
+		GpuSharedBuffer *shbuf = gts->buffers[gts->nbuffers_used++];
 
 		capacity = Min(capacity,
 					   pgstrom_gpu_buffer_size(shbuf) / BLCKSZ);
-		chunk->buffer_id = gss->nbuffers_used;
+		chunk->buffer_id = gts->nbuffers_used;
 		chunk->buf = palloc0(CHUNK_HEADER_LEN);
 		chunk->pages = pgstrom_gpu_buffer_addr(shbuf);
 	}
@@ -172,10 +172,10 @@ get_chunk_buffer(GpuScanState *gss)
  * page has no visible tuple.
  */
 static bool
-load_page(GpuScanState *gss, GpuScanChunk *chunk, BlockNumber blkno)
+load_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 {
-	Relation	rel = gss->rel;
-	Snapshot	snapshot = gss->snapshot;
+	Relation	rel = gts->rel;
+	Snapshot	snapshot = gts->snapshot;
 	Buffer		buffer;
 	Page		page;
 	Page		copy = (Page) (chunk->pages + (Size) chunk->nblocks * BLCKSZ);
@@ -185,7 +185,7 @@ load_page(GpuScanState *gss, GpuScanChunk *chunk, BlockNumber blkno)
 	int			nvisible = 0;
 
 	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								gss->strategy);
+								gts->strategy);
 	/* as heapgetpage(): opportunistic pruning before taking the lock */
 	heap_page_prune_opt(rel, buffer);
 
@@ -228,7 +228,7 @@ load_page(GpuScanState *gss, GpuScanChunk *chunk, BlockNumber blkno)
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	ReleaseBuffer(buffer);
 
-	gss->counters.npages++;
+	gts->counters.npages++;
 	if (nvisible == 0)
 		return false;
 	chunk->blknos[chunk->nblocks++] = blkno;
@@ -238,24 +238,24 @@ load_page(GpuScanState *gss, GpuScanChunk *chunk, BlockNumber blkno)
 /*
  * Builds the next chunk, or returns NULL when the relation is exhausted.
  */
-GpuScanChunk *
-gpuscan_build_chunk(GpuScanState *gss)
+GpuTaskChunk *
+gpu_task_build_chunk(GpuTaskState *gts)
 {
-	GpuScanChunk *chunk;
+	GpuTaskChunk *chunk;
 	PgStromMsgHeader *hdr;
 	XpuChunk   *xchunk;
 
-	gpuscan_source_begin(gss);
-	if (gss->source_done)
+	source_begin(gts);
+	if (gts->source_done)
 		return NULL;
 
-	chunk = get_chunk_buffer(gss);
+	chunk = get_chunk_buffer(gts);
 	chunk->nblocks = 0;
 	chunk->request_id = 0;
 	chunk->cpu_mode = false;
-	chunk->reply = NULL;
-	chunk->items = NULL;
+	chunk->replies = NIL;
 	chunk->nitems = 0;
+	chunk->cur_reply = 0;
 	chunk->next_item = 0;
 	chunk->cur_block = 0;
 	chunk->cur_offset = InvalidOffsetNumber;
@@ -265,14 +265,14 @@ gpuscan_build_chunk(GpuScanState *gss)
 		BlockNumber blkno;
 
 		CHECK_FOR_INTERRUPTS();
-		blkno = next_block(gss);
+		blkno = next_block(gts);
 		if (blkno == InvalidBlockNumber)
 			break;
-		(void) load_page(gss, chunk, blkno);
+		(void) load_page(gts, chunk, blkno);
 	}
 	if (chunk->nblocks == 0)
 	{
-		gpuscan_release_chunk(gss, chunk);
+		gpu_task_release_chunk(gts, chunk);
 		return NULL;
 	}
 
@@ -297,64 +297,71 @@ gpuscan_build_chunk(GpuScanState *gss)
 	xchunk->pages_offset = chunk->buffer_id != 0 ? 0 : CHUNK_PAGES_OFFSET;
 	xchunk->buffer_id = chunk->buffer_id;
 
-	gss->counters.nchunks++;
+	gts->counters.nchunks++;
 	return chunk;
+}
+
+/* frees the device's replies (emitted, or the chunk goes to the CPU) */
+void
+gpu_task_chunk_drop_replies(GpuTaskChunk *chunk)
+{
+	list_free_deep(chunk->replies);
+	chunk->replies = NIL;
+	chunk->nitems = 0;
+	chunk->cur_reply = 0;
+	chunk->next_item = 0;
 }
 
 /* the chunk's rows are all emitted (or it is abandoned): keep the buffer */
 void
-gpuscan_release_chunk(GpuScanState *gss, GpuScanChunk *chunk)
+gpu_task_release_chunk(GpuTaskState *gts, GpuTaskChunk *chunk)
 {
 	MemoryContext oldcxt;
 
-	if (chunk->reply)
-		pfree(chunk->reply);
-	chunk->reply = NULL;
-	chunk->items = NULL;
-	chunk->nitems = 0;
+	gpu_task_chunk_drop_replies(chunk);
 	chunk->nblocks = 0;
-	oldcxt = MemoryContextSwitchTo(gss->css.ss.ps.state->es_query_cxt);
-	gss->free_chunks = lappend(gss->free_chunks, chunk);
+	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
+	gts->free_chunks = lappend(gts->free_chunks, chunk);
 	MemoryContextSwitchTo(oldcxt);
 }
 
 /*
  * Frees the chunks kept for reuse; with shared_only, only those whose pages
  * are in a shared buffer (before the buffers are released).  Every chunk
- * must be back in free_chunks (gpuscan_cleanup).
+ * must be back in free_chunks (gpu_task_end, gpu_task_rescan).
  */
 void
-gpuscan_free_chunks(GpuScanState *gss, bool shared_only)
+gpu_task_free_chunks(GpuTaskState *gts, bool shared_only)
 {
 	ListCell   *lc;
 
-	foreach(lc, gss->free_chunks)
+	foreach(lc, gts->free_chunks)
 	{
-		GpuScanChunk *chunk = lfirst(lc);
+		GpuTaskChunk *chunk = lfirst(lc);
 
 		if (shared_only && chunk->buffer_id == 0)
 			continue;
 		pfree(chunk->buf);
 		pfree(chunk->blknos);
 		pfree(chunk);
-		gss->free_chunks = foreach_delete_current(gss->free_chunks, lc);
+		gts->free_chunks = foreach_delete_current(gts->free_chunks, lc);
 	}
 }
 
 /*
  * Unmaps the shared buffers.  No chunk may use them any more: call
- * gpuscan_free_chunks() first, with every chunk released.
+ * gpu_task_free_chunks() first, with every chunk released.
  */
 void
-gpuscan_release_buffers(GpuScanState *gss)
+gpu_task_release_buffers(GpuTaskState *gts)
 {
 	int			i;
 
-	for (i = 0; i < gss->nbuffers; i++)
+	for (i = 0; i < gts->nbuffers; i++)
 	{
-		pgstrom_gpu_buffer_release(gss->buffers[i]);
-		gss->buffers[i] = NULL;
+		pgstrom_gpu_buffer_release(gts->buffers[i]);
+		gts->buffers[i] = NULL;
 	}
-	gss->nbuffers = 0;
-	gss->nbuffers_used = 0;
+	gts->nbuffers = 0;
+	gts->nbuffers_used = 0;
 }

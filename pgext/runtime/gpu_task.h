@@ -1,0 +1,314 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu_task.h
+ *		The executor runtime shared by every GPU node (GpuScan, GpuPreAgg,
+ *		and the nodes to come).
+ *
+ * A node's CustomScanState begins with a GpuTaskState and hands the
+ * runtime a GpuTaskOps table.  The runtime does everything that does not
+ * depend on what the node computes:
+ *
+ *	task_state.c	begin, end, rescan
+ *	task_start.c	service readiness, connection, OpenSession, shared
+ *					chunk buffers
+ *	task_chunk.c	block source and chunk building (MVCC on the CPU)
+ *	task_pipeline.c	in-flight window, TaskExec replies, TaskFinal, the
+ *					row loop (gpu_task_next_tuple)
+ *	task_rows.c		forming tuples from a chunk: the device's positions,
+ *					or every visible tuple through the device quals
+ *	task_fallback.c	the CPU-fallback policy and the service's errors
+ *	task_parallel.c	DSM, block distribution, shared counters
+ *	task_explain.c	EXPLAIN helpers
+ *
+ * The node supplies, through GpuTaskOps, its OpenSession message, how it
+ * forms rows from a chunk the device answered and from one evaluated on
+ * the CPU, and what it does at the end of the scan (TaskFinal replies).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PGSTROM_GPU_TASK_H
+#define PGSTROM_GPU_TASK_H
+
+#include "access/parallel.h"
+#include "access/relscan.h"
+#include "commands/explain.h"
+#include "lib/stringinfo.h"
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "storage/block.h"
+#include "storage/spin.h"
+#include "utils/snapshot.h"
+
+#include "client/gpu_client.h"
+#include "pg_strom_proto.h"
+#include "pg_strom_xpu.h"
+
+#define GPU_TASK_CHUNK_MAX_BLOCKS	4096	/* 32MB of 8kB pages */
+#define GPU_TASK_MAX_INFLIGHT		3
+#define GPU_TASK_REASON_LEN			256
+#define GPU_TASK_NODE_COUNTERS		4
+
+/* ----------------------------------------------------------------
+ * counters (EXPLAIN ANALYZE)
+ * ----------------------------------------------------------------
+ */
+typedef struct GpuTaskCounters
+{
+	uint64		nchunks;		/* chunks built */
+	uint64		npages;			/* heap pages read */
+	uint64		nrows_in;		/* visible tuples examined */
+	uint64		nrows_out;		/* rows the node's scan produced */
+	uint64		nrecheck;		/* RECHECK rows evaluated on the CPU */
+	uint64		gpu_time_ns;	/* reported by the service */
+	uint64		node[GPU_TASK_NODE_COUNTERS];	/* the node's own, summed
+												 * like the others */
+} GpuTaskCounters;
+
+/*
+ * DSM of a parallel GPU node: this struct, then the parallel table scan
+ * descriptor at GPU_TASK_SHARED_PSCAN_OFFSET.
+ */
+typedef struct GpuTaskShared
+{
+	uint64		plan_id;		/* the same for every participant */
+	slock_t		mutex;			/* protects the fields below */
+	GpuTaskCounters counters;	/* sum over all participants */
+	bool		device_used;	/* some participant sent a chunk, so the
+								 * device may hold rows of this plan_id */
+	char		cpu_reason[GPU_TASK_REASON_LEN];	/* first CPU path reason */
+} GpuTaskShared;
+
+#define GPU_TASK_SHARED_PSCAN_OFFSET	MAXALIGN(sizeof(GpuTaskShared))
+
+/* ----------------------------------------------------------------
+ * chunks
+ * ----------------------------------------------------------------
+ */
+/*
+ * A chunk's page copies live either in the TaskExec message itself (inline:
+ * buffer_id 0, pages = buf + pages_offset) or in a shared buffer attached to
+ * the connection (buffer_id = slot + 1, pages = the buffer's mapping at
+ * offset 0, buf holds only the header and the XpuChunk).  Either way the
+ * copies stay put until gpu_task_release_chunk(), i.e. until every row of
+ * the chunk was emitted (or the chunk is dropped by cleanup), so the tuples
+ * returned keep pointing at valid memory.
+ *
+ * The device's answer to a chunk is one or more replies (SUCCESS_HALFWAY,
+ * then SUCCESS), each an XpuChunkResult and its items; the chunk is emitted
+ * once the SUCCESS arrived, its items read in reply order through
+ * gpu_task_chunk_next_item().
+ */
+typedef struct GpuTaskChunk
+{
+	uint32		request_id;		/* also its chunk_id; 0 when not sent */
+	uint32		nblocks;
+	uint32		capacity;		/* blocks the buffer can hold */
+	char	   *buf;			/* the TaskExec message, built in place */
+	size_t		buf_len;		/* bytes of the message as sent */
+	char	   *pages;			/* the page copies */
+	BlockNumber *blknos;		/* real block number of each page copy */
+	uint32		buffer_id;		/* 0: inline; N: gts->buffers[N - 1] */
+
+	/* the device's replies */
+	List	   *replies;		/* PgStromMsgHeader *, in arrival order */
+	uint64		nitems;			/* items over all replies */
+
+	/* emitting */
+	bool		cpu_mode;		/* rows come from ops->cpu_next_row */
+	int			cur_reply;		/* GPU mode: reply being read */
+	uint32		next_item;		/* GPU mode: its next item */
+	uint32		cur_block;		/* CPU mode: page index in the chunk */
+	OffsetNumber cur_offset;	/* CPU mode: last offset returned */
+} GpuTaskChunk;
+
+/* ----------------------------------------------------------------
+ * the node's operations
+ * ----------------------------------------------------------------
+ */
+typedef struct GpuTaskState GpuTaskState;
+
+typedef struct GpuTaskOps
+{
+	/*
+	 * The OpenSession message (request id PGSTROM_SESSION_REQUEST_ID), or
+	 * NULL with *cpu_reason set when the node has nothing for the device.
+	 */
+	StringInfo	(*build_session) (GpuTaskState *gts, const char **cpu_reason);
+
+	/*
+	 * Items of the TaskExec replies: bytes per item, and at most how many
+	 * items a chunk may return per tuple of its pages (0: no bound).
+	 */
+	uint32		item_size;
+	uint32		max_items_per_tuple;
+
+	/*
+	 * The next row of a chunk, in slot; false when the chunk is exhausted.
+	 * gpu_next_row reads the device's items, cpu_next_row evaluates the
+	 * chunk here (the service was not available, or lost).
+	 */
+	bool		(*gpu_next_row) (GpuTaskState *gts, GpuTaskChunk *chunk,
+								 TupleTableSlot *slot);
+	bool		(*cpu_next_row) (GpuTaskState *gts, GpuTaskChunk *chunk,
+								 TupleTableSlot *slot);
+
+	/*
+	 * End of the scan with the connection still open: TaskFinal and what
+	 * the node reads of its replies (gpu_task_send_final and
+	 * gpu_task_read_final).  NULL: TaskFinal, its Success, close.
+	 */
+	void		(*finish) (GpuTaskState *gts);
+
+	/*
+	 * Rows the device accepts stay on the device until TaskFinal, so once a
+	 * chunk was sent (by any participant) they cannot be redone on the CPU.
+	 */
+	bool		device_keeps_rows;
+} GpuTaskOps;
+
+/* ----------------------------------------------------------------
+ * executor state
+ * ----------------------------------------------------------------
+ */
+typedef enum GpuTaskMode
+{
+	GPU_TASK_MODE_INIT = 0,		/* not started */
+	GPU_TASK_MODE_GPU,			/* chunks go to the GPU service */
+	GPU_TASK_MODE_CPU			/* chunks are evaluated here */
+} GpuTaskMode;
+
+struct GpuTaskState
+{
+	CustomScanState css;
+	const GpuTaskOps *ops;
+
+	/* device quals, plain expressions, and ExecInitQual of them */
+	List	   *dev_quals;
+	ExprState  *dev_qual_state;
+
+	/* scan */
+	Relation	rel;
+	Snapshot	snapshot;
+	bool		snapshot_registered;	/* worker: restored from the DSM */
+	BufferAccessStrategy strategy;
+	BlockNumber nblocks;		/* non-parallel: blocks at scan start */
+	BlockNumber next_blkno;		/* non-parallel: next block to read */
+	bool		source_done;	/* no more blocks */
+	bool		started;		/* scan begun (PredicateLockRelation...) */
+
+	/* parallel */
+	GpuTaskShared *shared;		/* NULL unless parallel */
+	ParallelBlockTableScanDesc pscan;
+	ParallelBlockTableScanWorkerData pscan_work;
+	bool		pscan_inited;
+
+	/* GPU service */
+	GpuTaskMode mode;
+	GpuServiceConn *conn;
+	uint64		plan_id;
+	uint32		next_request_id;
+	int			max_inflight;
+	bool		chunk_sent;		/* a TaskExec went out */
+	List	   *inflight;		/* GpuTaskChunk sent, not answered; FIFO */
+	List	   *free_chunks;	/* buffers to reuse */
+
+	/*
+	 * Shared chunk buffers of this scan, one per in-flight slot, attached to
+	 * the current connection; nbuffers is 0 in inline mode.  Each chunk
+	 * created while nbuffers_used < nbuffers takes the next one for good.
+	 */
+	GpuSharedBuffer *buffers[GPU_TASK_MAX_INFLIGHT];
+	int			nbuffers;
+	int			nbuffers_used;
+	GpuTaskChunk *current;		/* chunk being emitted */
+	HeapTupleData tuple;		/* the tuple stored in the scan slot */
+
+	/* instrumentation */
+	GpuTaskCounters counters;	/* this participant */
+	GpuTaskCounters published;	/* part of counters already in shared */
+	GpuTaskCounters totals;		/* leader: all participants, for EXPLAIN */
+	bool		have_totals;
+	bool		reason_published;
+	char		cpu_reason[GPU_TASK_REASON_LEN];	/* "" unless CPU path */
+};
+
+/* the node the user sees in EXPLAIN: messages name it */
+static inline const char *
+gpu_task_node_name(GpuTaskState *gts)
+{
+	return gts->css.methods->CustomName;
+}
+
+/* task_state.c */
+extern void gpu_task_begin(GpuTaskState *gts, const GpuTaskOps *ops,
+						   EState *estate);
+extern void gpu_task_end(GpuTaskState *gts);
+extern void gpu_task_rescan(GpuTaskState *gts);
+
+/* task_start.c */
+extern void gpu_task_start(GpuTaskState *gts);
+
+/* task_pipeline.c */
+extern bool gpu_task_next_tuple(GpuTaskState *gts, TupleTableSlot *slot);
+extern uint32 gpu_task_send_final(GpuTaskState *gts, char *errbuf,
+								  size_t errlen);
+extern PgStromMsgHeader *gpu_task_read_final(GpuTaskState *gts,
+											 uint32 final_request_id);
+
+/* task_rows.c */
+extern bool gpu_task_chunk_next_item(GpuTaskState *gts, GpuTaskChunk *chunk,
+									 const char **item);
+extern bool gpu_task_position_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
+									   TupleTableSlot *slot,
+									   bool recheck_only);
+extern bool gpu_task_qual_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
+								   TupleTableSlot *slot);
+
+/* task_chunk.c */
+extern void gpu_task_source_reset(GpuTaskState *gts);
+extern uint32 gpu_task_chunk_capacity(GpuTaskState *gts);
+extern GpuTaskChunk *gpu_task_build_chunk(GpuTaskState *gts);
+extern void gpu_task_chunk_drop_replies(GpuTaskChunk *chunk);
+extern void gpu_task_release_chunk(GpuTaskState *gts, GpuTaskChunk *chunk);
+extern void gpu_task_free_chunks(GpuTaskState *gts, bool shared_only);
+extern void gpu_task_release_buffers(GpuTaskState *gts);
+
+/* task_fallback.c */
+extern void gpu_task_use_cpu(GpuTaskState *gts, const char *reason);
+extern void gpu_task_protocol_violation(GpuTaskState *gts, const char *what)
+			pg_attribute_noreturn();
+extern void gpu_task_error_reply(GpuTaskState *gts, PgStromMsgHeader *msg,
+								 const char *during);
+extern void gpu_task_transport_failed(GpuTaskState *gts, const char *reason,
+									  const char *during);
+
+/* task_parallel.c: CustomExecMethods of every GPU node */
+extern uint64 gpu_task_make_plan_id(GpuTaskState *gts);
+extern Size gpu_task_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+extern void gpu_task_initialize_dsm(CustomScanState *node,
+									ParallelContext *pcxt, void *coordinate);
+extern void gpu_task_reinitialize_dsm(CustomScanState *node,
+									  ParallelContext *pcxt, void *coordinate);
+extern void gpu_task_initialize_worker(CustomScanState *node, shm_toc *toc,
+									   void *coordinate);
+extern void gpu_task_shutdown(CustomScanState *node);
+extern void gpu_task_publish_counters(GpuTaskState *gts);
+extern bool gpu_task_device_used(GpuTaskState *gts);
+extern void gpu_task_mark_chunk_sent(GpuTaskState *gts);
+
+/* task_explain.c */
+typedef struct GpuExplainCounter
+{
+	const char *label;
+	uint64		value;
+} GpuExplainCounter;
+
+extern const GpuTaskCounters *gpu_task_explain_totals(GpuTaskState *gts);
+extern void gpu_task_explain_counters(GpuTaskState *gts,
+									  const GpuExplainCounter *items,
+									  int nitems, ExplainState *es);
+extern void gpu_task_explain_quals(GpuTaskState *gts, const char *label,
+								   List *quals, List *ancestors,
+								   ExplainState *es);
+
+#endif							/* PGSTROM_GPU_TASK_H */

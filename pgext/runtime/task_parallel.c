@@ -1,0 +1,229 @@
+/*-------------------------------------------------------------------------
+ *
+ * task_parallel.c
+ *		Parallel GPU nodes: DSM, block distribution, shared state and
+ *		instrumentation.
+ *
+ * The DSM segment of a parallel GPU node holds a GpuTaskShared and,
+ * after it, a heap parallel scan descriptor set up exactly as a parallel
+ * sequential scan does (table_parallelscan_initialize, which also
+ * serializes the snapshot).  Every participant, the leader included, takes
+ * blocks from it with table_block_parallelscan_nextpage, so every block
+ * goes to exactly one of them.
+ *
+ * Each participant adds its counters to the shared sum when its scan ends
+ * and when it shuts down; the leader copies the sum at shutdown, before the
+ * DSM goes away, for EXPLAIN ANALYZE.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "utils/snapmgr.h"
+
+#include "core/pg_strom.h"
+#include "runtime/gpu_task.h"
+
+/*
+ * The query-buffer key of the service: the same for every participant of
+ * one execution of this plan node.
+ */
+static uint64 plan_id_counter = 0;
+
+uint64
+gpu_task_make_plan_id(GpuTaskState *gts)
+{
+	uint64		h;
+
+	if (gts->shared)
+		return gts->shared->plan_id;
+	h = hash_bytes_uint32_extended((uint32) MyProcPid,
+								   (uint64) GetCurrentStatementStartTimestamp());
+	h = hash_combine64(h, (uint64) gts->css.ss.ps.plan->plan_node_id);
+	h = hash_combine64(h, (uint64) GetCurrentTransactionStartTimestamp());
+	/*
+	 * Two executions in one backend (a rescan, a function running the same
+	 * query twice in one statement, two open cursors) must never share a
+	 * query buffer of the service (a device table that holds rows until
+	 * TaskFinal): every call gets a new id.
+	 */
+	h = hash_combine64(h, ++plan_id_counter);
+	return h;
+}
+
+Size
+gpu_task_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	GpuTaskState *gts = (GpuTaskState *) node;
+
+	return add_size(GPU_TASK_SHARED_PSCAN_OFFSET,
+					table_parallelscan_estimate(gts->rel,
+												node->ss.ps.state->es_snapshot));
+}
+
+void
+gpu_task_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+					   void *coordinate)
+{
+	GpuTaskState *gts = (GpuTaskState *) node;
+	GpuTaskShared *shared = (GpuTaskShared *) coordinate;
+	ParallelTableScanDesc pscan;
+
+	memset(shared, 0, sizeof(GpuTaskShared));
+	SpinLockInit(&shared->mutex);
+	gts->shared = NULL;
+	shared->plan_id = gpu_task_make_plan_id(gts);
+
+	pscan = (ParallelTableScanDesc) ((char *) coordinate +
+									 GPU_TASK_SHARED_PSCAN_OFFSET);
+	table_parallelscan_initialize(gts->rel, pscan,
+								  node->ss.ps.state->es_snapshot);
+	gts->shared = shared;
+	gts->pscan = (ParallelBlockTableScanDesc) pscan;
+	gts->pscan_inited = false;
+	/* the leader scans with its own snapshot, which is the one serialized */
+	gts->snapshot = node->ss.ps.state->es_snapshot;
+}
+
+void
+gpu_task_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+						 void *coordinate)
+{
+	GpuTaskState *gts = (GpuTaskState *) node;
+	GpuTaskShared *shared = (GpuTaskShared *) coordinate;
+	ParallelTableScanDesc pscan;
+
+	pscan = (ParallelTableScanDesc) ((char *) coordinate +
+									 GPU_TASK_SHARED_PSCAN_OFFSET);
+	table_parallelscan_reinitialize(gts->rel, pscan);
+	gts->shared = shared;
+	gts->pscan = (ParallelBlockTableScanDesc) pscan;
+	gts->pscan_inited = false;
+	/* the workers of the new run join new query buffers */
+	SpinLockAcquire(&shared->mutex);
+	shared->plan_id = hash_combine64(shared->plan_id, (uint64) shared->plan_id + 1);
+	shared->device_used = false;
+	SpinLockRelease(&shared->mutex);
+}
+
+void
+gpu_task_initialize_worker(CustomScanState *node, shm_toc *toc,
+						  void *coordinate)
+{
+	GpuTaskState *gts = (GpuTaskState *) node;
+	ParallelTableScanDesc pscan;
+
+	pscan = (ParallelTableScanDesc) ((char *) coordinate +
+									 GPU_TASK_SHARED_PSCAN_OFFSET);
+	gts->shared = (GpuTaskShared *) coordinate;
+	gts->pscan = (ParallelBlockTableScanDesc) pscan;
+	gts->pscan_inited = false;
+
+	/* as table_beginscan_parallel() */
+	if (!pscan->phs_snapshot_any)
+	{
+		gts->snapshot = RestoreSnapshot((char *) pscan + pscan->phs_snapshot_off);
+		gts->snapshot = RegisterSnapshot(gts->snapshot);
+		gts->snapshot_registered = true;
+	}
+	else
+		gts->snapshot = SnapshotAny;
+}
+
+/*
+ * Whether the device may hold rows of this execution: this participant or,
+ * in a parallel plan, another one sent a chunk.
+ */
+bool
+gpu_task_device_used(GpuTaskState *gts)
+{
+	bool		used = gts->chunk_sent;
+
+	if (gts->shared)
+	{
+		SpinLockAcquire(&gts->shared->mutex);
+		used |= gts->shared->device_used;
+		SpinLockRelease(&gts->shared->mutex);
+	}
+	return used;
+}
+
+/* before the first TaskExec goes out: a partial message may be taken, too */
+void
+gpu_task_mark_chunk_sent(GpuTaskState *gts)
+{
+	if (gts->chunk_sent)
+		return;
+	gts->chunk_sent = true;
+	if (gts->shared)
+	{
+		SpinLockAcquire(&gts->shared->mutex);
+		gts->shared->device_used = true;
+		SpinLockRelease(&gts->shared->mutex);
+	}
+}
+
+static void
+counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
+			 const GpuTaskCounters *b, int sign)
+{
+	int			i;
+
+	dst->nchunks += sign * (int64) (a->nchunks - b->nchunks);
+	dst->npages += sign * (int64) (a->npages - b->npages);
+	dst->nrows_in += sign * (int64) (a->nrows_in - b->nrows_in);
+	dst->nrows_out += sign * (int64) (a->nrows_out - b->nrows_out);
+	dst->nrecheck += sign * (int64) (a->nrecheck - b->nrecheck);
+	dst->gpu_time_ns += sign * (int64) (a->gpu_time_ns - b->gpu_time_ns);
+	for (i = 0; i < GPU_TASK_NODE_COUNTERS; i++)
+		dst->node[i] += sign * (int64) (a->node[i] - b->node[i]);
+}
+
+/* adds what this participant counted since the last call to the sum */
+void
+gpu_task_publish_counters(GpuTaskState *gts)
+{
+	GpuTaskShared *shared = gts->shared;
+
+	if (shared == NULL)
+		return;
+	SpinLockAcquire(&shared->mutex);
+	counters_add(&shared->counters, &gts->counters, &gts->published, 1);
+	if (gts->cpu_reason[0] != '\0' && !gts->reason_published)
+	{
+		if (shared->cpu_reason[0] == '\0')
+			strlcpy(shared->cpu_reason, gts->cpu_reason,
+					sizeof(shared->cpu_reason));
+		gts->reason_published = true;
+	}
+	SpinLockRelease(&shared->mutex);
+	gts->published = gts->counters;
+}
+
+void
+gpu_task_shutdown(CustomScanState *node)
+{
+	GpuTaskState *gts = (GpuTaskState *) node;
+	GpuTaskShared *shared = gts->shared;
+
+	if (shared == NULL)
+		return;
+	gpu_task_publish_counters(gts);
+	if (!IsParallelWorker())
+	{
+		/* the DSM is about to go away: keep the sum for EXPLAIN */
+		SpinLockAcquire(&shared->mutex);
+		gts->totals = shared->counters;
+		if (gts->cpu_reason[0] == '\0' && shared->cpu_reason[0] != '\0')
+			strlcpy(gts->cpu_reason, shared->cpu_reason,
+					sizeof(gts->cpu_reason));
+		SpinLockRelease(&shared->mutex);
+		gts->have_totals = true;
+	}
+	gts->shared = NULL;
+	gts->pscan = NULL;
+}

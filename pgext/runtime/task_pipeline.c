@@ -1,0 +1,320 @@
+/*-------------------------------------------------------------------------
+ *
+ * task_pipeline.c
+ *		The chunk pipeline of GPU nodes and their row loop.
+ *
+ * In GPU mode the node keeps up to Min(pg_strom.max_async_tasks, 3) chunks
+ * in flight (TaskExec, request id = chunk id).  Each chunk is answered by
+ * zero or more SUCCESS_HALFWAY replies and a SUCCESS, all kept on the
+ * chunk; then its rows are emitted by the node's gpu_next_row, from the
+ * page copies the backend kept.  In CPU mode, and for chunks that were in
+ * flight when the service was lost, the node's cpu_next_row evaluates the
+ * chunk here.  At the end of the scan the node finishes its session
+ * (ops->finish, or TaskFinal and close) and publishes its counters.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "core/pg_strom.h"
+#include "runtime/gpu_task.h"
+
+static GpuTaskChunk *
+find_inflight(GpuTaskState *gts, uint32 request_id)
+{
+	ListCell   *lc;
+
+	foreach(lc, gts->inflight)
+	{
+		GpuTaskChunk *chunk = lfirst(lc);
+
+		if (chunk->request_id == request_id)
+			return chunk;
+	}
+	return NULL;
+}
+
+/*
+ * One reply to a TaskExec: checked against the chunk and kept on it.  A
+ * SUCCESS ends the chunk's answer; it is then no longer in flight and
+ * becomes the chunk being emitted.
+ */
+static void
+accept_chunk_reply(GpuTaskState *gts, PgStromMsgHeader *msg)
+{
+	const GpuTaskOps *ops = gts->ops;
+	bool		last = (msg->tag == PGSTROM_MSG_SUCCESS);
+	GpuTaskChunk *chunk;
+	XpuChunkResult *res;
+	MemoryContext oldcxt;
+
+	chunk = find_inflight(gts, msg->request_id);
+	if (chunk == NULL)
+	{
+		pfree(msg);
+		gpu_task_protocol_violation(gts, "reply to an unknown request");
+	}
+	if (last)
+	{
+		/* whatever happens next, the chunk is no longer in flight */
+		gts->inflight = list_delete_ptr(gts->inflight, chunk);
+		gts->current = chunk;
+		chunk->cpu_mode = false;
+	}
+	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
+	chunk->replies = lappend(chunk->replies, msg);
+	MemoryContextSwitchTo(oldcxt);
+
+	if (msg->length < sizeof(PgStromMsgHeader) + sizeof(XpuChunkResult))
+		gpu_task_protocol_violation(gts, "truncated chunk result");
+	res = (XpuChunkResult *) ((char *) msg + sizeof(PgStromMsgHeader));
+	chunk->nitems += res->nitems;
+	if (res->chunk_id != chunk->request_id ||
+		(ops->max_items_per_tuple > 0 &&
+		 chunk->nitems > (uint64) chunk->nblocks * XPU_MAX_TUPLES_PER_PAGE *
+		 ops->max_items_per_tuple) ||
+		(uint64) msg->length != sizeof(PgStromMsgHeader) + sizeof(XpuChunkResult) +
+		(uint64) res->nitems * ops->item_size)
+		gpu_task_protocol_violation(gts, "malformed chunk result");
+
+	gts->counters.nrows_in += res->ntuples;
+	gts->counters.gpu_time_ns += res->gpu_time_ns;
+}
+
+/*
+ * Fills the pipeline and takes one reply.  On return, gts->current is a
+ * chunk to emit, or the mode changed to CPU, or there is nothing left, or
+ * a chunk got part of its answer (the caller comes back).
+ */
+static void
+gpu_step(GpuTaskState *gts)
+{
+	char		errbuf[GPU_TASK_REASON_LEN];
+	PgStromMsgHeader *msg;
+
+	while (list_length(gts->inflight) < gts->max_inflight && !gts->source_done)
+	{
+		GpuTaskChunk *chunk = gpu_task_build_chunk(gts);
+		PgStromMsgHeader *hdr;
+		XpuChunk   *xchunk;
+
+		if (chunk == NULL)
+			break;
+		chunk->request_id = gts->next_request_id++;
+		hdr = (PgStromMsgHeader *) chunk->buf;
+		hdr->request_id = chunk->request_id;
+		xchunk = (XpuChunk *) (chunk->buf + sizeof(PgStromMsgHeader));
+		xchunk->chunk_id = chunk->request_id;
+		/* in flight from now on: kept until answered or done on the CPU */
+		gts->inflight = lappend(gts->inflight, chunk);
+		gpu_task_mark_chunk_sent(gts);
+		if (!pgstrom_gpu_send(gts->conn, chunk->buf, chunk->buf_len,
+							  errbuf, sizeof(errbuf)))
+		{
+			gpu_task_transport_failed(gts, errbuf, "TaskExec");
+			return;
+		}
+	}
+	if (gts->inflight == NIL)
+		return;
+
+	msg = pgstrom_gpu_recv(gts->conn, errbuf, sizeof(errbuf));
+	if (msg == NULL)
+	{
+		gpu_task_use_cpu(gts, errbuf);
+		return;
+	}
+	switch (msg->tag)
+	{
+		case PGSTROM_MSG_SUCCESS:
+		case PGSTROM_MSG_SUCCESS_HALFWAY:
+			accept_chunk_reply(gts, msg);
+			break;
+		case PGSTROM_MSG_ERROR:
+			gpu_task_error_reply(gts, msg, "TaskExec");
+			break;
+		default:
+			pfree(msg);
+			gpu_task_protocol_violation(gts, "unexpected message tag");
+	}
+}
+
+/*
+ * Sends TaskFinal on gts's connection: its request id, or 0 (request ids
+ * start at 1) when the send failed, with the reason in errbuf.
+ */
+uint32
+gpu_task_send_final(GpuTaskState *gts, char *errbuf, size_t errlen)
+{
+	PgStromMsgHeader hdr;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.magic = PGSTROM_MSG_MAGIC;
+	hdr.tag = PGSTROM_MSG_TASK_FINAL;
+	hdr.length = sizeof(hdr);
+	hdr.request_id = gts->next_request_id++;
+	if (!pgstrom_gpu_send(gts->conn, &hdr, sizeof(hdr), errbuf, errlen))
+		return 0;
+	return hdr.request_id;
+}
+
+/*
+ * The next reply to TaskFinal: a SUCCESS_HALFWAY message, which the caller
+ * now owns, or NULL once the SUCCESS that ends the reply came (the
+ * connection is then closed and the counters published) or the node went
+ * to the CPU (which raises for a node whose rows were on the device).
+ */
+PgStromMsgHeader *
+gpu_task_read_final(GpuTaskState *gts, uint32 final_request_id)
+{
+	char		errbuf[GPU_TASK_REASON_LEN];
+	PgStromMsgHeader *msg;
+
+	if (gts->conn == NULL)
+		return NULL;
+	msg = pgstrom_gpu_recv(gts->conn, errbuf, sizeof(errbuf));
+	if (msg == NULL)
+	{
+		gpu_task_use_cpu(gts, errbuf);
+		return NULL;
+	}
+	if (msg->tag == PGSTROM_MSG_ERROR)
+	{
+		gpu_task_error_reply(gts, msg, "TaskFinal");
+		return NULL;
+	}
+	if (msg->request_id != final_request_id)
+	{
+		pfree(msg);
+		gpu_task_protocol_violation(gts, "reply to an unknown request");
+	}
+	if (msg->tag == PGSTROM_MSG_SUCCESS_HALFWAY)
+		return msg;
+	if (msg->tag != PGSTROM_MSG_SUCCESS)
+	{
+		pfree(msg);
+		gpu_task_protocol_violation(gts, "unexpected reply to TaskFinal");
+	}
+	pfree(msg);
+	pgstrom_gpu_close(gts->conn);
+	gts->conn = NULL;
+	gpu_task_publish_counters(gts);
+	return NULL;
+}
+
+/*
+ * TaskFinal and close, for a node that keeps nothing on the device: every
+ * row was emitted already, so problems here cannot change the result.
+ */
+static void
+finish_plain(GpuTaskState *gts)
+{
+	char		errbuf[GPU_TASK_REASON_LEN];
+	uint32		request_id = gpu_task_send_final(gts, errbuf, sizeof(errbuf));
+	PgStromMsgHeader *reply;
+
+	if (request_id == 0)
+		elog(DEBUG1, "%s: TaskFinal not sent: %s", gpu_task_node_name(gts), errbuf);
+	while (request_id != 0)
+	{
+		reply = pgstrom_gpu_recv(gts->conn, errbuf, sizeof(errbuf));
+		if (reply == NULL)
+		{
+			elog(DEBUG1, "%s: no reply to TaskFinal: %s",
+				 gpu_task_node_name(gts), errbuf);
+			break;
+		}
+		if (reply->tag != PGSTROM_MSG_SUCCESS)
+			elog(DEBUG1, "%s: TaskFinal answered with tag %u",
+				 gpu_task_node_name(gts), (unsigned) reply->tag);
+		if (reply->tag != PGSTROM_MSG_SUCCESS_HALFWAY)
+			request_id = 0;
+		pfree(reply);
+	}
+	pgstrom_gpu_close(gts->conn);
+	gts->conn = NULL;
+}
+
+/* the chunk sent but never answered: evaluate the kept copy here */
+static void
+take_unanswered_chunk(GpuTaskState *gts)
+{
+	GpuTaskChunk *chunk = linitial(gts->inflight);
+
+	gts->inflight = list_delete_first(gts->inflight);
+	gpu_task_chunk_drop_replies(chunk);
+	chunk->cpu_mode = true;
+	chunk->cur_block = 0;
+	chunk->cur_offset = InvalidOffsetNumber;
+	gts->current = chunk;
+}
+
+/*
+ * The next row of the node's scan, in slot (a heap-tuple slot over the
+ * relation's descriptor): false at the end of the scan, after the session
+ * was finished.
+ */
+bool
+gpu_task_next_tuple(GpuTaskState *gts, TupleTableSlot *slot)
+{
+	const GpuTaskOps *ops = gts->ops;
+	MemoryContext oldcxt;
+
+	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
+	if (gts->mode == GPU_TASK_MODE_INIT)
+		gpu_task_start(gts);
+
+	for (;;)
+	{
+		GpuTaskChunk *chunk = gts->current;
+
+		if (chunk)
+		{
+			if (chunk->cpu_mode ? ops->cpu_next_row(gts, chunk, slot)
+				: ops->gpu_next_row(gts, chunk, slot))
+			{
+				MemoryContextSwitchTo(oldcxt);
+				return true;
+			}
+			/* the slot must not point into a buffer that is reused */
+			ExecClearTuple(slot);
+			gpu_task_release_chunk(gts, chunk);
+			gts->current = NULL;
+		}
+
+		if (gts->mode == GPU_TASK_MODE_GPU)
+		{
+			gpu_step(gts);
+			if (gts->mode == GPU_TASK_MODE_GPU && gts->current == NULL &&
+				gts->inflight == NIL)
+				break;			/* every chunk answered and emitted */
+		}
+		else if (gts->inflight != NIL)
+			take_unanswered_chunk(gts);
+		else
+		{
+			chunk = gpu_task_build_chunk(gts);
+			if (chunk == NULL)
+				break;
+			chunk->cpu_mode = true;
+			gts->current = chunk;
+		}
+	}
+
+	/* end of scan */
+	if (gts->conn != NULL)
+	{
+		if (ops->finish)
+			ops->finish(gts);
+		else
+			finish_plain(gts);
+	}
+	gpu_task_publish_counters(gts);
+	MemoryContextSwitchTo(oldcxt);
+	ExecClearTuple(slot);
+	return false;
+}
