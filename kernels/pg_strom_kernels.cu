@@ -8,8 +8,8 @@
 #include "pg_strom_catalog.h"
 #include "pg_strom_xpu.h"
 #include "pg_strom_proto.h"
-#include "gpuscan.h"
-#include "gpupreagg.h"
+#include "xpu_scan.h"
+#include "xpu_preagg.h"
 
 /*
  * extern "C" keeps the symbol unmangled for cuModuleGetGlobal, and gives the

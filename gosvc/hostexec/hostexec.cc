@@ -11,7 +11,7 @@
  * the loops follow the kernels step by step; kernels/test/test_preagg.cu
  * runs the same helpers the same way.
  */
-#include "gpupreagg.h"
+#include "xpu_preagg.h"
 #include "pg_strom_catalog.h"
 #include "hostexec.h"
 

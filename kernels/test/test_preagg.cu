@@ -10,7 +10,7 @@
 #define main test_kernels_main
 #include "test_kernels.cu"
 #undef main
-#include "gpupreagg.h"
+#include "xpu_preagg.h"
 #include <math.h>
 #include <algorithm>
 

@@ -1,25 +1,19 @@
 /*
- * gpuscan.h
+ * xpu_scan.h
  *
  * kern_gpuscan_block: one CUDA block per 8kB heap page, threads striding
  * over the page's line pointers.  See pg_strom_xpu.h for the contract.
  */
-#ifndef GPUSCAN_H
-#define GPUSCAN_H
+#ifndef XPU_SCAN_H
+#define XPU_SCAN_H
 
 #include "xpu_eval.h"
+#include "xpu_atomic.h"
 
 #ifdef __CUDACC__
 
 /* line pointers of a page grouped by 32, for the per-page prefix sum */
 #define XPU_GPUSCAN_LPGROUPS	((XPU_MAX_TUPLES_PER_PAGE + 31) / 32)
-
-__device__ static inline void
-xpu_set_status(uint32_t *counters, uint32_t status)
-{
-	/* the first problem reported wins */
-	atomicCAS(&counters[XPU_COUNTER_STATUS], XPU_STATUS_OK, status);
-}
 
 extern "C" __global__ void __launch_bounds__(XPU_GPUSCAN_THREADS)
 kern_gpuscan_block(const char *session,
@@ -209,4 +203,4 @@ kern_gpuscan_block(const char *session,
 }
 
 #endif							/* __CUDACC__ */
-#endif							/* GPUSCAN_H */
+#endif							/* XPU_SCAN_H */
