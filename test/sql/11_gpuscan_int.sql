@@ -9,7 +9,7 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE b <= -5000 AND c >= 0$$)
 SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE a = b$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE a < c$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE b <> 0 AND c <> 1$$);
-SELECT id, b FROM t_int WHERE b >= 2147483600 ORDER BY id;
+SELECT id, b FROM t_int WHERE b >= 2147483599 OR b < -2147483599 ORDER BY id;
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE id > 0 AND a + 1000 > 20000$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE id > 0 AND b * 3 - c / 1000 > 0$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE id > 0 AND b % 7 = 3$$);
@@ -17,7 +17,7 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE -(a::int4) > 50 OR abs(
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE id > 0 AND c / (b % 5 + 10) > 1000$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE a::int8 * 100000 > c$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE b::float8 / 3 > 100.5$$);
-SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE b::numeric > 99999$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE b::numeric > 49999.5$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE b BETWEEN -100 AND 100$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE b NOT BETWEEN SYMMETRIC 100 AND -100$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE a IN (1, 2, 3, -32768, 32767)$$);

@@ -85,7 +85,11 @@ END
 $$;
 
 -- one table with every aggregate argument type, NULLs, and moderate floats
--- (sums of values that cancel in a different order would not be comparable)
+-- (sums of values that cancel in a different order would not be comparable).
+-- Integers, dates and timestamps take values on both sides of zero and of
+-- PostgreSQL's epoch 2000-01-01 in every group (a min/max that compared them
+-- unsigned would show), and b is -1, 0 or 1 on every 43rd row, so the quals
+-- b > 0 meet their boundary in every group
 CREATE TABLE t_pa (
 	id int, g int4, g2 int2, gb bool, gt text, gv varchar(12), gc char(6),
 	gd date, gts timestamp, gn numeric,
@@ -103,15 +107,15 @@ SELECT i,
        timestamp '2020-01-01' + (i % 19) * interval '1 hour',
        CASE WHEN i % 79 = 0 THEN NULL ELSE ((i % 9) / 4.0)::numeric END,
        CASE WHEN i % 17 = 0 THEN NULL ELSE ((i * 37) % 65536 - 32768)::int2 END,
-       CASE WHEN i % 19 = 0 THEN NULL ELSE (i * 7919) % 2000003 - 1000000 END,
-       CASE WHEN i % 23 = 0 THEN NULL ELSE (i::int8 * 1000003) % 100000000007 - 50000000000 END,
+       CASE WHEN i % 19 = 0 THEN NULL WHEN i % 43 = 0 THEN i % 3 - 1 ELSE (i * 7919) % 2000003 - 1000000 END,
+       CASE WHEN i % 23 = 0 THEN NULL ELSE (i::int8 * 1000003 * 7919) % 100000000007 - 50000000000 END,
        CASE WHEN i % 13 = 0 THEN NULL ELSE ((i * 7919) % 10007) / 97.0 END,
        CASE WHEN i % 11 = 0 THEN NULL ELSE ((i::int8 * 104729) % 1000003) / 1013.0 END,
        CASE WHEN i % 29 = 0 THEN NULL ELSE date '2000-01-01' + (i * 7919) % 40000 - 20000 END,
        CASE WHEN i % 31 = 0 THEN NULL
-            ELSE timestamp '2000-01-01' + ((i::int8 * 104729) % 2000000000) * interval '1 second' END,
+            ELSE timestamp '2000-01-01' + ((i::int8 * 104729) % 2000000000 - 1000000000) * interval '1 second' END,
        CASE WHEN i % 37 = 0 THEN NULL
-            ELSE timestamptz '2000-01-01 00:00:00+00' + ((i::int8 * 15485863) % 2000000000) * interval '1 second' END
+            ELSE timestamptz '2000-01-01 00:00:00+00' + ((i::int8 * 15485863) % 2000000000 - 1000000000) * interval '1 second' END
   FROM generate_series(1, 50000) i;
 -- extremes, each in a group of its own (g = 100..)
 INSERT INTO t_pa (id, g, a, b, c, f4, f8) VALUES
