@@ -22,6 +22,7 @@
 #include "utils/guc.h"
 
 #include "core/pg_strom.h"
+#include "service/service_state.h"
 
 /* GPU service */
 int			pgstrom_gpu_mempool_segment_sz_kb;

@@ -15,8 +15,12 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "client/gpu_client.h"
 #include "core/pg_strom.h"
 #include "gpupreagg/gpupreagg.h"
+#include "gpuscan/gpuscan.h"
+#include "service/service_state.h"
+#include "service/supervisor.h"
 
 PG_MODULE_MAGIC;
 
@@ -35,7 +39,8 @@ _PG_init(void)
 	pgstrom_init_gucs();
 	pgstrom_init_service_state();
 	pgstrom_register_supervisor();
-	/* planner hook, custom scan methods, service client */
+	pgstrom_init_gpu_client();
+	/* each node: planner hook, custom scan methods */
 	pgstrom_init_gpuscan();
 	pgstrom_init_gpupreagg();
 }

@@ -5,7 +5,7 @@
  * (gpupreagg_path.c, gpupreagg_plan.c) puts a CustomScan "GpuPreAgg" below
  * a Finalize Agg (AGGSPLIT_FINAL_DESERIAL), with a Gather between them for
  * parallel plans.  The executor (gpupreagg_exec.c and friends) scans the
- * relation with the GpuScan machinery, lets the device accumulate the rows
+ * relation with the GPU runtime (runtime/), lets the device accumulate the rows
  * it can, accumulates the rest (RECHECK rows, or every row on the CPU path)
  * on the CPU with the same accumulators, and emits one partial-aggregate
  * tuple per group entry: PostgreSQL's own final Agg combines them, so

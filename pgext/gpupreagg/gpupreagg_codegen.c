@@ -8,7 +8,7 @@
  * root is made a fresh last node whenever the quals' own last node is one
  * the descriptor names, since the contract wants every such node < root.
  *
- * Message: the GpuScan program as cg_assemble_message() lays it out, with
+ * Message: the scan program as cg_assemble_message() lays it out, with
  * kind XPU_KIND_GPUPREAGG, then (16-byte aligned each)
  *		XpuPreAggDesc | XpuGroupKey[nkeys] | XpuAggDesc[naggs]
  * at XpuSession.preagg_offset.

@@ -8,7 +8,7 @@
  *		  -> Gather -> Parallel Custom Scan (GpuPreAgg)
  * and the same without the Gather, when
  *	- pg_strom.enabled and pg_strom.enable_gpupreagg are on, and the GPU
- *	  service is READY or pg_strom.regression_test_mode is on (as GpuScan);
+ *	  service is READY or pg_strom.regression_test_mode is on;
  *	- every restriction clause runs on the device (a host qual would have
  *	  to be evaluated before aggregating, which the device cannot wait for);
  *	- no grouping sets, no SRFs in the target list, every aggregate is one
@@ -20,13 +20,14 @@
  *	  XPU_PREAGG_MAX_ENTRY.
  * HAVING stays with the final Agg.  DEBUG2 says why a query was refused.
  *
- * Costs: the GpuScan model for the scan (setup, pages, gpu_page_cost a
+ * Costs: the GPU scan model (setup, pages, gpu_page_cost a
  * page, per-tuple device cost) with the device operators of quals, keys
  * and arguments plus one per aggregate, and cpu_operator_cost per row for
  * the backend that reads and sends the pages (all but the pages' I/O
  * divided among parallel participants), all before the first row
- * (startup), plus cpu_tuple_cost per group returned.  Regression test mode scales them, and those of the
- * final Agg above, down as GpuScan's.
+ * (startup), plus cpu_tuple_cost per group returned.  Regression test
+ * mode scales them, and those of the final Agg above, down by
+ * REGRESSION_COST_SCALE.
  *
  *-------------------------------------------------------------------------
  */
@@ -291,10 +292,10 @@ gpupreagg_create_path(PlannerInfo *root, RelOptInfo *baserel,
 }
 
 /*
- * Regression test mode: the whole GpuPreAgg plan is scaled down as GpuScan
- * is, so that it wins even for tiny tables (where the final Agg's combine
- * and deserialize costs would otherwise decide) and EXPLAIN shapes do not
- * depend on the machine.
+ * Regression test mode: the whole GpuPreAgg plan is scaled down by
+ * REGRESSION_COST_SCALE, so that it wins even for tiny tables (where the
+ * final Agg's combine and deserialize costs would otherwise decide) and
+ * EXPLAIN shapes do not depend on the machine.
  */
 static Path *
 regression_scaled(Path *path)

@@ -250,7 +250,6 @@ void
 pgstrom_init_gpuscan(void)
 {
 	pgstrom_init_gpuscan_plan();
-	pgstrom_init_gpu_client();
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = gpuscan_set_rel_pathlist;
 }

@@ -17,6 +17,7 @@
 #include "utils/rel.h"
 
 #include "core/pg_strom.h"
+#include "service/service_state.h"
 #include "planner/gpu_paths.h"
 
 /* the service is ready with a device (the planner never touches a socket) */

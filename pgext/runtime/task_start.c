@@ -22,6 +22,7 @@
 #include "utils/rel.h"
 
 #include "core/pg_strom.h"
+#include "service/service_state.h"
 #include "runtime/gpu_task.h"
 
 /*

@@ -12,6 +12,7 @@
 #include "utils/snapmgr.h"
 
 #include "core/pg_strom.h"
+#include "service/service_state.h"
 #include "runtime/gpu_task.h"
 
 /*

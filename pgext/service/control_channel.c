@@ -20,6 +20,8 @@
 #include "storage/lwlock.h"
 
 #include "core/pg_strom.h"
+#include "service/supervisor.h"
+#include "service/service_state.h"
 
 /* one byte more than the largest message, to notice oversized ones */
 static union

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/pg_strom.h"
+#include "service/supervisor.h"
 
 /* room for one whole line plus the start of the next one */
 static char linebuf[2 * PGSTROM_LOG_MAX_LINE];

@@ -26,6 +26,8 @@
 #include "storage/lwlock.h"
 
 #include "core/pg_strom.h"
+#include "service/supervisor.h"
+#include "service/service_state.h"
 
 /* where the child's ends of the channels are placed for the launcher */
 #define CHILD_CTL_FD	3

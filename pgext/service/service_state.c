@@ -20,6 +20,7 @@
 #include "storage/shmem.h"
 
 #include "core/pg_strom.h"
+#include "service/service_state.h"
 
 #define PGSTROM_LWLOCK_TRANCHE	"pg_strom"
 

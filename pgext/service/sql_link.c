@@ -23,6 +23,7 @@
 #include "utils/tuplestore.h"
 
 #include "core/pg_strom.h"
+#include "service/service_state.h"
 #include "client/gpu_client.h"
 
 PG_FUNCTION_INFO_V1(pgstrom_gpu_link_bandwidth);

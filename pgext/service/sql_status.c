@@ -17,6 +17,7 @@
 #include "utils/tuplestore.h"
 
 #include "core/pg_strom.h"
+#include "service/service_state.h"
 
 PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
 PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);

@@ -33,6 +33,8 @@
 #include "utils/memutils.h"
 
 #include "core/pg_strom.h"
+#include "service/supervisor.h"
+#include "service/service_state.h"
 
 /* restart back-off: 1 s doubling up to 30 s, reset after 60 s of uptime */
 #define RESTART_BACKOFF_MIN_MS		1000
