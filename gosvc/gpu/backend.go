@@ -7,7 +7,7 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 )
 
 // Backend is the real GPU side of the service; it satisfies
@@ -29,7 +29,7 @@ func NewBackend() *Backend {
 // loaded; it takes device memory from pool.  If the module lacks a kernel,
 // the executor is still returned and Prepare fails for the sessions that
 // need it.
-func (b *Backend) Executor(index int, pool *mempool.Pool) (server.Executor, error) {
+func (b *Backend) Executor(index int, pool *mempool.Pool) (nodekind.Executor, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d, err := b.device(index)

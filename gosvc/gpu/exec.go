@@ -9,7 +9,7 @@ import (
 
 	"gorgonia.org/cu"
 
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -40,12 +40,12 @@ func layoutFor(c xpu.Chunk, retry bool) chunkLayout {
 // its DMA starts, so the host copy of the next piece overlaps it.
 const stagePiece = 4 << 20
 
-// Exec runs the GpuScan kernel over one chunk: pages host to device, kernel
+// Scan runs the GpuScan kernel over one chunk: pages host to device, kernel
 // (one CUDA block per page), counters and items back.  Pinned pages (a
 // registered shared buffer) go to the device by DMA straight from where they
 // are; others are staged through the lane's pinned buffer.  GpuTimeNs is
 // the wall time of the copies and the kernel.
-func (s *session) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
+func (s *session) Scan(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []uint32, error) {
 	return s.ex.runTask(s, c, pages, false, func(t *task) error {
 		t.kernel = xpu.KernelGpuScan
 		return s.ex.dev.Do(t.run)
@@ -55,7 +55,7 @@ func (s *session) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint
 // runTask gives one chunk its device memory and a lane, and calls run with
 // the task; the result is built from what run left in the task's counters
 // and items.  GpuTimeNs is the wall time of run.
-func (e *Executor) runTask(s *session, c xpu.Chunk, pages server.Pages, retry bool, run func(t *task) error) (xpu.ChunkResult, []uint32, error) {
+func (e *Executor) runTask(s *session, c xpu.Chunk, pages nodekind.Pages, retry bool, run func(t *task) error) (xpu.ChunkResult, []uint32, error) {
 	if len(pages.Bytes) != c.PagesLen() {
 		return xpu.ChunkResult{}, nil, fmt.Errorf("chunk %d: %d bytes of pages for %d blocks", c.ChunkID, len(pages.Bytes), c.NBlocks)
 	}

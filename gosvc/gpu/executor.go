@@ -12,13 +12,15 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
+	"github.com/pgstrom-go/pg_strom/gosvc/scan"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// Executor runs GpuScan and GpuPreAgg sessions on one device; it
-// implements server.Executor.
+// Executor runs sessions on one device: it implements the primitives of
+// every node kind (scan.Primitives, preagg.Primitives).
 type Executor struct {
 	dev    *Device
 	pool   *mempool.Pool
@@ -41,7 +43,8 @@ type Executor struct {
 }
 
 var (
-	_ server.Executor         = (*Executor)(nil)
+	_ scan.Primitives         = (*Executor)(nil)
+	_ preagg.Primitives       = (*Executor)(nil)
 	_ server.HostPinner       = (*Executor)(nil)
 	_ server.BodyLender       = (*Executor)(nil)
 	_ server.HostMemoryKeeper = (*Executor)(nil)
@@ -103,13 +106,12 @@ func (e *Executor) alloc(size uint64, what string) (mempool.Chunk, error) {
 	}
 }
 
-// Prepare uploads the whole OpenSession message to device memory: the
-// kernel reads the program from there.  A GpuPreAgg session also joins
-// the device hash table of its plan.
-func (e *Executor) Prepare(msg []byte, p *xpu.Program) (server.Prepared, error) {
-	if p.Kind == xpu.KindGpuPreAgg {
-		return e.preparePreAgg(msg, p)
-	}
+// Name names the device in errors.
+func (e *Executor) Name() string { return fmt.Sprintf("GPU%d", e.dev.index) }
+
+// PrepareScan uploads the whole OpenSession message to device memory: the
+// GpuScan kernel reads the program from there.
+func (e *Executor) PrepareScan(msg []byte, p *xpu.Program) (scan.Program, error) {
 	if e.kern.scanErr != nil {
 		return nil, fmt.Errorf("the kernels module cannot run GpuScan: %w", e.kern.scanErr)
 	}
@@ -144,7 +146,7 @@ func (e *Executor) Close() error {
 	return errors.Join(errs...)
 }
 
-// session is a program on the device; it implements server.Prepared.
+// session is a program on the device; it implements scan.Program.
 type session struct {
 	ex     *Executor
 	mem    mempool.Chunk // the OpenSession message

@@ -14,7 +14,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind/kindtest"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
@@ -86,7 +89,7 @@ func programText() []byte {
 func item(block, lp int, recheck bool) uint32 { return xputest.Item(block, lp, recheck) }
 
 // executorOnDevice0 loads the kernels on device 0 and returns its executor.
-func executorOnDevice0(t *testing.T) (server.Executor, *mempool.Pool) {
+func executorOnDevice0(t *testing.T) (nodekind.Executor, *mempool.Pool) {
 	t.Helper()
 	image := buildFatbin(t, deviceArchs(t))
 	b := NewBackend()
@@ -148,7 +151,7 @@ func TestExecutorGpuScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runScanCases(t, ex, pool, chunk, server.Pages{Bytes: chunk.Pages(chunkMsg)}, ntuples)
+	runScanCases(t, ex, pool, chunk, nodekind.Pages{Bytes: chunk.Pages(chunkMsg)}, ntuples)
 }
 
 // scanCase is one program over scanPages and its expected outcome.
@@ -169,18 +172,14 @@ func scanCases() []scanCase {
 
 // runScanCases runs every scanCase over chunk 77 (the pages of scanPages)
 // in its own session and checks the results and the pool afterwards.
-func runScanCases(t *testing.T, ex server.Executor, pool *mempool.Pool, chunk xpu.Chunk, pages server.Pages, ntuples uint32) {
+func runScanCases(t *testing.T, ex nodekind.Executor, pool *mempool.Pool, chunk xpu.Chunk, pages nodekind.Pages, ntuples uint32) {
 	t.Helper()
 	for _, c := range scanCases() {
-		prog, err := xpu.ParseSession(c.session)
-		if err != nil {
-			t.Fatalf("%s: ParseSession: %v", c.name, err)
-		}
-		prep, err := ex.Prepare(c.session, prog)
+		prep, err := kindtest.Open(kinds.All(), ex, c.session)
 		if err != nil {
 			t.Fatalf("%s: Prepare: %v", c.name, err)
 		}
-		res, items, err := prep.Exec(chunk, pages)
+		res, items, err := kindtest.Exec(prep, chunk, pages)
 		if err != nil {
 			t.Fatalf("%s: Exec: %v", c.name, err)
 		}
@@ -217,7 +216,7 @@ func TestExecutorConcurrentChunks(t *testing.T) {
 	errs := make(chan error, 8)
 	for w := 0; w < 8; w++ {
 		go func() {
-			res, items, err := prep.Exec(chunk, server.Pages{Bytes: chunk.Pages(msg)})
+			res, items, err := kindtest.Exec(prep, chunk, nodekind.Pages{Bytes: chunk.Pages(msg)})
 			if err == nil && (len(items) != 4*512 || res.NTuples != 11*512) {
 				err = fmt.Errorf("%d items, %d tuples; want %d and %d", len(items), res.NTuples, 4*512, 11*512)
 			}
@@ -242,7 +241,7 @@ func TestExecutorBadPage(t *testing.T) {
 	page[24], page[25], page[26], page[27] = byte(le), byte(le>>8), byte(le>>16), byte(le>>24)
 	msg := xputest.ChunkMessage(1, 6, page)
 	chunk, _ := xpu.ParseChunk(msg)
-	_, _, err := prep.Exec(chunk, server.Pages{Bytes: chunk.Pages(msg)})
+	_, _, err := kindtest.Exec(prep, chunk, nodekind.Pages{Bytes: chunk.Pages(msg)})
 	if !errors.Is(err, xpu.ErrBadPage) {
 		t.Fatalf("Exec of a page with an out-of-page line pointer: %v, want XPU_STATUS_BAD_PAGE", err)
 	}
@@ -253,7 +252,7 @@ func TestExecutorBadPage(t *testing.T) {
 func TestServerWithGpuExecutor(t *testing.T) {
 	ex, pool := executorOnDevice0(t)
 	srv, err := server.New(server.Config{
-		SocketPath: server.SocketPath(t.TempDir(), 1, 0), Workers: 4, Pool: pool, Executor: ex,
+		SocketPath: server.SocketPath(t.TempDir(), 1, 0), Workers: 4, Pool: pool, Executor: ex, Kinds: kinds.All(),
 		Logger: zerolog.New(zerolog.NewTestWriter(t)),
 	})
 	if err != nil {
@@ -303,14 +302,10 @@ func expectDivSessionReplies(t *testing.T, c net.Conn, label string, pool *mempo
 }
 
 // prepareAB uploads programAB to the device; the session closes with the test.
-func prepareAB(t *testing.T, ex server.Executor) server.Prepared {
+func prepareAB(t *testing.T, ex nodekind.Executor) nodekind.Session {
 	t.Helper()
 	sess := programAB()
-	prog, err := xpu.ParseSession(sess)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep, err := ex.Prepare(sess, prog)
+	prep, err := kindtest.Open(kinds.All(), ex, sess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +330,7 @@ func TestExecutorLentBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runScanCases(t, ex, pool, chunk, server.Pages{Bytes: chunk.Pages(msg), Pinned: true}, ntuples)
+	runScanCases(t, ex, pool, chunk, nodekind.Pages{Bytes: chunk.Pages(msg), Pinned: true}, ntuples)
 	if err := lender.ReturnBody(body); err != nil {
 		t.Fatal(err)
 	}

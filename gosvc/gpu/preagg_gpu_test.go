@@ -8,8 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind/kindtest"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
 )
@@ -24,7 +26,7 @@ const (
 	preaggGroups      = 3000
 )
 
-func preaggProgramMsg(planID uint64) ([]byte, *xpu.Program, error) {
+func preaggProgramMsg(planID uint64) []byte {
 	b := xputest.New()
 	b.PlanID = planID
 	b.Attr(4, 4, true, xpu.TypeInt4)
@@ -35,9 +37,7 @@ func preaggProgramMsg(planID uint64) ([]byte, *xpu.Program, error) {
 	b.GroupBy(k, 0)
 	b.Aggregate(xpu.AggCount, -1, -1)
 	b.Aggregate(xpu.AggSumInt, v, -1)
-	msg := b.Message(1)
-	p, err := xpu.ParseSession(msg)
-	return msg, p, err
+	return b.Message(1)
 }
 
 // groupKey is a decoded key slot: null, or the value.
@@ -146,7 +146,7 @@ func preaggExecutor(t *testing.T) (*Executor, *mempool.Pool) {
 	return e, pool
 }
 
-func execChunk(t *testing.T, prep server.Prepared, chunkID uint32, pages []byte) {
+func execChunk(t *testing.T, prep nodekind.Session, chunkID uint32, pages []byte) {
 	t.Helper()
 	msg := xputest.ChunkMessage(1, chunkID, pages)
 	c, err := xpu.ParseChunk(msg)
@@ -154,7 +154,7 @@ func execChunk(t *testing.T, prep server.Prepared, chunkID uint32, pages []byte)
 		t.Error(err)
 		return
 	}
-	res, items, err := prep.Exec(c, server.Pages{Bytes: c.Pages(msg)})
+	res, items, err := kindtest.Exec(prep, c, nodekind.Pages{Bytes: c.Pages(msg)})
 	if err != nil {
 		t.Errorf("chunk %d: Exec: %v", chunkID, err)
 		return
@@ -167,11 +167,7 @@ func execChunk(t *testing.T, prep server.Prepared, chunkID uint32, pages []byte)
 
 func TestExecutorPreAggGrowsTable(t *testing.T) {
 	e, pool := preaggExecutor(t)
-	msg, prog, err := preaggProgramMsg(0xa001)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep, err := e.Prepare(msg, prog)
+	prep, err := kindtest.Open(kinds.All(), e, preaggProgramMsg(0xa001))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +175,7 @@ func TestExecutorPreAggGrowsTable(t *testing.T) {
 	for c := 0; c < 3; c++ {
 		execChunk(t, prep, uint32(c), preaggRows(c*20*preaggRowsPerPage, 20, want))
 	}
-	fin, ok := prep.(server.Finalizer)
-	if !ok {
-		t.Fatal("a GpuPreAgg session does not implement server.Finalizer")
-	}
-	msgs, err := fin.Final(9)
+	msgs, err := kindtest.Final(prep, 9)
 	if err != nil {
 		t.Fatalf("Final: %v", err)
 	}
@@ -211,13 +203,9 @@ func TestExecutorPreAggSharedTable(t *testing.T) {
 	for c := 0; c < 8; c++ {
 		chunks = append(chunks, preaggRows(c*5*preaggRowsPerPage, 5, want))
 	}
-	var preps []server.Prepared
+	var preps []nodekind.Session
 	for i := 0; i < 2; i++ {
-		msg, prog, err := preaggProgramMsg(0xb002)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prep, err := e.Prepare(msg, prog)
+		prep, err := kindtest.Open(kinds.All(), e, preaggProgramMsg(0xb002))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,14 +223,14 @@ func TestExecutorPreAggSharedTable(t *testing.T) {
 	if e.tables.Len() != 1 {
 		t.Fatalf("%d tables for one plan", e.tables.Len())
 	}
-	msgs, err := preps[0].(server.Finalizer).Final(1)
+	msgs, err := kindtest.Final(preps[0], 1)
 	if err != nil || len(msgs) != 0 {
 		t.Fatalf("first Final: %d messages, %v; want none (the other session still holds the table)", len(msgs), err)
 	}
 	if err := preps[0].Close(); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err = preps[1].(server.Finalizer).Final(2)
+	msgs, err = kindtest.Final(preps[1], 2)
 	if err != nil || len(msgs) == 0 {
 		t.Fatalf("last Final: %d messages, %v", len(msgs), err)
 	}
@@ -261,11 +249,7 @@ func TestExecutorPreAggSharedTable(t *testing.T) {
 // its reference; the last one frees the table.
 func TestExecutorPreAggCloseWithoutFinal(t *testing.T) {
 	e, pool := preaggExecutor(t)
-	msg, prog, err := preaggProgramMsg(0xc003)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep, err := e.Prepare(msg, prog)
+	prep, err := kindtest.Open(kinds.All(), e, preaggProgramMsg(0xc003))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,17 +8,17 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// preparePreAgg uploads the program and takes a reference to the plan's
+// PreparePreAgg uploads the program and takes a reference to the plan's
 // table, which the first session of the plan on this device creates.  The
 // preagg package's protocol (shared with the host executor) does the rest:
 // grow-and-retry, groups at the last Final, and Close.
-func (e *Executor) preparePreAgg(msg []byte, p *xpu.Program) (server.Prepared, error) {
+func (e *Executor) PreparePreAgg(msg []byte, p *xpu.Program, pa *xpu.PreAgg) (nodekind.Session, error) {
 	if e.kern.preaggErr != nil {
 		return nil, fmt.Errorf("the kernels module cannot run GpuPreAgg: %w", e.kern.preaggErr)
 	}
@@ -26,7 +26,7 @@ func (e *Executor) preparePreAgg(msg []byte, p *xpu.Program) (server.Prepared, e
 	if err != nil {
 		return nil, err
 	}
-	entrySize := p.PreAgg.EntrySize
+	entrySize := pa.EntrySize
 	key := querybuf.Key{PlanID: p.PlanID, Device: e.dev.index}
 	shared, err := preagg.Join(e.tables, key, entrySize, s, tableOps{e}, func() (*devTable, error) {
 		l, err := e.getLane(0)
@@ -42,7 +42,7 @@ func (e *Executor) preparePreAgg(msg []byte, p *xpu.Program) (server.Prepared, e
 	// Rows the full table turned away (RETRY) run again, from the pages
 	// still on the device, once the table has grown; the reply holds only
 	// the RECHECK rows, ascending.
-	return shared.Prepared(func(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
+	return shared.Prepared(func(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []uint32, error) {
 		return e.runTask(s, c, pages, true, func(t *task) error {
 			t.kernel = xpu.KernelGpuPreAgg
 			r, err := shared.Accumulate(preaggTask{t})

@@ -10,6 +10,8 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
@@ -55,9 +57,9 @@ func TestExecutorSharedBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runScanCases(t, ex, pool, chunk, server.Pages{Bytes: chunk.Pages(mem), Pinned: true}, ntuples)
+	runScanCases(t, ex, pool, chunk, nodekind.Pages{Bytes: chunk.Pages(mem), Pinned: true}, ntuples)
 	// Unpinned (pageable) use of the same mapping: the fallback.
-	runScanCases(t, ex, pool, chunk, server.Pages{Bytes: chunk.Pages(mem)}, ntuples)
+	runScanCases(t, ex, pool, chunk, nodekind.Pages{Bytes: chunk.Pages(mem)}, ntuples)
 	if err := unpin(); err != nil {
 		t.Fatalf("unpin: %v", err)
 	}
@@ -68,7 +70,7 @@ func TestExecutorSharedBuffer(t *testing.T) {
 func TestServerSharedBufferOnGPU(t *testing.T) {
 	ex, pool := executorOnDevice0(t)
 	srv, err := server.New(server.Config{
-		SocketPath: server.SocketPath(t.TempDir(), 1, 0), Workers: 4, Pool: pool, Executor: ex,
+		SocketPath: server.SocketPath(t.TempDir(), 1, 0), Workers: 4, Pool: pool, Executor: ex, Kinds: kinds.All(),
 		Logger: zerolog.New(zerolog.NewTestWriter(t)),
 	})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 )
 
 // EnvVar, set to "1" in the postmaster's environment, is the only way to
@@ -120,7 +120,7 @@ func (b *Backend) LoadModule(index int, image []byte) (string, error) {
 }
 
 // Executor runs the device's sessions with memory from pool.
-func (b *Backend) Executor(index int, pool *mempool.Pool) (server.Executor, error) {
+func (b *Backend) Executor(index int, pool *mempool.Pool) (nodekind.Executor, error) {
 	if err := checkIndex(index); err != nil {
 		return nil, err
 	}

@@ -7,14 +7,16 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/scan"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// Executor runs GpuScan and GpuPreAgg sessions on the host; it implements
-// server.Executor like the gpu package's, with the same memory use from
-// the pool, so the pool's figures and exhaustion behave as on a GPU.
+// Executor runs sessions on the host; it implements the node kinds'
+// primitives like the gpu package's, with the same memory use from the
+// pool, so the pool's figures and exhaustion behave as on a GPU.
 type Executor struct {
 	index  int
 	pool   *mempool.Pool
@@ -26,7 +28,10 @@ type Executor struct {
 	hostpool.Bodies // lent request bodies, see bodies.go
 }
 
-var _ server.Executor = (*Executor)(nil)
+var (
+	_ scan.Primitives   = (*Executor)(nil)
+	_ preagg.Primitives = (*Executor)(nil)
+)
 
 func newExecutor(index int, pool *mempool.Pool, mem *hostMemory) *Executor {
 	return &Executor{index: index, pool: pool, mem: mem, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
@@ -70,20 +75,16 @@ func (e *Executor) free(c mempool.Chunk, what string) error {
 	return nil
 }
 
-// Prepare copies the OpenSession message into pool memory (the GPU uploads
-// it; the kernels read the program from there).  A GpuPreAgg session also
-// joins its plan's table.
-func (e *Executor) Prepare(msg []byte, p *xpu.Program) (server.Prepared, error) {
-	s, err := e.upload(msg, p)
-	if err != nil {
-		return nil, err
-	}
-	if p.Kind == xpu.KindGpuPreAgg {
-		return e.preparePreAgg(s, p)
-	}
-	return s, nil
+// Name names the device in errors.
+func (e *Executor) Name() string { return fmt.Sprintf("host device %d", e.index) }
+
+// PrepareScan copies the OpenSession message into pool memory (the GPU
+// uploads it; the kernel code reads the program from there).
+func (e *Executor) PrepareScan(msg []byte, p *xpu.Program) (scan.Program, error) {
+	return e.upload(msg, p)
 }
 
+// upload copies the OpenSession message into pool memory.
 func (e *Executor) upload(msg []byte, p *xpu.Program) (*session, error) {
 	mem, b, err := e.alloc(uint64(len(msg)), "session program")
 	if err != nil {
@@ -93,8 +94,7 @@ func (e *Executor) upload(msg []byte, p *xpu.Program) (*session, error) {
 	return &session{ex: e, mem: mem, prog: b, planID: p.PlanID}, nil
 }
 
-// session is one program in pool memory; it implements server.Prepared
-// (GpuScan).
+// session is one program in pool memory; it implements scan.Program.
 type session struct {
 	ex     *Executor
 	mem    mempool.Chunk
@@ -105,10 +105,10 @@ type session struct {
 // Close frees the program.
 func (s *session) Close() error { return s.ex.free(s.mem, "session program") }
 
-// Exec runs GpuScan over one chunk.  The pages are read where they are (as
+// Scan runs GpuScan over one chunk.  The pages are read where they are (as
 // the GPU path reads a pinned shared buffer); counters and items are in
 // pool memory, as on the device.
-func (s *session) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
+func (s *session) Scan(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []uint32, error) {
 	return s.ex.runTask(c, pages, false, func(t *task) error {
 		runScan(s.prog, t.pages, c.NBlocks, t.items, t.counters)
 		return t.collect(xpu.KernelGpuScan)

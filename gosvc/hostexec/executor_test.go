@@ -4,8 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind/kindtest"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
 )
@@ -41,14 +43,9 @@ func intPages(n int) []byte {
 	return out
 }
 
-func prepare(t *testing.T, e *Executor, b *xputest.Builder) server.Prepared {
+func prepare(t *testing.T, e *Executor, b *xputest.Builder) nodekind.Session {
 	t.Helper()
-	msg := b.Message(1)
-	p, err := xpu.ParseSession(msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := e.Prepare(msg, p)
+	s, err := kindtest.Open(kinds.All(), e, b.Message(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +61,7 @@ func TestGpuScanItemsInOrder(t *testing.T) {
 	defer s.Close()
 	pages := intPages(400)
 	c := xpu.Chunk{NBlocks: 2, ChunkID: 5}
-	res, items, err := s.Exec(c, server.Pages{Bytes: pages})
+	res, items, err := kindtest.Exec(s, c, nodekind.Pages{Bytes: pages})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,18 +93,18 @@ func TestGpuPreAggGrowsAndFinal(t *testing.T) {
 	pages := intPages(800)
 	half := len(pages) / 2
 	for _, run := range []struct {
-		s     server.Prepared
+		s     nodekind.Session
 		pages []byte
 	}{{s1, pages[:half]}, {s2, pages[half:]}, {s1, pages[:half]}} {
 		c := xpu.Chunk{NBlocks: uint32(len(run.pages) / xpu.BlockSize)}
-		if _, items, err := run.s.Exec(c, server.Pages{Bytes: run.pages}); err != nil || len(items) != 0 {
+		if _, items, err := kindtest.Exec(run.s, c, nodekind.Pages{Bytes: run.pages}); err != nil || len(items) != 0 {
 			t.Fatalf("Exec: %v, items %v", err, items)
 		}
 	}
-	if msgs, err := s1.(server.Finalizer).Final(1); err != nil || len(msgs) != 0 {
+	if msgs, err := kindtest.Final(s1, 1); err != nil || len(msgs) != 0 {
 		t.Fatalf("first Final: %d messages, %v; want none (s2 still holds the table)", len(msgs), err)
 	}
-	msgs, err := s2.(server.Finalizer).Final(2)
+	msgs, err := kindtest.Final(s2, 2)
 	if err != nil || len(msgs) == 0 {
 		t.Fatalf("last Final: %d messages, %v", len(msgs), err)
 	}
@@ -125,7 +122,7 @@ func TestGpuPreAggGrowsAndFinal(t *testing.T) {
 	if total != 800 {
 		t.Fatalf("%d groups in the messages, want 800", total)
 	}
-	for _, s := range []server.Prepared{s1, s2} {
+	for _, s := range []nodekind.Session{s1, s2} {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}

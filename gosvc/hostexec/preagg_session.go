@@ -1,18 +1,22 @@
 package hostexec
 
 import (
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// preparePreAgg takes a reference to the plan's table, which the first
-// session of the plan creates; the preagg package's protocol does the rest,
-// as in the gpu package: grow-and-retry on RETRY rows, groups at the last
-// Final, and Close.
-func (e *Executor) preparePreAgg(s *session, p *xpu.Program) (server.Prepared, error) {
-	entrySize := p.PreAgg.EntrySize
+// PreparePreAgg copies the program into pool memory and takes a reference
+// to the plan's table, which the first session of the plan creates; the
+// preagg package's protocol does the rest, as in the gpu package:
+// grow-and-retry on RETRY rows, groups at the last Final, and Close.
+func (e *Executor) PreparePreAgg(msg []byte, p *xpu.Program, pa *xpu.PreAgg) (nodekind.Session, error) {
+	s, err := e.upload(msg, p)
+	if err != nil {
+		return nil, err
+	}
+	entrySize := pa.EntrySize
 	create := func() (*hostTable, error) { return e.newTable(e.initialSlots(entrySize), entrySize) }
 	shared, err := preagg.Join(e.tables, querybuf.Key{PlanID: p.PlanID, Device: e.index}, entrySize, s, tableOps{e}, create)
 	if err != nil {
@@ -20,7 +24,7 @@ func (e *Executor) preparePreAgg(s *session, p *xpu.Program) (server.Prepared, e
 	}
 	// A chunk's reply holds only its RECHECK rows, ascending; its RETRY
 	// rows have run again in the grown table.
-	return shared.Prepared(func(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
+	return shared.Prepared(func(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []uint32, error) {
 		return e.runTask(c, pages, true, func(t *task) error {
 			r, err := shared.Accumulate(preaggTask{prog: s.prog, t: t, ex: e})
 			// with an error, runTask drops what r left in the task

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -30,7 +30,7 @@ type task struct {
 // runTask gives one chunk its work area and calls run; the result is what
 // run left in the task's counters and result.  GpuTimeNs is the wall time
 // of run.
-func (e *Executor) runTask(c xpu.Chunk, pages server.Pages, retry bool, run func(t *task) error) (xpu.ChunkResult, []uint32, error) {
+func (e *Executor) runTask(c xpu.Chunk, pages nodekind.Pages, retry bool, run func(t *task) error) (xpu.ChunkResult, []uint32, error) {
 	if len(pages.Bytes) != c.PagesLen() {
 		return xpu.ChunkResult{}, nil, fmt.Errorf("chunk %d: %d bytes of pages for %d blocks", c.ChunkID, len(pages.Bytes), c.NBlocks)
 	}

@@ -1,5 +1,6 @@
-// Package preagg is the GpuPreAgg session protocol that every executor
-// (the gpu package's devices, the test-only host executor) follows around
+// Package preagg is the GpuPreAgg node kind (Kind), and the session
+// protocol that every executor (the gpu package's devices, the test-only
+// host executor) follows around
 // the plan's shared hash table: join the table through querybuf, accumulate
 // a chunk with grow-and-retry passes, return the groups at the last Final.
 // What touches the table itself (run the kernel, grow, read, free) is the
@@ -15,9 +16,9 @@ import (
 	"io"
 	"slices"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -100,8 +101,8 @@ func Join[T Table](tables *querybuf.Table, key querybuf.Key, entrySize uint32, p
 }
 
 // ExecFunc runs one chunk of a session on its executor, through the
-// session's Accumulate: server.Prepared's Exec.
-type ExecFunc func(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error)
+// session's Accumulate, and returns its counters and RECHECK rows.
+type ExecFunc func(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []uint32, error)
 
 // prepared is a Session with its executor's Exec.
 type prepared[T Table] struct {
@@ -109,21 +110,21 @@ type prepared[T Table] struct {
 	exec        ExecFunc
 }
 
-func (p *prepared[T]) Exec(c xpu.Chunk, pages server.Pages) (xpu.ChunkResult, []uint32, error) {
-	return p.exec(c, pages)
+// Exec answers a chunk with one SUCCESS of its RECHECK rows, at most as
+// many as the chunk can hold.
+func (p *prepared[T]) Exec(c xpu.Chunk, pages nodekind.Pages, _ nodekind.ChunkSink) (xpu.ChunkReply, error) {
+	res, items, err := p.exec(c, pages)
+	if err != nil {
+		return xpu.ChunkReply{}, err
+	}
+	return xpu.PositionsReply(c, res, items)
 }
 
 // Prepared returns the session as the server runs it: exec runs its
-// chunks, Final returns the groups, Close releases the table and the
+// chunks, Final sends the groups, Close releases the table and the
 // program.
-func (s *Session[T]) Prepared(exec ExecFunc) server.Prepared {
-	// A Prepared without Final would answer TaskFinal without the groups:
-	// make that a compile error rather than a lost result.
-	var p interface {
-		server.Prepared
-		server.Finalizer
-	} = &prepared[T]{Session: s, exec: exec}
-	return p
+func (s *Session[T]) Prepared(exec ExecFunc) nodekind.Session {
+	return &prepared[T]{Session: s, exec: exec}
 }
 
 // Result is one chunk accumulated: the RECHECK items (ascending) and the
@@ -206,27 +207,35 @@ func (s *Session[T]) grow(version uint32, t Task[T]) error {
 	return err
 }
 
-// Final returns the groups when this session holds the table's last
+// Final sends the groups when this session holds the table's last
 // reference (every session of the plan has finished, so nothing writes the
-// table), and frees the table; otherwise nothing.  The querybuf entry's
-// last release runs this once per table.
-func (s *Session[T]) Final(requestID uint32) ([][]byte, error) {
+// table), and frees the table; otherwise it sends nothing.  The querybuf
+// entry's last release runs this once per table.
+func (s *Session[T]) Final(out nodekind.FinalSink) error {
 	if s.entry == nil {
-		return nil, errors.New("GpuPreAgg session: Final after the table was released")
+		return errors.New("GpuPreAgg session: Final after the table was released")
 	}
-	var msgs [][]byte
+	var groups []xpu.GroupsPayload
 	var ferr error
-	_, err := s.tables.Release(s.entry, func(v any) { msgs, ferr = s.final(v.(T), requestID) })
+	_, err := s.tables.Release(s.entry, func(v any) { groups, ferr = s.final(v.(T)) })
 	s.entry = nil
 	if err != nil {
-		return nil, fmt.Errorf("GpuPreAgg session: release the table: %w", err)
+		return fmt.Errorf("GpuPreAgg session: release the table: %w", err)
 	}
-	return msgs, ferr
+	if ferr != nil {
+		return fmt.Errorf("GpuPreAgg session: groups: %w", ferr)
+	}
+	for i, g := range groups {
+		if err := out.Halfway(g); err != nil {
+			return fmt.Errorf("GpuPreAgg session: send groups %d of %d: %w", i+1, len(groups), err)
+		}
+	}
+	return nil
 }
 
 // final reads the groups of a table nobody uses any more, frees it, and
-// encodes the groups messages.
-func (s *Session[T]) final(t T, requestID uint32) ([][]byte, error) {
+// splits the groups into reply payloads.
+func (s *Session[T]) final(t T) ([]xpu.GroupsPayload, error) {
 	entrySize, valid, err := s.ex.Groups(t)
 	if err = errors.Join(err, s.ex.FreeTable(t)); err != nil {
 		return nil, err
@@ -237,7 +246,7 @@ func (s *Session[T]) final(t T, requestID uint32) ([][]byte, error) {
 		NGrowths:     t.Growths(),
 		TableBytes:   t.Bytes(),
 	}
-	return xpu.SplitPreAggGroups(requestID, g, valid)
+	return xpu.SplitPreAggGroups(g, valid)
 }
 
 // Close drops the table reference if Final did not (a disconnect: the last

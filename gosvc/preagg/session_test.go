@@ -8,9 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind/kindtest"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -169,11 +170,11 @@ func TestConcurrentGrowIsNotRepeated(t *testing.T) {
 			t.Fatalf("session %d passes %v, want nil then [%d]", i, task.retries, i)
 		}
 	}
-	msgs, err := sessions[0].Final(7)
+	msgs, err := kindtest.Final(sessions[0], 7)
 	if err != nil || msgs != nil {
 		t.Fatalf("first Final: %v, %v; want nothing", msgs, err)
 	}
-	msgs, err = sessions[1].Final(7)
+	msgs, err = kindtest.Final(sessions[1], 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,11 +250,11 @@ func TestLastFinalReturnsGroupsOnce(t *testing.T) {
 	if x.creates.Load() != 1 {
 		t.Fatalf("%d tables created for one plan, want 1", x.creates.Load())
 	}
-	msgs, err := a.Final(3)
+	msgs, err := kindtest.Final(a, 3)
 	if err != nil || msgs != nil || x.groups.Load() != 0 || x.frees.Load() != 0 {
 		t.Fatalf("first Final: %v, %v, %d reads, %d frees; want nothing", msgs, err, x.groups.Load(), x.frees.Load())
 	}
-	msgs, err = b.Final(4)
+	msgs, err = kindtest.Final(b, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestLastFinalReturnsGroupsOnce(t *testing.T) {
 	if g := groupsOf(t, msgs); g.NEntries != 1 || g.NGroupsTotal != 1 || g.EntrySize != 16 || g.NGrowths != 0 || g.TableBytes != 1000 {
 		t.Fatalf("groups %+v, want the table's one group", g)
 	}
-	if _, err := a.Final(5); err == nil {
+	if _, err := kindtest.Final(a, 5); err == nil {
 		t.Fatal("a second Final of one session succeeded")
 	}
 	if err := errors.Join(a.Close(), b.Close()); err != nil {
@@ -326,7 +327,7 @@ func TestGrowFailureKeepsTable(t *testing.T) {
 	if _, err := s.Accumulate(task); !errors.Is(err, boom) {
 		t.Fatalf("error %v, want the growth's", err)
 	}
-	msgs, err := s.Final(1)
+	msgs, err := kindtest.Final(s, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,23 +336,26 @@ func TestGrowFailureKeepsTable(t *testing.T) {
 	}
 }
 
-// TestPrepared: the server sees Exec (the executor's), Final and Close.
+// TestPrepared: the server sees Exec (the executor's, its RECHECK rows as
+// the reply, at most the chunk's capacity), Final and Close.
 func TestPrepared(t *testing.T) {
 	x := &fakeExec{}
 	s := x.join(t, querybuf.NewTable(), 16)
 	var ran bool
-	p := s.Prepared(func(c xpu.Chunk, _ server.Pages) (xpu.ChunkResult, []uint32, error) {
+	items := []uint32{1 | xpu.ItemRecheck}
+	p := s.Prepared(func(c xpu.Chunk, _ nodekind.Pages) (xpu.ChunkResult, []uint32, error) {
 		ran = true
-		return xpu.ChunkResult{ChunkID: c.ChunkID}, nil, nil
+		return xpu.ChunkResult{NRecheck: uint32(len(items))}, items, nil
 	})
-	if r, _, err := p.Exec(xpu.Chunk{ChunkID: 9}, server.Pages{}); err != nil || !ran || r.ChunkID != 9 {
+	r, err := p.Exec(xpu.Chunk{ChunkID: 9, NBlocks: 1}, nodekind.Pages{}, nil)
+	if err != nil || !ran || r.Result.ChunkID != 9 || r.Items.Count() != 1 {
 		t.Fatalf("Exec: %+v, %v; the executor's exec did not run", r, err)
 	}
-	f, ok := p.(server.Finalizer)
-	if !ok {
-		t.Fatal("the Prepared is no server.Finalizer: TaskFinal would lose the groups")
+	items = make([]uint32, xpu.MaxTuplesPerPage+1)
+	if _, err := p.Exec(xpu.Chunk{ChunkID: 10, NBlocks: 1}, nodekind.Pages{}, nil); !errors.Is(err, protocol.ErrBadReply) {
+		t.Fatalf("Exec with more rows than the chunk holds: %v, want ErrBadReply", err)
 	}
-	if msgs, err := f.Final(2); err != nil || len(msgs) != 1 {
+	if msgs, err := kindtest.Final(p, 2); err != nil || len(msgs) != 1 {
 		t.Fatalf("Final: %d messages, %v", len(msgs), err)
 	}
 	if err := p.Close(); err != nil || x.frees.Load() != 1 || x.progCloses.Load() != 1 {

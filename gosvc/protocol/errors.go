@@ -10,3 +10,9 @@ var (
 	// handle yet.
 	ErrUnsupported = errors.New("unsupported request")
 )
+
+// ErrBadReply marks a reply the service's own code built wrongly (a node
+// kind's payload that cannot be framed, a reply emitted after its request
+// was answered): the request gets an Error reply (PGSTROM_ERR_INTERNAL)
+// and the connection stays open.
+var ErrBadReply = errors.New("malformed reply")

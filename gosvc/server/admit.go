@@ -20,7 +20,7 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 		if c.session != nil && !c.session.failed() {
 			return fmt.Errorf("%w: OpenSession while a session is open on this connection (send TaskFinal first)", protocol.ErrProtocol)
 		}
-		prog, err := xpu.ParseSession(r.Msg)
+		prog, spec, err := s.cfg.Kinds.ParseSession(r.Msg)
 		if err != nil {
 			return fmt.Errorf("OpenSession: %w", err)
 		}
@@ -28,7 +28,7 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 			c.session.release() // a session whose Prepare failed
 		}
 		c.session = newSession(2) // the connection's reference and this command's
-		cmd.sess, cmd.prog = c.session, prog
+		cmd.sess, cmd.prog, cmd.spec = c.session, prog, spec
 	case protocol.TaskExecRequest:
 		if c.session == nil {
 			return fmt.Errorf("%w: TaskExec without an open session", protocol.ErrProtocol)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
@@ -27,12 +28,12 @@ type lendingExecutor struct {
 	pageableSeen int
 }
 
-func newLendingExecutor(limit uint64, onExec func(xpu.Chunk, Pages) error) *lendingExecutor {
+func newLendingExecutor(limit uint64, onExec func(xpu.Chunk, nodekind.Pages) error) *lendingExecutor {
 	alloc := func(size uint64) ([]byte, func() error, error) {
 		return make([]byte, size), func() error { return nil }, nil
 	}
 	l := &lendingExecutor{pool: hostpool.New(alloc, 1<<20, limit)}
-	l.fakeExecutor = &fakeExecutor{onExec: func(c xpu.Chunk, p Pages) error {
+	l.fakeExecutor = &fakeExecutor{onExec: func(c xpu.Chunk, p nodekind.Pages) error {
 		l.mu.Lock()
 		if p.Pinned {
 			l.pinnedExecs++
@@ -68,7 +69,7 @@ func bigPages(nblocks int, seed byte) []byte {
 func TestLargeInlineChunksAreReceivedIntoLentMemory(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[uint32][32]byte{}
-	ex := newLendingExecutor(256<<20, func(c xpu.Chunk, p Pages) error {
+	ex := newLendingExecutor(256<<20, func(c xpu.Chunk, p nodekind.Pages) error {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[c.ChunkID] = sha256.Sum256(p.Bytes)

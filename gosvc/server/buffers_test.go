@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
@@ -136,11 +137,11 @@ func TestSharedBufferTaskExec(t *testing.T) {
 		t.Run(fmt.Sprintf("pinning=%v", pinning), func(t *testing.T) {
 			fake := &fakeExecutor{}
 			var got sync.Map // chunk id -> Pages seen by Exec (bytes copied)
-			fake.onExec = func(c xpu.Chunk, p Pages) error {
-				got.Store(c.ChunkID, Pages{Bytes: append([]byte(nil), p.Bytes...), Pinned: p.Pinned})
+			fake.onExec = func(c xpu.Chunk, p nodekind.Pages) error {
+				got.Store(c.ChunkID, nodekind.Pages{Bytes: append([]byte(nil), p.Bytes...), Pinned: p.Pinned})
 				return nil
 			}
-			var ex Executor = fake
+			var ex nodekind.Executor = fake
 			pex := &pinningExecutor{fakeExecutor: fake}
 			if pinning {
 				ex = pex
@@ -182,7 +183,7 @@ func TestSharedBufferTaskExec(t *testing.T) {
 				if !ok {
 					t.Fatalf("chunk %d never reached the executor", want.chunk)
 				}
-				p := v.(Pages)
+				p := v.(nodekind.Pages)
 				if !bytes.Equal(p.Bytes, want.pages) || p.Pinned != want.pinned {
 					t.Errorf("chunk %d: %d bytes (equal %v), pinned %v; want %d bytes, pinned %v",
 						want.chunk, len(p.Bytes), bytes.Equal(p.Bytes, want.pages), p.Pinned, len(want.pages), want.pinned)
@@ -208,7 +209,7 @@ func TestSharedBufferReusedAcrossTasks(t *testing.T) {
 	fake := &fakeExecutor{}
 	var mu sync.Mutex
 	var seen [][]byte
-	fake.onExec = func(c xpu.Chunk, p Pages) error {
+	fake.onExec = func(c xpu.Chunk, p nodekind.Pages) error {
 		mu.Lock()
 		seen = append(seen, append([]byte(nil), p.Bytes...))
 		mu.Unlock()
@@ -241,7 +242,7 @@ func TestSharedBufferReusedAcrossTasks(t *testing.T) {
 func TestSharedBufferPinFailureFallsBack(t *testing.T) {
 	fake := &fakeExecutor{}
 	var pinned atomic.Int32
-	fake.onExec = func(c xpu.Chunk, p Pages) error {
+	fake.onExec = func(c xpu.Chunk, p nodekind.Pages) error {
 		if p.Pinned {
 			pinned.Add(1)
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
@@ -34,12 +35,10 @@ type command struct {
 	req    protocol.Request
 	sess   *session      // session requests: holds one reference
 	prog   *xpu.Program  // OpenSession
+	spec   nodekind.Spec // OpenSession: the kind's validated session
 	chunk  xpu.Chunk     // TaskExec
 	buf    *sharedBuffer // TaskExec whose pages are in a shared buffer
 	body   []byte        // TaskExec received into memory the executor lent
-	// preface: messages written before the reply, in the same locked
-	// write (a GpuPreAgg TaskFinal's groups).
-	preface [][]byte
 }
 
 // write sends msgs back to back: no other reply comes between them.  Each

@@ -9,47 +9,9 @@ import (
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// Executor runs validated xPU programs on one device; the gpu package
-// implements it, tests use fakes.
-type Executor interface {
-	// Prepare makes a session's program ready to run: the whole OpenSession
-	// message (which xpu.ParseSession accepted as p) is uploaded to device
-	// memory.
-	Prepare(sessionMsg []byte, p *xpu.Program) (Prepared, error)
-}
-
-// Prepared is one session's program on the device.  Exec may be called
-// concurrently; Close is called once, after every Exec has returned.
-type Prepared interface {
-	// Exec runs the program over one chunk (a TaskExec message that
-	// xpu.ParseChunk accepted as c) whose pages are pages, and returns the
-	// result and its items.
-	Exec(c xpu.Chunk, pages Pages) (xpu.ChunkResult, []uint32, error)
-	// Close releases the session's device memory.
-	Close() error
-}
-
-// Finalizer is implemented by a Prepared whose TaskFinal returns data (a
-// GpuPreAgg session returns its groups).  A Prepared without it (GpuScan)
-// answers TaskFinal with a plain Success.
-type Finalizer interface {
-	// Final is called once, for a TaskFinal, after the session's last Exec
-	// has returned and before Close; it is not called when the session
-	// ends by a disconnect.  It returns whole reply messages carrying
-	// requestID (PGSTROM_MSG_PREAGG_GROUPS), written before the Success
-	// header; none is fine.  An error becomes the Error reply instead.
-	Final(requestID uint32) ([][]byte, error)
-}
-
-// Pages are the heap pages of one chunk in host memory: c.PagesLen() bytes,
-// inside the TaskExec message (inline chunk) or inside a shared buffer the
-// connection attached.  They are valid only during Exec.
-type Pages struct {
-	Bytes []byte
-	// Pinned: the bytes lie in memory the executor's PinHost registered or
-	// its BodyLender lent, so the device may read them by DMA directly.
-	Pinned bool
-}
+// The executor of a device is a nodekind.Executor: it runs the node
+// kinds whose primitives it implements.  The interfaces below are what
+// else the server can use when it implements them.
 
 // HostMemoryKeeper is implemented by an Executor that keeps host memory
 // between requests (the gpu package's lent bodies); the service calls
@@ -108,6 +70,10 @@ var ErrNoMemory = errors.New("out of device memory")
 // the client's data (protocol errors, e.g. xpu.ErrBadPage).
 func executorErrorCode(err error) (code int32, closeConn bool) {
 	switch {
+	case errors.Is(err, protocol.ErrBadReply):
+		return protocol.ErrCodeInternal, false
+	case errors.Is(err, protocol.ErrUnsupported):
+		return protocol.ErrCodeUnsupported, false
 	case errors.Is(err, protocol.ErrProtocol):
 		return protocol.ErrCodeProtocol, true
 	case errors.Is(err, ErrNoMemory), errors.Is(err, mempool.ErrExhausted):

@@ -9,15 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// finalExecutor prepares fakePrepared sessions that also implement
-// Finalizer, and records the order of Exec, Final and Close.
+// finalExecutor prepares sessions of the test kind that scan like
+// fakePrepared and send what final sends at TaskFinal, and records the
+// order of Exec, Final and Close.
 type finalExecutor struct {
 	fakeExecutor
-	final func(requestID uint32) ([][]byte, error)
+	final func(out nodekind.FinalSink) error
 
 	evMu   sync.Mutex
 	events []string
@@ -40,23 +42,27 @@ func (f *finalExecutor) eventLog() string {
 	return strings.Join(f.events, " ")
 }
 
-func (f *finalExecutor) Prepare(msg []byte, p *xpu.Program) (Prepared, error) {
-	prep, err := f.fakeExecutor.Prepare(msg, p)
+func (f *finalExecutor) PrepareTest(msg []byte, p *xpu.Program) (nodekind.Session, error) {
+	prog, err := f.fakeExecutor.PrepareScan(msg, p)
 	if err != nil {
 		return nil, err
 	}
-	return &finalPrepared{fakePrepared: prep.(*fakePrepared), ex: f}, nil
+	return &finalPrepared{fakePrepared: prog.(*fakePrepared), ex: f}, nil
 }
 
-func (p *finalPrepared) Exec(c xpu.Chunk, pages Pages) (xpu.ChunkResult, []uint32, error) {
+func (p *finalPrepared) Exec(c xpu.Chunk, pages nodekind.Pages, _ nodekind.ChunkSink) (xpu.ChunkReply, error) {
 	time.Sleep(20 * time.Millisecond) // still running when TaskFinal arrives
 	p.ex.event("exec")
-	return p.fakePrepared.Exec(c, pages)
+	res, items, err := p.fakePrepared.Scan(c, pages)
+	if err != nil {
+		return xpu.ChunkReply{}, err
+	}
+	return xpu.PositionsReply(c, res, items)
 }
 
-func (p *finalPrepared) Final(requestID uint32) ([][]byte, error) {
+func (p *finalPrepared) Final(out nodekind.FinalSink) error {
 	p.ex.event("final")
-	return p.ex.final(requestID)
+	return p.ex.final(out)
 }
 
 func (p *finalPrepared) Close() error {
@@ -64,29 +70,27 @@ func (p *finalPrepared) Close() error {
 	return p.fakePrepared.Close()
 }
 
-// groupsOf returns n groups messages of request id, entry i holding byte i.
-func groupsOf(t *testing.T, id uint32, n int) [][]byte {
-	var msgs [][]byte
+// sendGroups sends n groups payloads, entry i holding byte i.
+func sendGroups(out nodekind.FinalSink, n int) error {
 	for i := 0; i < n; i++ {
-		m, err := xpu.EncodePreAggGroups(id, xpu.PreAggGroups{EntrySize: 16, NGroupsTotal: uint32(2 * n)}, bytes.Repeat([]byte{byte(i)}, 32))
-		if err != nil {
-			t.Fatal(err)
+		g := xpu.PreAggGroups{EntrySize: 16, NGroupsTotal: uint32(2 * n)}
+		if err := out.Halfway(xpu.GroupsPayload{G: g, Entries: bytes.Repeat([]byte{byte(i)}, 32)}); err != nil {
+			return err
 		}
-		msgs = append(msgs, m)
 	}
-	return msgs
+	return nil
 }
 
 // TestTaskFinalWritesGroupsThenSuccess pipelines a session whose Final
-// returns three groups messages: they arrive whole, in order, with the
-// TaskFinal's request id, right before its Success; Final runs after the
-// Exec and before Close.
+// sends three groups payloads: they arrive whole, in order, with the
+// TaskFinal's request id, before its Success; Final runs after the Exec
+// and before Close.
 func TestTaskFinalWritesGroupsThenSuccess(t *testing.T) {
 	ex := &finalExecutor{}
-	ex.final = func(id uint32) ([][]byte, error) { return groupsOf(t, id, 3), nil }
+	ex.final = func(out nodekind.FinalSink) error { return sendGroups(out, 3) }
 	s := startExecServer(t, 4, ex)
 	c := dial(t, s)
-	batch := append(sessionMsg(1), chunkMsg(2, 5, 2)...)
+	batch := append(testSessionMsg(1), chunkMsg(2, 5, 2)...)
 	batch = append(batch, protocol.EncodeRequest(protocol.TagTaskFinal, 3, nil)...)
 	batch = append(batch, protocol.EncodeRequest(protocol.TagStatus, 4, nil)...)
 	if _, err := c.Write(batch); err != nil {
@@ -109,9 +113,9 @@ func TestTaskFinalWritesGroupsThenSuccess(t *testing.T) {
 		}
 	}
 	replies := strings.Join(got, " ")
-	if !strings.Contains(replies, "SuccessHalfway/3 SuccessHalfway/3 SuccessHalfway/3 Success/3") || ngroups != 3 ||
+	if strings.Count(replies, "SuccessHalfway/3") != 3 || !strings.HasSuffix(replies, "SuccessHalfway/3 Success/3") || ngroups != 3 ||
 		!strings.Contains(replies, "Success/1") || !strings.Contains(replies, "Success/2") {
-		t.Fatalf("replies %s: want the three groups messages right before TaskFinal's Success (a Status reply never between)", replies)
+		t.Fatalf("replies %s: want the three groups messages before TaskFinal's Success", replies)
 	}
 	if l := ex.eventLog(); l != "exec final close" {
 		t.Fatalf("events %q, want exec, final, close", l)
@@ -122,44 +126,51 @@ func TestTaskFinalWritesGroupsThenSuccess(t *testing.T) {
 }
 
 // TestTaskFinalErrors: a failing or malformed Final answers TaskFinal with
-// an Error (and no groups), the session is still closed, and the
-// connection serves a new session; a disconnect skips Final.
+// an Error (after what it sent before failing), the session is still
+// closed, and the connection serves a new session; a disconnect skips
+// Final.
 func TestTaskFinalErrors(t *testing.T) {
 	ex := &finalExecutor{}
 	var mode string
 	var modeMu sync.Mutex
-	ex.final = func(id uint32) ([][]byte, error) {
+	ex.final = func(out nodekind.FinalSink) error {
 		modeMu.Lock()
 		defer modeMu.Unlock()
 		switch mode {
 		case "error":
-			return groupsOf(t, id, 1), errors.New("download groups: CUDA_ERROR_ILLEGAL_ADDRESS")
-		case "wrong id":
-			return groupsOf(t, id+1, 1), nil
-		case "truncated":
-			return [][]byte{groupsOf(t, id, 1)[0][:40]}, nil
+			return errors.Join(sendGroups(out, 1), errors.New("download groups: CUDA_ERROR_ILLEGAL_ADDRESS"))
+		case "oversized":
+			out.Halfway(badPayload(int(protocol.MaxLength))) // the error ignored: the server remembers
+			return nil
+		case "negative":
+			return out.Halfway(badPayload(-1))
 		case "panic":
 			panic("boom")
 		}
-		return nil, nil
+		return nil
 	}
 	setMode := func(m string) { modeMu.Lock(); mode = m; modeMu.Unlock() }
 	s := startExecServer(t, 2, ex)
 	c := dial(t, s)
 	cases := []struct {
-		mode   string
-		code   int32
-		substr string
+		mode     string
+		halfways int
+		code     int32
+		substr   string
 	}{
-		{"error", protocol.ErrCodeDevice, "CUDA_ERROR_ILLEGAL_ADDRESS"},
-		{"wrong id", protocol.ErrCodeInternal, "want SuccessHalfway for request 11"},
-		{"truncated", protocol.ErrCodeInternal, "40 bytes"},
-		{"panic", protocol.ErrCodeDevice, "internal error in the session's Final: boom"},
+		{"error", 1, protocol.ErrCodeDevice, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+		{"oversized", 0, protocol.ErrCodeInternal, "malformed reply: SuccessHalfway payload of"},
+		{"negative", 0, protocol.ErrCodeInternal, "payload of -1 bytes"},
+		{"panic", 0, protocol.ErrCodeDevice, "internal error in the session's Final: boom"},
 	}
 	for _, tc := range cases {
 		setMode(tc.mode)
-		expectSuccess(t, c, sessionMsg(10))
-		e := expectError(t, c, protocol.EncodeRequest(protocol.TagTaskFinal, 11, nil), tc.code)
+		expectSuccess(t, c, testSessionMsg(10))
+		replies := requestReplies(t, c, protocol.EncodeRequest(protocol.TagTaskFinal, 11, nil))
+		if len(replies) != tc.halfways+1 {
+			t.Fatalf("%s: %d replies, want %d SuccessHalfway then the Error", tc.mode, len(replies), tc.halfways)
+		}
+		e := decodeErrorReply(t, replies[len(replies)-1], tc.code)
 		if !strings.Contains(e.Message, tc.substr) {
 			t.Errorf("%s: error %q lacks %q", tc.mode, e.Message, tc.substr)
 		}
@@ -169,12 +180,12 @@ func TestTaskFinalErrors(t *testing.T) {
 	}
 	// No groups: a plain Success, exactly as a GpuScan session.
 	setMode("")
-	expectSuccess(t, c, sessionMsg(12))
+	expectSuccess(t, c, testSessionMsg(12))
 	if reply := expectSuccess(t, c, protocol.EncodeRequest(protocol.TagTaskFinal, 13, nil)); len(reply) != protocol.HeaderSize {
 		t.Fatalf("TaskFinal without groups: %d bytes", len(reply))
 	}
 	finals := strings.Count(ex.eventLog(), "final")
-	expectSuccess(t, c, sessionMsg(14))
+	expectSuccess(t, c, testSessionMsg(14))
 	c.Close()
 	waitFor(t, "the disconnect to close the session", func() bool { return ex.open.Load() == 0 })
 	if n := strings.Count(ex.eventLog(), "final"); n != finals {

@@ -35,6 +35,7 @@ func FuzzSocket(f *testing.F) {
 		Workers:    4,
 		Pool:       &fakePool{},
 		Executor:   &probingExecutor{fakeExecutor: &fakeExecutor{}},
+		Kinds:      testKinds,
 		Logger:     zerolog.Nop(),
 	})
 	if err != nil {

@@ -29,7 +29,7 @@ func (s *Server) execute(cmd command) {
 		}
 	}()
 	reply, keepOpen := s.handle(&cmd)
-	if err := cmd.conn.write(append(cmd.preface, reply)...); err != nil {
+	if err := cmd.conn.write(reply); err != nil {
 		s.log.Debug().Err(err).Msg("writing a reply; closing the connection")
 		cmd.conn.close()
 		return

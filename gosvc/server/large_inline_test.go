@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
@@ -19,7 +20,7 @@ func TestLargeInlineChunksArriveIntact(t *testing.T) {
 	const chunks = 3
 	var mu sync.Mutex
 	seen := map[uint32][32]byte{}
-	ex := &fakeExecutor{onExec: func(c xpu.Chunk, pages Pages) error {
+	ex := &fakeExecutor{onExec: func(c xpu.Chunk, pages nodekind.Pages) error {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[c.ChunkID] = sha256.Sum256(pages.Bytes)

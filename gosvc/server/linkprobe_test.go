@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 )
 
@@ -58,7 +59,7 @@ func (p *probingExecutor) callLog() []string {
 }
 
 // startProbeServer serves device 0 with ex.
-func startProbeServer(t *testing.T, workers int, ex Executor) *Server {
+func startProbeServer(t *testing.T, workers int, ex nodekind.Executor) *Server {
 	t.Helper()
 	return startExecServer(t, workers, ex)
 }
@@ -158,7 +159,7 @@ func TestLinkProbeExecutorErrors(t *testing.T) {
 }
 
 func TestLinkProbeUnsupported(t *testing.T) {
-	for name, ex := range map[string]Executor{"no executor": nil, "executor without LinkProber": &fakeExecutor{}} {
+	for name, ex := range map[string]nodekind.Executor{"no executor": nil, "executor without LinkProber": &fakeExecutor{}} {
 		s := startProbeServer(t, 1, ex)
 		c := dial(t, s)
 		e := expectError(t, c, protocol.EncodeLinkProbe(3, 1<<20, 1), protocol.ErrCodeUnsupported)

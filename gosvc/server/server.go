@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 )
 
 // PoolStatser is the part of the device memory pool the server reports in
@@ -26,8 +27,12 @@ type Config struct {
 	Workers     int // initial worker count (pg_strom.max_async_tasks)
 	QueueDepth  int // command queue capacity; 0 means DefaultQueueDepth
 	Pool        PoolStatser
-	Executor    Executor // runs sessions; nil answers them ErrCodeUnsupported
-	Logger      zerolog.Logger
+	// Executor runs sessions; nil answers them ErrCodeUnsupported.
+	Executor nodekind.Executor
+	// Kinds are the node kinds whose sessions are accepted; required
+	// with an Executor.
+	Kinds  *nodekind.Registry
+	Logger zerolog.Logger
 }
 
 // Limits on the worker count, matching pg_strom.max_async_tasks.
@@ -83,6 +88,9 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Pool == nil {
 		return nil, errors.New("server config has no pool")
+	}
+	if cfg.Executor != nil && cfg.Kinds == nil {
+		return nil, errors.New("server config has an executor but no node kinds")
 	}
 	if cfg.QueueDepth <= 0 {
 		cfg.QueueDepth = DefaultQueueDepth

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 )
 
 // session is the open xPU session of a connection.
@@ -19,21 +21,19 @@ import (
 // already running on some worker: waiting on ready or released cannot
 // deadlock.
 type session struct {
-	ready    chan struct{} // closed once Prepare has returned
-	prepared Prepared      // valid after ready; nil if Prepare failed
-	prepErr  error         // valid after ready
+	ready    chan struct{}    // closed once Prepare has returned
+	prepared nodekind.Session // valid after ready; nil if Prepare failed
+	prepErr  error            // valid after ready
 
 	mu       sync.Mutex
 	refs     int
 	released chan struct{} // closed once refs reached 0 and Close ran
 	closeErr error         // Prepared.Close's error, valid after released
 
-	// TaskFinal asks for Finalizer.Final with its request id; the last
-	// release runs it.  final and finalErr are valid after released.
-	finalID     uint32
-	finalWanted bool
-	final       [][]byte
-	finalErr    error
+	// TaskFinal asks for Final with the sink of its replies; the last
+	// release runs it.  finalErr is valid after released.
+	finalOut *halfways // nil: no TaskFinal (a disconnect)
+	finalErr error
 }
 
 // newSession returns a session with refs references.
@@ -42,7 +42,7 @@ func newSession(refs int) *session {
 }
 
 // setPrepared records Prepare's outcome and wakes the session's tasks.
-func (s *session) setPrepared(p Prepared, err error) {
+func (s *session) setPrepared(p nodekind.Session, err error) {
 	s.prepared, s.prepErr = p, err
 	close(s.ready)
 }
@@ -85,10 +85,10 @@ func (s *session) release() {
 	close(s.released)
 }
 
-// requestFinal makes the last release call Final for TaskFinal requestID.
-func (s *session) requestFinal(requestID uint32) {
+// requestFinal makes the last release call Final, which sends through out.
+func (s *session) requestFinal(out *halfways) {
 	s.mu.Lock()
-	s.finalID, s.finalWanted = requestID, true
+	s.finalOut = out
 	s.mu.Unlock()
 }
 
@@ -97,18 +97,17 @@ func (s *session) requestFinal(requestID uint32) {
 // the command that caused it, and Close must still run.
 func (s *session) runFinal() {
 	s.mu.Lock()
-	wanted, id := s.finalWanted, s.finalID
+	out := s.finalOut
 	s.mu.Unlock()
-	f, ok := s.prepared.(Finalizer)
-	if !wanted || !ok {
+	if out == nil {
 		return
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			s.final, s.finalErr = nil, fmt.Errorf("internal error in the session's Final: %v", r)
+			s.finalErr = fmt.Errorf("internal error in the session's Final: %v", r)
 		}
 	}()
-	s.final, s.finalErr = f.Final(id)
+	s.finalErr = s.prepared.Final(out)
 }
 
 // errSessionFailed answers tasks of a session whose Prepare failed.

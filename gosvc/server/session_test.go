@@ -13,7 +13,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/scan"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
 )
@@ -33,8 +35,12 @@ type fakeExecutor struct {
 	maxRunning   atomic.Int32
 	mu           sync.Mutex
 	sessionBytes [][]byte
-	onExec       func(xpu.Chunk, Pages) error // set before the server starts
+	onExec       func(xpu.Chunk, nodekind.Pages) error // set before the server starts
 }
+
+var _ scan.Primitives = (*fakeExecutor)(nil)
+
+func (f *fakeExecutor) Name() string { return "fake device" }
 
 func (f *fakeExecutor) errors(which *error) error {
 	f.errMu.Lock()
@@ -53,7 +59,8 @@ type fakePrepared struct {
 	closed atomic.Bool
 }
 
-func (f *fakeExecutor) Prepare(msg []byte, p *xpu.Program) (Prepared, error) {
+// PrepareScan makes GpuScan sessions of the fake.
+func (f *fakeExecutor) PrepareScan(msg []byte, p *xpu.Program) (scan.Program, error) {
 	time.Sleep(f.prepareDelay)
 	if err := f.errors(&f.prepareErr); err != nil {
 		return nil, err
@@ -69,7 +76,7 @@ func (f *fakeExecutor) Prepare(msg []byte, p *xpu.Program) (Prepared, error) {
 	return &fakePrepared{ex: f}, nil
 }
 
-func (p *fakePrepared) Exec(c xpu.Chunk, pages Pages) (xpu.ChunkResult, []uint32, error) {
+func (p *fakePrepared) Scan(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []uint32, error) {
 	f := p.ex
 	if p.closed.Load() {
 		return xpu.ChunkResult{}, nil, errors.New("fake: Exec after Close")
@@ -114,13 +121,14 @@ func (p *fakePrepared) Close() error {
 	return nil
 }
 
-func startExecServer(t *testing.T, workers int, ex Executor) *Server {
+func startExecServer(t *testing.T, workers int, ex nodekind.Executor) *Server {
 	t.Helper()
 	s, err := New(Config{
 		SocketPath: SocketPath(t.TempDir(), 4242, 0),
 		Workers:    workers,
 		Pool:       &fakePool{},
 		Executor:   ex,
+		Kinds:      testKinds,
 		Logger:     zerolog.New(zerolog.NewTestWriter(t)),
 	})
 	if err != nil {
@@ -130,8 +138,13 @@ func startExecServer(t *testing.T, workers int, ex Executor) *Server {
 	return s
 }
 
-func sessionMsg(id uint32) []byte {
+// sessionMsg is a GpuScan session of a one-qual program.
+func sessionMsg(id uint32) []byte { return kindSessionMsg(id, xpu.KindGpuScan) }
+
+// kindSessionMsg is sessionMsg's program in a session of kind.
+func kindSessionMsg(id, kind uint32) []byte {
 	b := xputest.New()
+	b.Kind = kind
 	b.Attr(4, 4, true, xpu.TypeInt4)
 	b.Op(xpu.OpGt, xpu.TypeBool, b.Var(0, xpu.TypeInt4), b.ConstInt4(10))
 	return b.Message(id)

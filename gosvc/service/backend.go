@@ -3,7 +3,7 @@ package service
 import (
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 )
 
 // Backend is everything the service needs from CUDA.  Devices are addressed
@@ -25,7 +25,7 @@ type Backend interface {
 	// Executor returns the executor that runs the device's sessions with
 	// memory from pool; called after LoadModule.  A nil executor makes the
 	// server answer sessions as unsupported.
-	Executor(index int, pool *mempool.Pool) (server.Executor, error)
+	Executor(index int, pool *mempool.Pool) (nodekind.Executor, error)
 	// Close unloads modules and releases the devices; memory from the
 	// allocators must have been freed before.
 	Close() error

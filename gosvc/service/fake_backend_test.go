@@ -7,7 +7,7 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
-	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 )
 
 // fakeBackend stands in for the GPU: devices are plain descriptions, device
@@ -69,7 +69,7 @@ func (b *fakeBackend) LoadModule(index int, image []byte) (string, error) {
 
 // Executor returns no executor: the servers answer sessions as
 // unsupported (the server package tests sessions with its own fake).
-func (b *fakeBackend) Executor(index int, pool *mempool.Pool) (server.Executor, error) {
+func (b *fakeBackend) Executor(index int, pool *mempool.Pool) (nodekind.Executor, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if pool == nil || len(b.loads) == 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/fatbin"
+	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
 	"github.com/pgstrom-go/pg_strom/gosvc/logpipe"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
@@ -226,6 +227,7 @@ func (s *service) startDevices() error {
 			Workers:     s.cfg.MaxAsyncTasks,
 			Pool:        pool,
 			Executor:    exec,
+			Kinds:       kinds.All(),
 			Logger:      devLog,
 		})
 		if err != nil {

@@ -30,14 +30,17 @@ func FuzzParseSession(f *testing.F) {
 	f.Add(xputest.PutU32(pa, pl.PreAggOffset+xpu.OffDescKeysOffset, uint32(pl.AggsOffset)))
 	f.Add(xputest.PutU32(good, xpu.OffSessKind, xpu.KindGpuPreAgg))
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		p, err := xpu.ParseSession(msg)
+		p, err := parseSession(msg)
 		if err != nil {
 			if !errors.Is(err, protocol.ErrProtocol) || p != nil {
 				t.Fatalf("rejection %v (program %v) is not a protocol error", err, p)
 			}
 			return
 		}
-		checkAccepted(t, p)
+		if p.Kind != xpu.KindGpuScan && p.Kind != xpu.KindGpuPreAgg {
+			t.Fatalf("accepted kind %d", p.Kind)
+		}
+		checkAccepted(t, p.Program)
 		checkAcceptedPreAgg(t, p)
 	})
 }
@@ -68,7 +71,7 @@ func checkAccepted(t *testing.T, p *xpu.Program) {
 
 // checkAcceptedPreAgg: what the GpuPreAgg kernel relies on in an accepted
 // descriptor.
-func checkAcceptedPreAgg(t *testing.T, p *xpu.Program) {
+func checkAcceptedPreAgg(t *testing.T, p *parsedSession) {
 	pa := p.PreAgg
 	if (p.Kind == xpu.KindGpuPreAgg) != (pa != nil) {
 		t.Fatalf("kind %d with preagg %v", p.Kind, pa)

@@ -5,12 +5,14 @@ import (
 	"sort"
 )
 
-// parsePreAgg validates the XpuPreAggDesc of a GPUPREAGG session at
-// preagg_offset, and its key and aggregate arrays, against the message and
-// the already validated program p.  others are the program's arrays: the
-// descriptor and its arrays may not overlap them, nor each other.
-func parsePreAgg(msg []byte, p *Program, others []region) (*PreAgg, error) {
-	descOff := le.Uint32(msg[OffSessPreAggOffset:])
+// ParsePreAgg validates the XpuPreAggDesc of a GPUPREAGG session at
+// preagg_offset, and its key and aggregate arrays, against msg and the
+// program p that ParseProgram accepted from it: the descriptor and its
+// arrays may not overlap the program's arrays, nor each other.  Every
+// error wraps protocol.ErrProtocol.
+func ParsePreAgg(msg []byte, p *Program) (*PreAgg, error) {
+	others := p.regions[:len(p.regions):len(p.regions)] // appends below copy
+	descOff := p.PreAggOffset
 	if descOff == 0 {
 		return nil, protoErr("xpu preagg: preagg_offset is 0 in a GpuPreAgg session")
 	}

@@ -16,46 +16,69 @@ type PreAggGroups struct {
 	TableBytes   uint64 // device memory of the table at the end
 }
 
-// EncodePreAggGroups builds one PGSTROM_MSG_PREAGG_GROUPS message:
-// XpuPreAggGroups followed by entries, a whole number of g.EntrySize-byte
-// entries.
-func EncodePreAggGroups(requestID uint32, g PreAggGroups, entries []byte) ([]byte, error) {
+// GroupsPayload is the payload of one groups reply (SUCCESS_HALFWAY to the
+// TaskFinal of a GpuPreAgg session): XpuPreAggGroups followed by whole
+// entries of G.EntrySize bytes; Put writes their count as nentries.
+type GroupsPayload struct {
+	G       PreAggGroups
+	Entries []byte
+}
+
+// Len is the payload's size.
+func (p GroupsPayload) Len() int { return PreAggGroupsSize + len(p.Entries) }
+
+// Put encodes the payload into dst (Len() bytes).
+func (p GroupsPayload) Put(dst []byte) {
+	g := p.G
+	g.NEntries = uint32(len(p.Entries) / int(max(g.EntrySize, 1)))
+	le.PutUint32(dst[offGrpNEntries-groupsOffset:], g.NEntries)
+	le.PutUint32(dst[offGrpEntrySize-groupsOffset:], g.EntrySize)
+	le.PutUint32(dst[offGrpTotal-groupsOffset:], g.NGroupsTotal)
+	le.PutUint32(dst[offGrpGrowths-groupsOffset:], g.NGrowths)
+	le.PutUint64(dst[offGrpTableBytes-groupsOffset:], g.TableBytes)
+	copy(dst[PreAggGroupsSize:], p.Entries)
+}
+
+// NewGroupsPayload checks that entries are whole entries of g.EntrySize.
+func NewGroupsPayload(g PreAggGroups, entries []byte) (GroupsPayload, error) {
 	if g.EntrySize == 0 || len(entries)%int(g.EntrySize) != 0 {
-		return nil, fmt.Errorf("encode preagg groups: %d bytes of entries is not a multiple of entry_size %d", len(entries), g.EntrySize)
+		return GroupsPayload{}, fmt.Errorf("preagg groups: %d bytes of entries is not a multiple of entry_size %d", len(entries), g.EntrySize)
 	}
-	g.NEntries = uint32(len(entries) / int(g.EntrySize))
-	msg := protocol.NewMessage(protocol.TagSuccessHalfway, requestID, PreAggGroupsSize+len(entries))
-	le.PutUint32(msg[offGrpNEntries:], g.NEntries)
-	le.PutUint32(msg[offGrpEntrySize:], g.EntrySize)
-	le.PutUint32(msg[offGrpTotal:], g.NGroupsTotal)
-	le.PutUint32(msg[offGrpGrowths:], g.NGrowths)
-	le.PutUint64(msg[offGrpTableBytes:], g.TableBytes)
-	copy(msg[PreAggGroupsEnd:], entries)
-	return msg, nil
+	return GroupsPayload{G: g, Entries: entries}, nil
 }
 
-// SplitPreAggGroups encodes entries (whole entries of g.EntrySize bytes) as
-// groups messages of at most XPU_PREAGG_GROUPS_BYTES of entries each.  It
-// returns at least one message, so the statistics reach the backend even
-// when the table holds no group.
-func SplitPreAggGroups(requestID uint32, g PreAggGroups, entries []byte) ([][]byte, error) {
-	return splitPreAggGroups(requestID, g, entries, PreAggGroupsBytes)
+// EncodePreAggGroups builds one groups message of request requestID;
+// tests use it.
+func EncodePreAggGroups(requestID uint32, g PreAggGroups, entries []byte) ([]byte, error) {
+	p, err := NewGroupsPayload(g, entries)
+	if err != nil {
+		return nil, fmt.Errorf("encode %w", err)
+	}
+	return protocol.Frame(protocol.TagSuccessHalfway, requestID, p)
 }
 
-func splitPreAggGroups(requestID uint32, g PreAggGroups, entries []byte, maxBytes int) ([][]byte, error) {
+// SplitPreAggGroups splits entries (whole entries of g.EntrySize bytes)
+// into groups payloads of at most XPU_PREAGG_GROUPS_BYTES of entries each;
+// the entries alias the argument.  It returns at least one payload, so the
+// statistics reach the backend even when the table holds no group.
+func SplitPreAggGroups(g PreAggGroups, entries []byte) ([]GroupsPayload, error) {
+	return splitPreAggGroups(g, entries, PreAggGroupsBytes)
+}
+
+func splitPreAggGroups(g PreAggGroups, entries []byte, maxBytes int) ([]GroupsPayload, error) {
 	if g.EntrySize == 0 || int(g.EntrySize) > maxBytes {
 		return nil, fmt.Errorf("split preagg groups: entry_size %d does not fit %d bytes", g.EntrySize, maxBytes)
 	}
 	per := maxBytes / int(g.EntrySize) * int(g.EntrySize)
-	var msgs [][]byte
+	var out []GroupsPayload
 	for off := 0; off == 0 || off < len(entries); off += per {
-		m, err := EncodePreAggGroups(requestID, g, entries[off:min(off+per, len(entries))])
+		p, err := NewGroupsPayload(g, entries[off:min(off+per, len(entries))])
 		if err != nil {
-			return nil, fmt.Errorf("split preagg groups: %w", err)
+			return nil, fmt.Errorf("split %w", err)
 		}
-		msgs = append(msgs, m)
+		out = append(out, p)
 	}
-	return msgs, nil
+	return out, nil
 }
 
 // DecodePreAggGroups decodes a groups message; clients and tests use it.

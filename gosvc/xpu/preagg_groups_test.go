@@ -44,7 +44,7 @@ func TestPreAggGroupsRoundTrip(t *testing.T) {
 	if !bytes.Equal(got, entries) {
 		t.Fatal("entries changed on the way")
 	}
-	empty, err := xpu.SplitPreAggGroups(3, g, nil)
+	empty, err := xpu.SplitPreAggGroupsMax(3, g, nil, xpu.PreAggGroupsBytes)
 	if err != nil || len(empty) != 1 {
 		t.Fatalf("no entries: %d messages, %v; want one carrying the statistics", len(empty), err)
 	}

@@ -47,7 +47,7 @@ func preaggProgram() *xputest.Builder {
 func TestParseSessionPreAgg(t *testing.T) {
 	b := preaggProgram()
 	b.PlanID = 77
-	p, err := xpu.ParseSession(b.Message(1))
+	p, err := parseSession(b.Message(1))
 	if err != nil {
 		t.Fatalf("ParseSession: %v", err)
 	}
@@ -79,7 +79,7 @@ func TestParseSessionPreAgg(t *testing.T) {
 	if xpu.AggSumInt.String() != "SUM_INT" || xpu.AggVarInt.Bytes() != 48 || xpu.AggKind(42).String() != "AggKind(42)" {
 		t.Errorf("XPU_AGG_LIST not taken from the header: %s %d", xpu.AggSumInt, xpu.AggVarInt.Bytes())
 	}
-	scan, err := xpu.ParseSession(scanProgram().Message(1))
+	scan, err := parseSession(scanProgram().Message(1))
 	if err != nil || scan.PreAgg != nil || scan.Kind != xpu.KindGpuScan {
 		t.Fatalf("GpuScan program: kind %d preagg %v, %v", scan.Kind, scan.PreAgg, err)
 	}
@@ -99,7 +99,7 @@ func TestParseSessionPreAggNoKeysNoAggs(t *testing.T) {
 	distinct.ConstBool(true)
 	distinct.GroupBy(v, 0) // SELECT DISTINCT a: no aggregates
 	for name, b := range map[string]*xputest.Builder{"no keys": one, "no aggs": distinct} {
-		p, err := xpu.ParseSession(b.Message(1))
+		p, err := parseSession(b.Message(1))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -123,7 +123,7 @@ func TestParseSessionRejectsBadPreAggLayout(t *testing.T) {
 		{"kind 3", "kind 3", put(good, xpu.OffSessKind, 3)},
 		{"reserved", "reserved field is 1", put(good, xpu.OffSessReserved, 1)},
 		{"gpuscan reserved", "reserved field is 9", put(scan, xpu.OffSessReserved, 9)},
-		{"gpuscan with preagg", "preagg_offset is 64 in a GpuScan session", put(scan, xpu.OffSessPreAggOffset, 64)},
+		{"gpuscan with preagg", "GpuScan session: xpu program: preagg_offset is 64, must be 0", put(scan, xpu.OffSessPreAggOffset, 64)},
 		{"preagg without desc", "preagg_offset is 0", put(good, xpu.OffSessPreAggOffset, 0)},
 		{"desc past end", "preagg descriptor", put(good, xpu.OffSessPreAggOffset, n-8)},
 		{"desc offset huge", "preagg descriptor", put(good, xpu.OffSessPreAggOffset, 0xfffffff0)},
@@ -231,7 +231,7 @@ func TestParseSessionNumericAggregateScale(t *testing.T) {
 		b.Aggregate(c.kind, n, -1)
 		pa := b.PreAgg
 		pa.Aggs[len(pa.Aggs)-1].Param = c.param
-		_, err := xpu.ParseSession(b.Message(1))
+		_, err := parseSession(b.Message(1))
 		if (err == nil) != c.ok {
 			t.Errorf("%s: err = %v", c.name, err)
 		}

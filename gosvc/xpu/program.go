@@ -3,14 +3,20 @@ package xpu
 // Program is a validated OpenSession payload.  Slices are copies: the
 // Program stays valid whatever happens to the message afterwards.
 type Program struct {
-	Kind     uint32 // KindGpuScan or KindGpuPreAgg
+	Kind     uint32 // XpuSession.kind, not judged: see nodekind
 	PlanID   uint64
 	Encoding uint32
 	Attrs    []Attr
 	Nodes    []Node
-	Consts   []byte  // the constant pool
-	Root     int     // = len(Nodes)-1
-	PreAgg   *PreAgg // GpuPreAgg sessions only; nil for GpuScan
+	Consts   []byte // the constant pool
+	Root     int    // = len(Nodes)-1
+	// PreAggOffset is XpuSession.preagg_offset as sent: ParsePreAgg's
+	// start, and 0 in the sessions of other kinds (theirs to check).
+	PreAggOffset uint32
+
+	// regions are the arrays ParseProgram validated; a kind's own arrays
+	// may not overlap them.
+	regions []region
 }
 
 // Attr is XpuAttr.

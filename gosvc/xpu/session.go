@@ -4,10 +4,14 @@ import (
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 )
 
-// ParseSession validates a whole OpenSession message (header included, as
-// protocol.ReadMessage returns it) and decodes its program.  Nothing of the
-// message may reach the GPU unless this returns nil error.
-func ParseSession(msg []byte) (*Program, error) {
+// ParseProgram validates the part of an OpenSession message (header
+// included, as protocol.ReadMessage returns it) that every node kind shares,
+// and decodes its program: header, regions, nodes, root qual.  The kind is
+// decoded, not judged: which kinds exist and what else their sessions carry
+// (GpuPreAgg: ParsePreAgg) is the node kinds' registry's business
+// (nodekind.Registry.ParseSession), which nothing may bypass on the way to
+// the GPU.
+func ParseProgram(msg []byte) (*Program, error) {
 	if err := checkMessage(msg, protocol.TagOpenSession, SessionEnd); err != nil {
 		return nil, err
 	}
@@ -15,14 +19,8 @@ func ParseSession(msg []byte) (*Program, error) {
 	if magic != ProgramMagic {
 		return nil, protoErr("xpu program: magic %#08x, want %#08x", magic, ProgramMagic)
 	}
-	if kind != KindGpuScan && kind != KindGpuPreAgg {
-		return nil, protoErr("xpu program: kind %d, want %d (GpuScan) or %d (GpuPreAgg)", kind, KindGpuScan, KindGpuPreAgg)
-	}
 	if r := le.Uint32(msg[OffSessReserved:]); r != 0 {
 		return nil, protoErr("xpu program: reserved field is %d, must be 0", r)
-	}
-	if off := le.Uint32(msg[OffSessPreAggOffset:]); kind == KindGpuScan && off != 0 {
-		return nil, protoErr("xpu program: preagg_offset is %d in a GpuScan session, must be 0", off)
 	}
 	attrs := region{"attribute array", le.Uint32(msg[OffSessAttrsOffset:]), le.Uint32(msg[OffSessNAttrs:]), AttrSize, alignAttr}
 	nodes := region{"node array", le.Uint32(msg[OffSessNodesOffset:]), le.Uint32(msg[OffSessNNodes:]), NodeSize, alignNode}
@@ -47,11 +45,13 @@ func ParseSession(msg []byte) (*Program, error) {
 	}
 
 	p := &Program{
-		Kind:     kind,
-		PlanID:   le.Uint64(msg[OffSessPlanID:]),
-		Encoding: le.Uint32(msg[OffSessEncoding:]),
-		Consts:   append([]byte(nil), msg[consts.off:consts.end()]...),
-		Root:     int(root),
+		Kind:         kind,
+		PreAggOffset: le.Uint32(msg[OffSessPreAggOffset:]),
+		regions:      []region{attrs, nodes, args, consts},
+		PlanID:       le.Uint64(msg[OffSessPlanID:]),
+		Encoding:     le.Uint32(msg[OffSessEncoding:]),
+		Consts:       append([]byte(nil), msg[consts.off:consts.end()]...),
+		Root:         int(root),
 	}
 	var err error
 	if p.Attrs, err = decodeAttrs(msg[attrs.off:attrs.end()], int(attrs.count)); err != nil {
@@ -68,11 +68,6 @@ func ParseSession(msg []byte) (*Program, error) {
 	}
 	if t := p.Nodes[root].Restype; t != TypeBool {
 		return nil, nodeErr(int(root), p.Nodes[root].Opcode, "the root qual returns %s, must return BOOL", t)
-	}
-	if kind == KindGpuPreAgg {
-		if p.PreAgg, err = parsePreAgg(msg, p, []region{attrs, nodes, args, consts}); err != nil {
-			return nil, err
-		}
 	}
 	return p, nil
 }

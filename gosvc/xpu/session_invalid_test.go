@@ -242,7 +242,7 @@ func TestParseSessionTypeRules(t *testing.T) {
 	}
 	for _, r := range rules {
 		b := typed(r.build)
-		_, err := xpu.ParseSession(b.Message(1))
+		_, err := parseSession(b.Message(1))
 		if r.substr == "" {
 			if err != nil {
 				t.Errorf("%s: valid program rejected: %v", r.name, err)

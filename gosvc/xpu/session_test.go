@@ -25,7 +25,7 @@ func scanProgram() *xputest.Builder {
 func TestParseSessionValid(t *testing.T) {
 	b := scanProgram()
 	b.PlanID = 0x1122334455667788
-	p, err := xpu.ParseSession(b.Message(1))
+	p, err := parseSession(b.Message(1))
 	if err != nil {
 		t.Fatalf("ParseSession: %v", err)
 	}
@@ -102,7 +102,7 @@ func everyOpcode() *xputest.Builder {
 
 func TestParseSessionEveryOpcode(t *testing.T) {
 	b := everyOpcode()
-	p, err := xpu.ParseSession(b.Message(1))
+	p, err := parseSession(b.Message(1))
 	if err != nil {
 		t.Fatalf("ParseSession: %v", err)
 	}
@@ -142,7 +142,7 @@ func TestHeaderTables(t *testing.T) {
 
 func expectProtocolError(t *testing.T, name string, msg []byte, substr string) {
 	t.Helper()
-	_, err := xpu.ParseSession(msg)
+	_, err := parseSession(msg)
 	if !errors.Is(err, protocol.ErrProtocol) {
 		t.Errorf("%s: err = %v, want ErrProtocol", name, err)
 		return

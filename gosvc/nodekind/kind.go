@@ -1,0 +1,107 @@
+package nodekind
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// Kind is one node kind, as registered.
+type Kind struct {
+	ID   uint32 // XpuSession.kind (XPU_KIND_*)
+	Name string // for errors and logs, e.g. "GpuScan"
+	// Parse validates the kind's own part of an OpenSession message msg,
+	// whose shared part xpu.ParseProgram accepted as p (p.Kind == ID).
+	// Its errors are protocol errors (the registry makes them wrap
+	// protocol.ErrProtocol).
+	Parse func(msg []byte, p *xpu.Program) (Spec, error)
+}
+
+// Spec is one validated session of a kind, not yet on a device.
+type Spec interface {
+	// Prepare makes the session runnable on ex, whose primitives for the
+	// kind it uses; msg is the OpenSession message it was parsed from.
+	// An executor without the kind's primitives is an error wrapping
+	// ErrNoPrimitives.
+	Prepare(ex Executor, msg []byte) (Session, error)
+}
+
+// Executor is one device's executor (the gpu package's, the host
+// executor, a test's fake).  It runs the sessions of every kind whose
+// primitives interface it implements.
+type Executor interface {
+	// Name names the device in errors, e.g. "GPU0".
+	Name() string
+}
+
+// ErrNoPrimitives marks a session whose kind the executor cannot run.  It
+// wraps protocol.ErrUnsupported.
+var ErrNoPrimitives = fmt.Errorf("%w: the executor has no primitives for this node kind", protocol.ErrUnsupported)
+
+// PrimitivesOf returns ex as the primitives P of the kind named kind, or
+// an error wrapping ErrNoPrimitives.
+func PrimitivesOf[P any](ex Executor, kind string) (P, error) {
+	p, ok := ex.(P)
+	if !ok {
+		return p, fmt.Errorf("%w: %s cannot run %s sessions", ErrNoPrimitives, ex.Name(), kind)
+	}
+	return p, nil
+}
+
+// Pages are the heap pages of one chunk in host memory: c.PagesLen()
+// bytes, inside the TaskExec message (inline chunk) or inside a shared
+// buffer the connection attached.  They are valid only during Exec.
+type Pages struct {
+	Bytes []byte
+	// Pinned: the bytes lie in memory the executor pinned or lent, so the
+	// device may read them by DMA directly.
+	Pinned bool
+}
+
+// Session is one open session of a kind on an executor.  Exec may be
+// called concurrently; Final at most once, after every Exec has returned;
+// Close once, last.
+type Session interface {
+	// Exec runs one chunk (a TaskExec message that xpu.ParseChunk
+	// accepted as c) whose pages are pages.  It may send parts of the
+	// chunk's results through out, each a SUCCESS_HALFWAY reply, and
+	// returns the last part, which the server sends as SUCCESS.  out is
+	// valid only until Exec returns.  The server sets the replies'
+	// chunk_id and nitems.
+	Exec(c xpu.Chunk, pages Pages, out ChunkSink) (xpu.ChunkReply, error)
+	// Final runs for TaskFinal, after the session's last Exec returned
+	// and before Close; not when the session ends by a disconnect.  It may
+	// send results through out (SUCCESS_HALFWAY replies, before the
+	// payload-less SUCCESS); out is valid only until Final returns.
+	Final(out FinalSink) error
+	// Close releases what the session holds on the device.
+	Close() error
+}
+
+// ChunkSink takes the parts of one chunk's results that Exec sends before
+// it returns.  An error means the part was not sent; the request is then
+// answered with an Error reply whatever Exec returns.
+type ChunkSink interface {
+	Halfway(r xpu.ChunkReply) error
+}
+
+// FinalSink takes what a session sends at TaskFinal, each payload one
+// SUCCESS_HALFWAY reply; errors as for ChunkSink.
+type FinalSink interface {
+	Halfway(p protocol.Payload) error
+}
+
+// NoFinal is Final for kinds that keep nothing until TaskFinal (GpuScan).
+type NoFinal struct{}
+
+func (NoFinal) Final(FinalSink) error { return nil }
+
+// errParse wraps a kind's Parse error as a protocol error.
+func errParse(k Kind, err error) error {
+	if errors.Is(err, protocol.ErrProtocol) {
+		return fmt.Errorf("%s session: %w", k.Name, err)
+	}
+	return fmt.Errorf("%w: %s session: %w", protocol.ErrProtocol, k.Name, err)
+}
