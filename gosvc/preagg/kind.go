@@ -12,7 +12,7 @@ var Kind = nodekind.Kind{ID: xpu.KindGpuPreAgg, Name: "GpuPreAgg", Parse: parse}
 type Primitives interface {
 	// PreparePreAgg makes program p (the OpenSession message msg) with
 	// descriptor pa ready for the GpuPreAgg kernel: the executor Joins its
-	// plan's table and returns the Session's Prepared with its ExecFunc.
+	// plan's table and returns Session.Prepared with its ExecFunc.
 	PreparePreAgg(msg []byte, p *xpu.Program, pa *xpu.PreAgg) (nodekind.Session, error)
 }
 

@@ -152,12 +152,7 @@ func TestTaskFinalErrors(t *testing.T) {
 	setMode := func(m string) { modeMu.Lock(); mode = m; modeMu.Unlock() }
 	s := startExecServer(t, 2, ex)
 	c := dial(t, s)
-	cases := []struct {
-		mode     string
-		halfways int
-		code     int32
-		substr   string
-	}{
+	cases := []errorCase{
 		{"error", 1, protocol.ErrCodeDevice, "CUDA_ERROR_ILLEGAL_ADDRESS"},
 		{"oversized", 0, protocol.ErrCodeInternal, "malformed reply: SuccessHalfway payload of"},
 		{"negative", 0, protocol.ErrCodeInternal, "payload of -1 bytes"},
@@ -166,14 +161,7 @@ func TestTaskFinalErrors(t *testing.T) {
 	for _, tc := range cases {
 		setMode(tc.mode)
 		expectSuccess(t, c, testSessionMsg(10))
-		replies := requestReplies(t, c, protocol.EncodeRequest(protocol.TagTaskFinal, 11, nil))
-		if len(replies) != tc.halfways+1 {
-			t.Fatalf("%s: %d replies, want %d SuccessHalfway then the Error", tc.mode, len(replies), tc.halfways)
-		}
-		e := decodeErrorReply(t, replies[len(replies)-1], tc.code)
-		if !strings.Contains(e.Message, tc.substr) {
-			t.Errorf("%s: error %q lacks %q", tc.mode, e.Message, tc.substr)
-		}
+		tc.check(t, requestReplies(t, c, protocol.EncodeRequest(protocol.TagTaskFinal, 11, nil)))
 		if ex.open.Load() != 0 {
 			t.Fatalf("%s: session left open", tc.mode)
 		}

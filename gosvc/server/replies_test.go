@@ -136,17 +136,30 @@ func requestReplies(t *testing.T, c net.Conn, msg []byte) [][]byte {
 	}
 }
 
-func decodeErrorReply(t *testing.T, reply []byte, code int32) protocol.ErrorReply {
+// errorCase is a request that a session in mode answers with halfways
+// SuccessHalfway replies, then an Error of code whose message has substr.
+type errorCase struct {
+	mode     string
+	halfways int
+	code     int32
+	substr   string
+}
+
+// check checks the replies of the request.
+func (tc errorCase) check(t *testing.T, replies [][]byte) {
 	t.Helper()
-	h, err := protocol.DecodeHeader(reply)
+	if len(replies) != tc.halfways+1 {
+		t.Fatalf("%s: %d replies, want %d SuccessHalfway then the Error", tc.mode, len(replies), tc.halfways)
+	}
+	last := replies[len(replies)-1]
+	h, err := protocol.DecodeHeader(last)
 	if err != nil || h.Tag != protocol.TagError {
-		t.Fatalf("reply %+v (%v), want Error %d", h, err, code)
+		t.Fatalf("%s: last reply %+v (%v), want Error %d", tc.mode, h, err, tc.code)
 	}
-	e, err := protocol.DecodeError(reply)
-	if err != nil || e.Code != code {
-		t.Fatalf("error %+v (%v), want code %d", e, err, code)
+	e, err := protocol.DecodeError(last)
+	if err != nil || e.Code != tc.code || !strings.Contains(e.Message, tc.substr) {
+		t.Fatalf("%s: error %+v (%v), want code %d containing %q", tc.mode, e, err, tc.code, tc.substr)
 	}
-	return e
 }
 
 // checkParts checks the replies of chunk chunkID: nblocks+1 SuccessHalfway
@@ -251,12 +264,7 @@ func TestMalformedReplies(t *testing.T) {
 	c := dial(t, s)
 	expectSuccess(t, c, testSessionMsg(1))
 	id := uint32(2)
-	cases := []struct {
-		mode     string
-		halfways int
-		code     int32
-		substr   string
-	}{
+	cases := []errorCase{
 		// the session goes on after the bad part: its good parts go out
 		{"oversized", 2, protocol.ErrCodeInternal, "malformed reply: SuccessHalfway payload of"},
 		{"negative count", 2, protocol.ErrCodeInternal, "-1 items do not fit"},
@@ -266,13 +274,7 @@ func TestMalformedReplies(t *testing.T) {
 		ex.mu.Lock()
 		ex.mode = tc.mode
 		ex.mu.Unlock()
-		replies := requestReplies(t, c, chunkMsg(id, id, 1))
-		if len(replies) != tc.halfways+1 {
-			t.Fatalf("%s: %d replies, want %d SuccessHalfway then the Error", tc.mode, len(replies), tc.halfways)
-		}
-		if e := decodeErrorReply(t, replies[len(replies)-1], tc.code); !strings.Contains(e.Message, tc.substr) {
-			t.Errorf("%s: error %q lacks %q", tc.mode, e.Message, tc.substr)
-		}
+		tc.check(t, requestReplies(t, c, chunkMsg(id, id, 1)))
 		id++
 	}
 	// The session kept the last sink; with "late" it sends through it

@@ -28,7 +28,7 @@ type session struct {
 	mu       sync.Mutex
 	refs     int
 	released chan struct{} // closed once refs reached 0 and Close ran
-	closeErr error         // Prepared.Close's error, valid after released
+	closeErr error         // the session's Close error, valid after released
 
 	// TaskFinal asks for Final with the sink of its replies; the last
 	// release runs it.  finalErr is valid after released.

@@ -9,7 +9,7 @@ import (
 // ChunkResult is XpuChunkResult, the payload header of a TaskExec reply.
 type ChunkResult struct {
 	ChunkID   uint32
-	NItems    uint32 // EncodeChunkResult sets it to len(items)
+	NItems    uint32 // ChunkReply.Put sets it to Items.Count()
 	NTuples   uint32
 	NRecheck  uint32
 	GpuTimeNs uint64
