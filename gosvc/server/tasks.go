@@ -58,6 +58,7 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	}
 	what := fmt.Sprintf("task exec of chunk %d", cmd.chunk.ChunkID)
 	out := newHalfways(cmd.conn, id)
+	defer out.end() // also when Exec panics: nothing more goes out
 	reply, err := sess.prepared.Exec(cmd.chunk, pages, chunkHalfways{out, cmd.chunk.ChunkID})
 	if err = errors.Join(out.end(), err); err != nil {
 		return s.executorError(id, what, err)
