@@ -294,9 +294,12 @@ typedef struct XpuBufferAttach
 #define XPU_MAX_BUFFERS_PER_CONNECTION	16
 
 /*
- * TaskExec reply (PGSTROM_MSG_SUCCESS): XpuChunkResult, then nitems
- * uint32_t entries.  The entries of one block are contiguous and in
- * ascending line pointer order; blocks come in any order.  An entry is
+ * TaskExec replies (SUCCESS_HALFWAY parts, then SUCCESS; see
+ * pg_strom_proto.h): each is an XpuChunkResult, then nitems items whose
+ * shape is the node kind's.  GpuScan and GpuPreAgg answer a chunk with one
+ * SUCCESS whose items are uint32_t entries.  The entries of one block are
+ * contiguous and in ascending line pointer order; blocks come in any
+ * order.  An entry is
  *     (block index in chunk << XPU_ITEM_BLOCK_SHIFT) | line pointer number
  * (1-based, as OffsetNumber), with XPU_ITEM_RECHECK set for a row the CPU
  * must evaluate.  Rows absent from the list do not satisfy the quals.

@@ -72,13 +72,15 @@ func part(c xpu.Chunk, i int) xpu.ChunkReply {
 }
 
 func (s *multiSession) Exec(c xpu.Chunk, _ nodekind.Pages, out nodekind.ChunkSink) (xpu.ChunkReply, error) {
+	// Exec of two chunks of one session may run at once: s.kept is the
+	// executor's mutex's too.
 	s.ex.mu.Lock()
 	mode := s.ex.mode
 	if mode == "late" && s.kept != nil {
 		s.ex.lateErr = s.kept.Halfway(part(c, 99))
 	}
-	s.ex.mu.Unlock()
 	s.kept = out
+	s.ex.mu.Unlock()
 	switch mode {
 	case "oversized":
 		out.Halfway(xpu.ChunkReply{Items: badItems{1, int(protocol.MaxLength)}}) // error ignored: the server remembers
