@@ -64,6 +64,17 @@ typedef struct PgStromCtlConfig
 	char		cuda_toolkit_basedir[PGSTROM_PATH_LEN];
 	char		kernel_source_dir[PGSTROM_PATH_LEN];	/* installed kernels/ */
 	char		prebuilt_fatbin[PGSTROM_PATH_LEN];	/* "" if make had no nvcc */
+
+	/*
+	 * PostgreSQL's shared buffers as the service sees them: it is forked
+	 * from the supervisor without exec, so they lie at the same address,
+	 * which the service maps read-only and registers with each device for
+	 * zero-copy chunks (XPU_BUFFER_SHARED).  shared_nbuffers 0: not
+	 * available, chunks carry their pages.
+	 */
+	uint64_t	shared_base;	/* address of buffer 0 (BufferBlocks) */
+	uint32_t	shared_nbuffers;	/* NBuffers */
+	uint32_t	shared_block_size;	/* BLCKSZ */
 } PgStromCtlConfig;
 
 typedef struct PgStromCtlReason
@@ -81,6 +92,16 @@ typedef struct PgStromDeviceInfo
 	char		name[PGSTROM_DEVNAME_LEN];
 	char		pci_bus_id[32];
 	char		pcie_link[PGSTROM_PCIE_LEN];	/* e.g. "PCIe Gen5 x16", or "unknown" */
+
+	/*
+	 * Zero-copy: bytes of shared buffers registered with this device
+	 * (read-only, mapped), 0 when not, with the reason; and how long the
+	 * registration took.  Backends send XPU_BUFFER_SHARED chunks only to a
+	 * device that registered every shared buffer.
+	 */
+	uint64_t	shared_registered;
+	uint64_t	shared_register_us;
+	char		shared_reason[PGSTROM_REASON_LEN];	/* "" when registered */
 } PgStromDeviceInfo;
 
 typedef struct PgStromCtlDevices

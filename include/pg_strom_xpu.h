@@ -268,10 +268,48 @@ typedef struct XpuChunk
 								 * 16-byte aligned either way */
 	uint32_t	chunk_id;		/* echoed in the result */
 	uint32_t	buffer_id;		/* 0: pages follow in this message;
-								 * N > 0: pages are in the shared buffer the
-								 * connection attached as N, and the message
-								 * ends after this struct */
+								 * XPU_BUFFER_SHARED: XpuPageRefs follow, the
+								 * pages are in PostgreSQL's shared buffers;
+								 * other N > 0: pages are in the shared buffer
+								 * the connection attached as N, and the
+								 * message ends after this struct */
 } XpuChunk;
+
+/*
+ * Zero-copy chunks.  buffer_id XPU_BUFFER_SHARED names a chunk whose pages
+ * lie in PostgreSQL's shared buffers, which the service mapped read-only
+ * and registered with each device at start (PgStromCtlConfig.shared_*).
+ * The message carries nblocks XpuPageRef at pages_offset (from the message
+ * start, 16-byte aligned) and ends after them; no page byte travels.
+ *
+ * The service gathers each referenced page into device memory and applies
+ * its ref to that copy (never to shared buffers): pd_lower is set to the
+ * end of line pointer nlines, and unless XPU_PAGE_ALL_VISIBLE is set, every
+ * one of the first nlines line pointers whose bit in visible[] is clear
+ * becomes LP_UNUSED (bit (off - 1) % 32 of word (off - 1) / 32 stands for
+ * offset off).  The kernels then see the page image an inline chunk would
+ * carry, and item positions refer to the chunk's page order as before.
+ *
+ * The backend keeps every referenced buffer pinned until the chunk's answer
+ * has been emitted, so the tuples the refs name stay where they are while
+ * the device reads them; the line pointers past nlines and the free space
+ * may change meanwhile, which the ref makes irrelevant.  The service checks
+ * buffer < PgStromCtlConfig.shared_nbuffers, nlines <=
+ * XPU_MAX_TUPLES_PER_PAGE and flags before use.
+ */
+#define XPU_BUFFER_SHARED			0xffffffffU
+#define XPU_PAGE_VISIBLE_WORDS		10	/* 320 bits >= XPU_MAX_TUPLES_PER_PAGE */
+#define XPU_PAGE_ALL_VISIBLE		0x0001	/* every LP_NORMAL of the first
+											 * nlines is visible */
+#define XPU_PAGE_FLAGS_MASK			0x0001
+
+typedef struct XpuPageRef
+{
+	uint32_t	buffer;			/* shared buffer index, 0-based (Buffer - 1) */
+	uint16_t	nlines;			/* line pointers the backend examined */
+	uint16_t	flags;			/* XPU_PAGE_* */
+	uint32_t	visible[XPU_PAGE_VISIBLE_WORDS];
+} XpuPageRef;
 
 /*
  * ATTACH_BUFFER payload.  The backend creates a shared memory file
