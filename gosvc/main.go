@@ -1,21 +1,44 @@
 // Command pg_strom_gosvc is the GPU service, built with -buildmode=c-shared
-// and called by the launcher (pg_strom_gpuserv) through its one exported
-// entry point.  It only wires the real GPU backend into the service.
+// and called through its one exported entry point by the service process
+// the supervisor forks.  It only wires the real GPU backend into the
+// service.
 package main
 
+/*
+#include <stddef.h>
+*/
 import "C"
 
 import (
+	"unsafe"
+
 	"github.com/pgstrom-go/pg_strom/gosvc/gpu"
 	"github.com/pgstrom-go/pg_strom/gosvc/service"
 )
 
 // PgStromServiceMain runs the service until it stops and returns a
-// PGSTROM_EXIT_* code (see include/pg_strom_control.h).
+// PGSTROM_EXIT_* code (see include/pg_strom_control.h).  envp is the
+// NULL-terminated "NAME=value" environment the service must use: the
+// process is forked from PostgreSQL without exec and its process title has
+// overwritten the area the Go runtime read its environment from, so the
+// service sets it again and applies GOMAXPROCS, GOGC, GOMEMLIMIT and
+// GOTRACEBACK from it.  envp may be NULL.
 //
 //export PgStromServiceMain
-func PgStromServiceMain(ctlFd, logFd C.int) C.int {
-	return C.int(service.Run(int(ctlFd), int(logFd), gpu.NewBackend()))
+func PgStromServiceMain(ctlFd, logFd C.int, envp **C.char) C.int {
+	return C.int(service.RunWithEnviron(int(ctlFd), int(logFd), environ(envp), gpu.NewBackend()))
+}
+
+// environ copies a NULL-terminated C string array.
+func environ(envp **C.char) []string {
+	var env []string
+	if envp == nil {
+		return nil
+	}
+	for p := envp; *p != nil; p = (**C.char)(unsafe.Add(unsafe.Pointer(p), unsafe.Sizeof(*p))) {
+		env = append(env, C.GoString(*p))
+	}
+	return env
 }
 
 // main is required by -buildmode=c-shared and never runs.

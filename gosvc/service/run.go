@@ -30,6 +30,16 @@ var buildRunner fatbin.Runner
 // control.ExitFailed after a fatal error, which it reports with FATAL and a
 // WARNING log line).
 func Run(ctlFd, logFd int, backend Backend) int {
+	return run(ctlFd, logFd, backend, nil)
+}
+
+// RunWithEnviron is Run for a service forked without exec: it first applies
+// env with ApplyEnviron and logs, at WARNING, what it could not apply.
+func RunWithEnviron(ctlFd, logFd int, env []string, backend Backend) int {
+	return run(ctlFd, logFd, backend, ApplyEnviron(env))
+}
+
+func run(ctlFd, logFd int, backend Backend, envProblems []string) int {
 	w, err := logpipe.NewWriter(logFd)
 	if err != nil {
 		// Nowhere to log; FATAL is the only way to say why.
@@ -40,6 +50,9 @@ func Run(ctlFd, logFd int, backend Backend) int {
 		return control.ExitFailed
 	}
 	log := logpipe.NewLogger(w)
+	for _, p := range envProblems {
+		log.Warn().Msg("GPU service environment: " + p)
+	}
 	ch, err := control.Open(ctlFd)
 	if err != nil {
 		log.Warn().Err(err).Msg("GPU service cannot use its control channel")
