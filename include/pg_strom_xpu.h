@@ -300,7 +300,13 @@ typedef struct XpuChunk
 #define XPU_BUFFER_SHARED			0xffffffffU
 #define XPU_PAGE_VISIBLE_WORDS		10	/* 320 bits >= XPU_MAX_TUPLES_PER_PAGE */
 #define XPU_PAGE_ALL_VISIBLE		0x0001	/* every LP_NORMAL of the first
-											 * nlines is visible */
+											 * nlines is visible: only for a
+											 * page nobody can change while
+											 * the device reads it; a pinned
+											 * buffer's insert may reuse an
+											 * unused line pointer, so the
+											 * backend names each visible
+											 * tuple of a shared buffer */
 #define XPU_PAGE_FLAGS_MASK			0x0001
 
 typedef struct XpuPageRef
