@@ -31,6 +31,8 @@ type Config struct {
 	GPUSettings [][2]string // -gpu-set: extra SETs of the GPU mode
 	Plant       Plant
 
+	CPU CPUSampler // host CPU of every timed run; nil: not measured
+
 	Stdout io.Writer
 	Stderr io.Writer
 }
@@ -41,7 +43,7 @@ func defaultWorkers() int { return min(runtime.NumCPU(), 16) }
 func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config, error) {
 	fs := flag.NewFlagSet("pgstrom-bench "+step, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := &Config{Stdout: stdout, Stderr: stderr}
+	cfg := &Config{Stdout: stdout, Stderr: stderr, CPU: newProcSampler()}
 	var tables, queries, plant, gpuSet string
 	fs.StringVar(&cfg.ConnString, "dsn", "", "connection string (default: the PGHOST, PGPORT, PGUSER, PGDATABASE, ... environment)")
 	fs.Float64Var(&cfg.Scale, "scale", 1.0, "row-count multiplier: 1.0 = 200M narrow rows and 25M wide rows (load)")

@@ -83,6 +83,12 @@ type modeRun struct {
 	plan    string
 	times   []float64
 	results [][]Row
+
+	hostCPU     []float64 // host busy core-seconds of each timed run
+	serviceCPU  []float64 // the GPU service's core-seconds of each timed run
+	servicePID  int
+	cpuNote     string // why hostCPU is short
+	serviceNote string // why serviceCPU is short
 }
 
 // runMode runs sql in mode m: the plan, one warm-up, then cfg.Runs timed runs.
@@ -96,8 +102,27 @@ func runMode(ctx context.Context, conn *pgx.Conn, cfg *Config, m Mode, sql strin
 		return mr, err
 	}
 	mr.plan = plan
+	sampler := cfg.CPU
+	if sampler == nil {
+		mr.cpuNote, mr.serviceNote = "host CPU not measured", "host CPU not measured"
+	} else if m.GPU {
+		// looked up outside the timed runs; 0 (skipped) when there is none
+		mr.servicePID, mr.serviceNote = servicePID(ctx, conn)
+	}
 	for i := 0; i <= cfg.Runs; i++ {
-		rows, secs, err := fetch(ctx, conn, sql)
+		var rows []Row
+		var secs float64
+		var err error
+		if i == 0 {
+			rows, secs, err = fetch(ctx, conn, sql)
+		} else {
+			var sp cpuSpan
+			sp, err = measureCPU(sampler, mr.servicePID, func() (ferr error) {
+				rows, secs, ferr = fetch(ctx, conn, sql)
+				return ferr
+			})
+			mr.addCPU(sp, m.GPU && mr.servicePID > 0)
+		}
 		if err != nil {
 			what := "warm-up"
 			if i > 0 {
@@ -111,4 +136,21 @@ func runMode(ctx context.Context, conn *pgx.Conn, cfg *Config, m Mode, sql strin
 		}
 	}
 	return mr, nil
+}
+
+// addCPU records one timed run's CPU figures; a missing one is noted once.
+func (mr *modeRun) addCPU(sp cpuSpan, wantService bool) {
+	if sp.host != nil {
+		mr.hostCPU = append(mr.hostCPU, *sp.host)
+	} else if mr.cpuNote == "" {
+		mr.cpuNote = "a /proc/stat sample failed"
+	}
+	if !wantService {
+		return
+	}
+	if sp.service != nil {
+		mr.serviceCPU = append(mr.serviceCPU, *sp.service)
+	} else if mr.serviceNote == "" {
+		mr.serviceNote = fmt.Sprintf("a /proc/%d/stat sample failed (the service restarted?)", mr.servicePID)
+	}
 }

@@ -115,6 +115,20 @@ func TestIntegrationLoadRun(t *testing.T) {
 	if rep.Link.gbps() != 50 || rep.Link.Measured != nil {
 		t.Errorf("link %+v, want the -link-gbps value and no probe", rep.Link)
 	}
+	// host CPU: this test runs on the server's host, so /proc/stat is measured
+	if _, ok := cpuProbe(newProcSampler()); ok {
+		for _, r := range rep.Results {
+			for _, m := range r.Modes {
+				if len(m.HostCoreS) != cfg.Runs || m.HostCoreSMedian == nil || m.HostCoreUsPerPage == nil || r.HeapPages <= 0 {
+					t.Errorf("%s on %s mode %s: host CPU %v (median %v, per page %v, %d pages)", r.Query, r.Table, m.Mode,
+						m.HostCoreS, m.HostCoreSMedian, m.HostCoreUsPerPage, r.HeapPages)
+				}
+			}
+		}
+		if !strings.Contains(out.String(), "host CPU: busy time of all CPUs from /proc/stat") {
+			t.Errorf("no host CPU header line")
+		}
+	}
 	for _, f := range []string{"out.json", "out.png", "plans.txt"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // tableHeader lists the columns of the text table (see README: bench).
 var tableHeader = []string{"query", "table", "rows", "heap GB", "PG jit=on s", "PG jit=off s", "GPU s",
-	"speedup", "GPU GB/s", "% link", "GPU used", "status"}
+	"speedup", "GPU GB/s", "% link", "PG core-s", "PG core-µs/page", "GPU core-s", "GPU core-µs/page",
+	"svc core-µs/page", "GPU used", "status"}
 
 func fmtOpt(f *float64, format string) string {
 	if f == nil {
@@ -29,11 +31,32 @@ func tableRows(rep *Report) [][]string {
 			}
 			row = append(row, fmtOpt(med, "%.3f"))
 		}
-		row = append(row, fmtOpt(r.Speedup, "%.2fx"), fmtOpt(r.GPUGBps, "%.1f"), fmtOpt(r.LinkPct, "%.0f%%"),
-			yesNo(r.GPUUsed()), r.Status)
+		row = append(row, fmtOpt(r.Speedup, "%.2fx"), fmtOpt(r.GPUGBps, "%.1f"), fmtOpt(r.LinkPct, "%.0f%%"))
+		row = append(row, cpuCells(r)...)
+		row = append(row, yesNo(r.GPUUsed()), r.Status)
 		out = append(out, row)
 	}
 	return out
+}
+
+// cpuCells are the host CPU columns: core-seconds and core-µs per heap
+// page of the reference mode (Modes[0]) and the gpu mode, and the GPU
+// service's core-µs per page; "-" where not measured or the query failed.
+func cpuCells(r QueryResult) []string {
+	var pg, gpu ModeResult
+	if r.Status != statusFailure {
+		if len(r.Modes) > 0 {
+			pg = r.Modes[0]
+		}
+		if gi := gpuMode(); gi < len(r.Modes) {
+			gpu = r.Modes[gi]
+		}
+	}
+	return []string{
+		fmtOpt(pg.HostCoreSMedian, "%.2f"), fmtOpt(pg.HostCoreUsPerPage, "%.2f"),
+		fmtOpt(gpu.HostCoreSMedian, "%.2f"), fmtOpt(gpu.HostCoreUsPerPage, "%.2f"),
+		fmtOpt(gpu.ServiceCoreUsPerPage, "%.2f"),
+	}
 }
 
 // WriteTable prints the header lines, the results table and the failures.
@@ -53,6 +76,8 @@ func WriteTable(w io.Writer, rep *Report) error {
 	} else {
 		fmt.Fprintf(&b, "host-to-device link: %s\n", rep.Link.Source)
 	}
+	fmt.Fprintf(&b, "host CPU: %s\n", rep.CPU.Source)
+	fmt.Fprintf(&b, "GPU service CPU (svc column): %s\n", rep.CPU.Service)
 	fmt.Fprintf(&b, "each figure: median of %d timed runs after %d warm-up; modes must agree (floats within relative %g)\n",
 		rep.Runs, rep.WarmUps, rep.Tolerance)
 	for _, m := range rep.Modes {
@@ -81,11 +106,11 @@ func WriteTable(w io.Writer, rep *Report) error {
 func writeColumns(b *strings.Builder, header []string, rows [][]string) {
 	width := make([]int, len(header))
 	for i, h := range header {
-		width[i] = len(h)
+		width[i] = utf8.RuneCountInString(h)
 	}
 	for _, r := range rows {
 		for i, c := range r {
-			width[i] = max(width[i], len(c))
+			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
 	line := func(cells []string) {
@@ -93,10 +118,11 @@ func writeColumns(b *strings.Builder, header []string, rows [][]string) {
 			if i > 0 {
 				b.WriteString("  ")
 			}
+			pad := strings.Repeat(" ", max(0, width[i]-utf8.RuneCountInString(c)))
 			if i < 2 {
-				fmt.Fprintf(b, "%-*s", width[i], c)
+				b.WriteString(c + pad)
 			} else {
-				fmt.Fprintf(b, "%*s", width[i], c)
+				b.WriteString(pad + c)
 			}
 		}
 		b.WriteString("\n")

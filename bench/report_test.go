@@ -77,7 +77,7 @@ func TestWriteJSONShape(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("not JSON: %v", err)
 	}
-	for _, k := range []string{"started_at", "server", "link", "timed_runs", "modes", "results", "failures", "phases"} {
+	for _, k := range []string{"started_at", "server", "link", "host_cpu", "timed_runs", "modes", "results", "failures", "phases"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("missing top-level key %q", k)
 		}
@@ -87,7 +87,7 @@ func TestWriteJSONShape(t *testing.T) {
 		t.Fatalf("%d results", len(results))
 	}
 	r0 := results[0].(map[string]any)
-	for _, k := range []string{"query", "table", "sql", "rows", "heap_bytes", "heap_gb", "modes", "speedup", "gpu_gb_per_s", "link_pct", "status"} {
+	for _, k := range []string{"query", "table", "sql", "rows", "heap_bytes", "heap_gb", "heap_pages", "modes", "speedup", "gpu_gb_per_s", "link_pct", "status"} {
 		if _, ok := r0[k]; !ok {
 			t.Errorf("result lacks %q", k)
 		}
@@ -100,7 +100,7 @@ func TestWriteJSONShape(t *testing.T) {
 		t.Errorf("failed result: %v", r1)
 	}
 	m0 := r0["modes"].([]any)[0].(map[string]any)
-	for _, k := range []string{"mode", "times_s", "median_s", "used_gpu", "plan"} {
+	for _, k := range []string{"mode", "times_s", "median_s", "used_gpu", "plan", "host_core_s", "host_core_s_median", "host_core_us_per_page"} {
 		if _, ok := m0[k]; !ok {
 			t.Errorf("mode lacks %q", k)
 		}

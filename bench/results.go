@@ -13,6 +13,20 @@ type ModeResult struct {
 	UsedGPU bool      `json:"used_gpu"`
 	Plan    string    `json:"plan"`
 	Error   string    `json:"error,omitempty"`
+
+	// Host CPU (see cpu.go): busy core-seconds of the whole host during
+	// each timed run, their median, and the median per heap page.
+	HostCoreS         []float64 `json:"host_core_s"`
+	HostCoreSMedian   *float64  `json:"host_core_s_median"`
+	HostCoreUsPerPage *float64  `json:"host_core_us_per_page"`
+	CPUNote           string    `json:"cpu_note,omitempty"` // why host CPU is missing
+
+	// The GPU service process's share (gpu mode only): its utime+stime.
+	ServicePID           int       `json:"gpu_service_pid,omitempty"`
+	ServiceCoreS         []float64 `json:"gpu_service_core_s,omitempty"`
+	ServiceCoreSMedian   *float64  `json:"gpu_service_core_s_median,omitempty"`
+	ServiceCoreUsPerPage *float64  `json:"gpu_service_core_us_per_page,omitempty"`
+	ServiceCPUNote       string    `json:"gpu_service_cpu_note,omitempty"` // why it is missing
 }
 
 // QueryResult is one query on one table in every mode.
@@ -23,6 +37,7 @@ type QueryResult struct {
 	Rows      int          `json:"rows"`
 	HeapBytes int64        `json:"heap_bytes"`
 	HeapGB    float64      `json:"heap_gb"`
+	HeapPages int64        `json:"heap_pages"` // heap_bytes / 8192
 	Modes     []ModeResult `json:"modes"`
 	Speedup   *float64     `json:"speedup"`
 	GPUGBps   *float64     `json:"gpu_gb_per_s"`
@@ -58,6 +73,7 @@ type Report struct {
 	FinishedAt time.Time     `json:"finished_at"`
 	Server     ServerInfo    `json:"server"`
 	Link       LinkInfo      `json:"link"`
+	CPU        CPUInfo       `json:"host_cpu"`
 	Runs       int           `json:"timed_runs"`
 	WarmUps    int           `json:"warm_up_runs"`
 	Tolerance  float64       `json:"float_relative_tolerance"`

@@ -24,6 +24,11 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 		rep.Modes = append(rep.Modes, ModeInfo{Key: m.Key, Label: m.Label, Settings: set})
 	}
 	rep.Link = LinkInfo{Source: "not measured: the run stopped before the link probe"}
+	var cpuOK bool
+	if rep.CPU, cpuOK = cpuProbe(cfg.CPU); !cpuOK {
+		cfg.CPU = nil // unreadable: every CPU column is "-", the header says why
+	}
+	rep.CPU.Service = "not measured: no gpu mode run"
 	timed := func(name string, f func() error) error {
 		t0 := time.Now()
 		err := phase(cfg.Stderr, name, f)
@@ -84,6 +89,7 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 		})
 		if err != nil {
 			rep.FinishedAt = time.Now()
+			rep.CPU.Service = serviceNote(rep.Results)
 			if werr := writeOutputs(cfg, rep); werr != nil {
 				fmt.Fprintf(cfg.Stderr, "writing the partial results: %v\n", werr)
 			}
@@ -93,6 +99,7 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 	if rep.Server.ServiceAfter, err = serviceState(ctx, conn); err != nil {
 		return rep, err
 	}
+	rep.CPU.Service = serviceNote(rep.Results)
 	for _, r := range rep.Results {
 		if r.Status == statusFailure {
 			rep.Failures++
@@ -134,7 +141,7 @@ func readLoaded(ctx context.Context, conn *pgx.Conn, d Dataset) (DatasetState, e
 // (0: unknown) is the host-to-device bandwidth of the '% link' column.
 func runQuery(ctx context.Context, conn *pgx.Conn, cfg *Config, q Query, d Dataset, heap int64, linkGBps float64) (QueryResult, error) {
 	sql := q.For(d)
-	r := QueryResult{Query: q.Name, Table: d.Name, SQL: sql, HeapBytes: heap, HeapGB: gb(heap), Status: statusOK}
+	r := QueryResult{Query: q.Name, Table: d.Name, SQL: sql, HeapBytes: heap, HeapGB: gb(heap), HeapPages: heapPages(heap), Status: statusOK}
 	r.Planted = cfg.Plant.Matches(q.Name, d.Name)
 	runs := make([]modeRun, len(Modes))
 	errs := make([]error, len(Modes))
@@ -165,6 +172,11 @@ func judge(r *QueryResult, runs []modeRun, errs []error, timedRuns int) {
 		res := ModeResult{Mode: m.Key, Times: mr.times, Plan: mr.plan, UsedGPU: planUsesGPU(mr.plan)}
 		if len(mr.times) == timedRuns {
 			res.Median = ptr(Median(mr.times))
+		}
+		res.setCPUFigures(mr.hostCPU, mr.serviceCPU, timedRuns, r.HeapPages)
+		res.CPUNote, res.ServicePID = mr.cpuNote, mr.servicePID
+		if m.GPU {
+			res.ServiceCPUNote = mr.serviceNote
 		}
 		if errs[i] != nil {
 			res.Error = errs[i].Error()
@@ -206,6 +218,12 @@ func runText(mr modeRun, err error) string {
 	s := strings.Join(parts, " ") + " s"
 	if len(mr.times) > 0 {
 		s += fmt.Sprintf(" (median %.3f)", Median(mr.times))
+	}
+	if len(mr.hostCPU) > 0 {
+		s += fmt.Sprintf(" host-cpu %.2f core-s", Median(mr.hostCPU))
+	}
+	if len(mr.serviceCPU) > 0 {
+		s += fmt.Sprintf(" (service %.2f)", Median(mr.serviceCPU))
 	}
 	s += " gpu-plan=" + yesNo(planUsesGPU(mr.plan))
 	if err != nil {
