@@ -44,7 +44,7 @@ double		pgstrom_gpu_page_cost;
 double		pgstrom_gpu_tuple_cost;
 double		pgstrom_gpu_operator_cost;
 bool		pgstrom_cpu_fallback_enabled;
-bool		pgstrom_shared_chunk_buffers;
+bool		pgstrom_zero_copy;
 bool		pgstrom_regression_test_mode;
 
 /*
@@ -297,13 +297,13 @@ init_planner_gucs(void)
 							 0,
 							 NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("pg_strom.shared_chunk_buffers",
-							 "Sends GpuScan chunks through shared memory buffers instead of the socket.",
-							 "Experimental: the service pins the buffers of every scan, which costs more than it saves today.",
-							 &pgstrom_shared_chunk_buffers,
-							 false,
+	DefineCustomBoolVariable("pg_strom.zero_copy",
+							 "Lets the GPU read heap pages where they lie in shared buffers.",
+							 "Off: every page is copied and sent to the GPU service, as when the service could not register shared buffers.",
+							 &pgstrom_zero_copy,
+							 true,
 							 PGC_USERSET,
-							 GUC_NOT_IN_SAMPLE,
+							 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("pg_strom.regression_test_mode",

@@ -51,7 +51,7 @@ extern double pgstrom_gpu_page_cost;
 extern double pgstrom_gpu_tuple_cost;
 extern double pgstrom_gpu_operator_cost;
 extern bool pgstrom_cpu_fallback_enabled;
-extern bool pgstrom_shared_chunk_buffers;
+extern bool pgstrom_zero_copy;
 extern bool pgstrom_regression_test_mode;
 
 extern void pgstrom_init_gucs(void);

@@ -758,6 +758,7 @@ gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		GpuExplainCounter items[] = {
 			{"Chunks", c->nchunks},
 			{"Pages", c->npages},
+			{"Zero-Copy Pages", c->npages_zero_copy},
 			{"Rows In", c->nrows_in},
 			{"Recheck Rows", c->nrecheck},
 			{"GPU Groups", c->node[GPA_COUNTER_GROUPS_GPU]},

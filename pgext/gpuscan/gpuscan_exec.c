@@ -136,6 +136,7 @@ gpuscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		GpuExplainCounter items[] = {
 			{"Chunks", c->nchunks},
 			{"Pages", c->npages},
+			{"Zero-Copy Pages", c->npages_zero_copy},
 			{"Rows In", c->nrows_in},
 			{"Rows Out", c->nrows_out},
 			{"Recheck Rows", c->nrecheck},

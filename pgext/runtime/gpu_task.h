@@ -11,7 +11,10 @@
  *	task_state.c	begin, end, rescan
  *	task_start.c	service readiness, connection, OpenSession, shared
  *					chunk buffers
- *	task_chunk.c	block source and chunk building (MVCC on the CPU)
+ *	task_source.c	the blocks to scan, chunk size, the data path
+ *	task_pages.c	one page into a chunk: pinned (zero-copy) or copied,
+ *					MVCC resolved on the CPU
+ *	task_chunk.c	chunk buffers, building, release
  *	task_pipeline.c	in-flight window, TaskExec replies, TaskFinal, the
  *					row loop (gpu_task_next_tuple)
  *	task_rows.c		forming tuples from a chunk: the device's positions,
@@ -36,6 +39,8 @@
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "storage/block.h"
+#include "storage/buf.h"
+#include "storage/bufpage.h"
 #include "storage/spin.h"
 #include "utils/snapshot.h"
 
@@ -47,6 +52,7 @@
 #define GPU_TASK_MAX_INFLIGHT		3
 #define GPU_TASK_REASON_LEN			256
 #define GPU_TASK_NODE_COUNTERS		4
+#define GPU_TASK_MIN_ZERO_COPY_BLOCKS	16
 
 /* ----------------------------------------------------------------
  * counters (EXPLAIN ANALYZE)
@@ -56,6 +62,7 @@ typedef struct GpuTaskCounters
 {
 	uint64		nchunks;		/* chunks built */
 	uint64		npages;			/* heap pages read */
+	uint64		npages_zero_copy;	/* of which left in shared buffers */
 	uint64		nrows_in;		/* visible tuples examined */
 	uint64		nrows_out;		/* rows the node's scan produced */
 	uint64		nrecheck;		/* RECHECK rows evaluated on the CPU */
@@ -76,6 +83,7 @@ typedef struct GpuTaskShared
 	bool		device_used;	/* some participant sent a chunk, so the
 								 * device may hold rows of this plan_id */
 	char		cpu_reason[GPU_TASK_REASON_LEN];	/* first CPU path reason */
+	char		copy_reason[GPU_TASK_REASON_LEN];	/* first page copy reason */
 } GpuTaskShared;
 
 #define GPU_TASK_SHARED_PSCAN_OFFSET	MAXALIGN(sizeof(GpuTaskShared))
@@ -105,9 +113,16 @@ typedef struct GpuTaskChunk
 	uint32		capacity;		/* blocks the buffer can hold */
 	char	   *buf;			/* the TaskExec message, built in place */
 	size_t		buf_len;		/* bytes of the message as sent */
-	char	   *pages;			/* the page copies */
-	BlockNumber *blknos;		/* real block number of each page copy */
-	uint32		buffer_id;		/* 0: inline; N: gts->buffers[N - 1] */
+	BlockNumber *blknos;		/* real block number of each page */
+	uint32		buffer_id;		/* 0: inline; XPU_BUFFER_SHARED: zero-copy */
+
+	/* zero-copy: pinned shared buffers, and what the device may read */
+	bool		zero_copy;
+	Buffer	   *buffers;		/* [capacity], pinned while in the chunk */
+	XpuPageRef *refs;			/* [capacity], inside buf */
+
+	/* copies: the page images, in buf */
+	char	   *pages;
 
 	/* the device's replies */
 	List	   *replies;		/* PgStromMsgHeader *, in arrival order */
@@ -170,6 +185,13 @@ typedef struct GpuTaskOps
  * executor state
  * ----------------------------------------------------------------
  */
+typedef enum GpuTaskDataPath
+{
+	GPU_TASK_PATH_UNDECIDED = 0,	/* before the first chunk */
+	GPU_TASK_PATH_ZERO_COPY,	/* chunks name pinned shared buffers */
+	GPU_TASK_PATH_COPY			/* chunks carry page copies */
+} GpuTaskDataPath;
+
 typedef enum GpuTaskMode
 {
 	GPU_TASK_MODE_INIT = 0,		/* not started */
@@ -202,6 +224,13 @@ struct GpuTaskState
 	ParallelBlockTableScanWorkerData pscan_work;
 	bool		pscan_inited;
 
+	/* data path, decided before the first chunk (task_source.c) */
+	GpuTaskDataPath zero_copy;
+	bool		device_registered;	/* the device registered every shared
+									 * buffer */
+	char		device_reason[GPU_TASK_REASON_LEN];	/* why it did not */
+	char		copy_reason[GPU_TASK_REASON_LEN];	/* why pages are copied */
+
 	/* GPU service */
 	GpuTaskMode mode;
 	GpuServiceConn *conn;
@@ -212,14 +241,6 @@ struct GpuTaskState
 	List	   *inflight;		/* GpuTaskChunk sent, not answered; FIFO */
 	List	   *free_chunks;	/* buffers to reuse */
 
-	/*
-	 * Shared chunk buffers of this scan, one per in-flight slot, attached to
-	 * the current connection; nbuffers is 0 in inline mode.  Each chunk
-	 * created while nbuffers_used < nbuffers takes the next one for good.
-	 */
-	GpuSharedBuffer *buffers[GPU_TASK_MAX_INFLIGHT];
-	int			nbuffers;
-	int			nbuffers_used;
 	GpuTaskChunk *current;		/* chunk being emitted */
 	HeapTupleData tuple;		/* the tuple stored in the scan slot */
 
@@ -229,6 +250,7 @@ struct GpuTaskState
 	GpuTaskCounters totals;		/* leader: all participants, for EXPLAIN */
 	bool		have_totals;
 	bool		reason_published;
+	bool		copy_reason_published;
 	char		cpu_reason[GPU_TASK_REASON_LEN];	/* "" unless CPU path */
 };
 
@@ -264,14 +286,25 @@ extern bool gpu_task_position_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 extern bool gpu_task_qual_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 								   TupleTableSlot *slot);
 
-/* task_chunk.c */
+/* task_source.c */
+extern void gpu_task_source_begin(GpuTaskState *gts);
 extern void gpu_task_source_reset(GpuTaskState *gts);
+extern BlockNumber gpu_task_next_block(GpuTaskState *gts);
 extern uint32 gpu_task_chunk_capacity(GpuTaskState *gts);
+
+/* task_pages.c */
+extern bool gpu_task_load_page(GpuTaskState *gts, GpuTaskChunk *chunk,
+							   BlockNumber blkno);
+extern Page gpu_task_chunk_page(GpuTaskChunk *chunk, uint32 bidx);
+extern bool gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx,
+										 OffsetNumber off);
+extern OffsetNumber gpu_task_chunk_lines(GpuTaskChunk *chunk, uint32 bidx);
+
+/* task_chunk.c */
 extern GpuTaskChunk *gpu_task_build_chunk(GpuTaskState *gts);
 extern void gpu_task_chunk_drop_replies(GpuTaskChunk *chunk);
 extern void gpu_task_release_chunk(GpuTaskState *gts, GpuTaskChunk *chunk);
-extern void gpu_task_free_chunks(GpuTaskState *gts, bool shared_only);
-extern void gpu_task_release_buffers(GpuTaskState *gts);
+extern void gpu_task_free_chunks(GpuTaskState *gts);
 
 /* task_fallback.c */
 extern void gpu_task_use_cpu(GpuTaskState *gts, const char *reason);

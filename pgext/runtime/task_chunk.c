@@ -1,45 +1,31 @@
 /*-------------------------------------------------------------------------
  *
  * task_chunk.c
- *		Chunk building of GPU nodes: heap pages with MVCC resolved.
+ *		Chunks of GPU nodes: their buffers, building and release.
+ *
+ * Zero-copy mode: the pages stay pinned in shared buffers and the TaskExec
+ * message names them:
+ *
+ *		PgStromMsgHeader | XpuChunk | padding to 16 | XpuPageRef[n]
+ *
+ * with buffer_id XPU_BUFFER_SHARED.  The pins are released when the chunk
+ * is (its rows emitted, or the scan cleaned up; an ERROR releases them with
+ * the resource owner).
  *
  * Inline mode: a chunk is one TaskExec message built in place:
  *
  *		PgStromMsgHeader | XpuChunk | padding to 16 | page[0] ... page[n-1]
  *
- * Shared-buffer mode (the scan attached one buffer per in-flight slot to
- * its connection): the pages are copied straight into the slot's buffer,
- * page[0] at offset 0, and the TaskExec message is PgStromMsgHeader |
- * XpuChunk only, with buffer_id naming the buffer.
- *
- * Pages are read through the buffer manager with a bulk-read strategy and
- * copied under a share lock.  Visibility is decided here exactly as
- * heapgetpage() does it for a sequential scan: when the page is all-visible
- * (and the snapshot was not taken during recovery) every LP_NORMAL tuple is
- * visible; otherwise every LP_NORMAL tuple is tested against the snapshot.
- * Serializable conflicts are checked for every tuple, as heapgetpage()
- * does.  The line pointers of invisible tuples are set LP_UNUSED in the
- * copy, so neither the GPU nor the CPU path ever sees them.  A page without
- * a visible tuple is not copied at all.
- *
- * Blocks come from 0..nblocks-1 (nblocks taken when the scan starts, as
- * heap_beginscan does), or, in a parallel scan, from the shared parallel
- * block scan so that each block goes to exactly one participant.
+ * Which pages enter a chunk, and how, is task_pages.c's.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/heapam.h"
-#include "access/tableam.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "storage/predicate.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
-#include "utils/snapmgr.h"
 
-#include "core/pg_strom.h"
 #include "runtime/gpu_task.h"
 
 #define CHUNK_HEADER_LEN \
@@ -47,81 +33,14 @@
 #define CHUNK_PAGES_OFFSET \
 	TYPEALIGN(16, CHUNK_HEADER_LEN)
 
-/*
- * Called once per scan (and again after a rescan) before the first chunk.
- */
 static void
-source_begin(GpuTaskState *gts)
+free_chunk(GpuTaskChunk *chunk)
 {
-	if (gts->started)
-		return;
-	gts->started = true;
-	gts->source_done = false;
-	gts->next_blkno = 0;
-	if (gts->pscan == NULL)
-		gts->nblocks = RelationGetNumberOfBlocks(gts->rel);
-	else
-		gts->nblocks = gts->pscan->phs_nblocks;
-	if (gts->strategy == NULL)
-		gts->strategy = GetAccessStrategy(BAS_BULKREAD);
-	/* as heap_beginscan() for a sequential scan */
-	if (IsMVCCSnapshot(gts->snapshot))
-		PredicateLockRelation(gts->rel, gts->snapshot);
-}
-
-void
-gpu_task_source_reset(GpuTaskState *gts)
-{
-	gts->started = false;
-	gts->source_done = false;
-	gts->next_blkno = 0;
-	gts->pscan_inited = false;
-}
-
-static BlockNumber
-next_block(GpuTaskState *gts)
-{
-	BlockNumber blkno;
-
-	if (gts->source_done)
-		return InvalidBlockNumber;
-	if (gts->pscan == NULL)
-	{
-		if (gts->next_blkno >= gts->nblocks)
-			blkno = InvalidBlockNumber;
-		else
-			blkno = gts->next_blkno++;
-	}
-	else
-	{
-		if (!gts->pscan_inited)
-		{
-			table_block_parallelscan_startblock_init(gts->rel,
-													 &gts->pscan_work,
-													 gts->pscan);
-			gts->pscan_inited = true;
-		}
-		blkno = table_block_parallelscan_nextpage(gts->rel,
-												  &gts->pscan_work,
-												  gts->pscan);
-	}
-	if (blkno == InvalidBlockNumber)
-		gts->source_done = true;
-	return blkno;
-}
-
-/*
- * Blocks per chunk for this scan; starts the block source, since that
- * fixes the number of blocks.
- */
-uint32
-gpu_task_chunk_capacity(GpuTaskState *gts)
-{
-	uint32		capacity;
-
-	source_begin(gts);
-	capacity = Min((BlockNumber) GPU_TASK_CHUNK_MAX_BLOCKS, gts->nblocks);
-	return Max(capacity, 1);
+	pfree(chunk->buf);
+	pfree(chunk->blknos);
+	if (chunk->buffers)
+		pfree(chunk->buffers);
+	pfree(chunk);
 }
 
 static GpuTaskChunk *
@@ -130,27 +49,30 @@ get_chunk_buffer(GpuTaskState *gts)
 	GpuTaskChunk *chunk;
 	MemoryContext oldcxt;
 	uint32		capacity;
+	bool		zero_copy;
 
-	if (gts->free_chunks != NIL)
+	capacity = gpu_task_chunk_capacity(gts);
+	zero_copy = (gts->zero_copy == GPU_TASK_PATH_ZERO_COPY);
+	while (gts->free_chunks != NIL)
 	{
 		chunk = linitial(gts->free_chunks);
 		gts->free_chunks = list_delete_first(gts->free_chunks);
-		return chunk;
+		/* a rescan may have chosen the other data path */
+		if (chunk->zero_copy == zero_copy)
+			return chunk;
+		free_chunk(chunk);
 	}
 
-	capacity = gpu_task_chunk_capacity(gts);
 	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
 	chunk = palloc0(sizeof(GpuTaskChunk));
-	if (gts->nbuffers_used < gts->nbuffers)
+	chunk->zero_copy = zero_copy;
+	if (zero_copy)
 	{
-		/* the next in-flight slot's shared buffer: pages at offset 0 */
-		GpuSharedBuffer *shbuf = gts->buffers[gts->nbuffers_used++];
-
-		capacity = Min(capacity,
-					   pgstrom_gpu_buffer_size(shbuf) / BLCKSZ);
-		chunk->buffer_id = gts->nbuffers_used;
-		chunk->buf = palloc0(CHUNK_HEADER_LEN);
-		chunk->pages = pgstrom_gpu_buffer_addr(shbuf);
+		chunk->buffer_id = XPU_BUFFER_SHARED;
+		chunk->buf = palloc0(CHUNK_PAGES_OFFSET +
+							 (Size) capacity * sizeof(XpuPageRef));
+		chunk->refs = (XpuPageRef *) (chunk->buf + CHUNK_PAGES_OFFSET);
+		chunk->buffers = palloc(sizeof(Buffer) * capacity);
 	}
 	else
 	{
@@ -167,75 +89,6 @@ get_chunk_buffer(GpuTaskState *gts)
 }
 
 /*
- * Copies block blkno into the chunk's next page slot, with invisible
- * tuples removed.  Returns false (and leaves the chunk as it was) when the
- * page has no visible tuple.
- */
-static bool
-load_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
-{
-	Relation	rel = gts->rel;
-	Snapshot	snapshot = gts->snapshot;
-	Buffer		buffer;
-	Page		page;
-	Page		copy = (Page) (chunk->pages + (Size) chunk->nblocks * BLCKSZ);
-	OffsetNumber lines;
-	OffsetNumber lineoff;
-	bool		all_visible;
-	int			nvisible = 0;
-
-	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								gts->strategy);
-	/* as heapgetpage(): opportunistic pruning before taking the lock */
-	heap_page_prune_opt(rel, buffer);
-
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	TestForOldSnapshot(snapshot, rel, page);
-	lines = PageGetMaxOffsetNumber(page);
-	all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery;
-
-	/*
-	 * Copy, then decide visibility on the shared page (where hint bits may
-	 * be set) and remove the invisible tuples from the copy.
-	 */
-	memcpy(copy, page, BLCKSZ);
-	for (lineoff = FirstOffsetNumber; lineoff <= lines; lineoff++)
-	{
-		ItemId		lpp = PageGetItemId(page, lineoff);
-		HeapTupleData loctup;
-		bool		valid;
-
-		if (!ItemIdIsNormal(lpp))
-			continue;
-		loctup.t_tableOid = RelationGetRelid(rel);
-		loctup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
-		loctup.t_len = ItemIdGetLength(lpp);
-		ItemPointerSet(&loctup.t_self, blkno, lineoff);
-
-		if (all_visible)
-			valid = true;
-		else
-			valid = HeapTupleSatisfiesVisibility(&loctup, snapshot, buffer);
-
-		HeapCheckForSerializableConflictOut(valid, rel, &loctup, buffer,
-											snapshot);
-		if (valid)
-			nvisible++;
-		else
-			ItemIdSetUnused(PageGetItemId(copy, lineoff));
-	}
-	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
-	ReleaseBuffer(buffer);
-
-	gts->counters.npages++;
-	if (nvisible == 0)
-		return false;
-	chunk->blknos[chunk->nblocks++] = blkno;
-	return true;
-}
-
-/*
  * Builds the next chunk, or returns NULL when the relation is exhausted.
  */
 GpuTaskChunk *
@@ -245,7 +98,7 @@ gpu_task_build_chunk(GpuTaskState *gts)
 	PgStromMsgHeader *hdr;
 	XpuChunk   *xchunk;
 
-	source_begin(gts);
+	gpu_task_source_begin(gts);
 	if (gts->source_done)
 		return NULL;
 
@@ -265,10 +118,10 @@ gpu_task_build_chunk(GpuTaskState *gts)
 		BlockNumber blkno;
 
 		CHECK_FOR_INTERRUPTS();
-		blkno = next_block(gts);
+		blkno = gpu_task_next_block(gts);
 		if (blkno == InvalidBlockNumber)
 			break;
-		(void) load_page(gts, chunk, blkno);
+		(void) gpu_task_load_page(gts, chunk, blkno);
 	}
 	if (chunk->nblocks == 0)
 	{
@@ -277,10 +130,11 @@ gpu_task_build_chunk(GpuTaskState *gts)
 	}
 
 	/* the message header; request_id is set when it is sent */
-	if (chunk->buffer_id != 0)
+	if (chunk->zero_copy)
 	{
-		chunk->buf_len = CHUNK_HEADER_LEN;
-		memset(chunk->buf, 0, CHUNK_HEADER_LEN);
+		chunk->buf_len = CHUNK_PAGES_OFFSET +
+			(Size) chunk->nblocks * sizeof(XpuPageRef);
+		memset(chunk->buf, 0, CHUNK_PAGES_OFFSET);
 	}
 	else
 	{
@@ -294,7 +148,7 @@ gpu_task_build_chunk(GpuTaskState *gts)
 	hdr->length = (uint32) chunk->buf_len;
 	xchunk = (XpuChunk *) (chunk->buf + sizeof(PgStromMsgHeader));
 	xchunk->nblocks = chunk->nblocks;
-	xchunk->pages_offset = chunk->buffer_id != 0 ? 0 : CHUNK_PAGES_OFFSET;
+	xchunk->pages_offset = CHUNK_PAGES_OFFSET;
 	xchunk->buffer_id = chunk->buffer_id;
 
 	gts->counters.nchunks++;
@@ -319,49 +173,27 @@ gpu_task_release_chunk(GpuTaskState *gts, GpuTaskChunk *chunk)
 	MemoryContext oldcxt;
 
 	gpu_task_chunk_drop_replies(chunk);
+	if (chunk->zero_copy)
+	{
+		uint32		i;
+
+		for (i = 0; i < chunk->nblocks; i++)
+			ReleaseBuffer(chunk->buffers[i]);
+	}
 	chunk->nblocks = 0;
 	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
 	gts->free_chunks = lappend(gts->free_chunks, chunk);
 	MemoryContextSwitchTo(oldcxt);
 }
 
-/*
- * Frees the chunks kept for reuse; with shared_only, only those whose pages
- * are in a shared buffer (before the buffers are released).  Every chunk
- * must be back in free_chunks (gpu_task_end, gpu_task_rescan).
- */
+/* frees the chunks kept for reuse; every chunk must be back in free_chunks */
 void
-gpu_task_free_chunks(GpuTaskState *gts, bool shared_only)
+gpu_task_free_chunks(GpuTaskState *gts)
 {
 	ListCell   *lc;
 
 	foreach(lc, gts->free_chunks)
-	{
-		GpuTaskChunk *chunk = lfirst(lc);
-
-		if (shared_only && chunk->buffer_id == 0)
-			continue;
-		pfree(chunk->buf);
-		pfree(chunk->blknos);
-		pfree(chunk);
-		gts->free_chunks = foreach_delete_current(gts->free_chunks, lc);
-	}
-}
-
-/*
- * Unmaps the shared buffers.  No chunk may use them any more: call
- * gpu_task_free_chunks() first, with every chunk released.
- */
-void
-gpu_task_release_buffers(GpuTaskState *gts)
-{
-	int			i;
-
-	for (i = 0; i < gts->nbuffers; i++)
-	{
-		pgstrom_gpu_buffer_release(gts->buffers[i]);
-		gts->buffers[i] = NULL;
-	}
-	gts->nbuffers = 0;
-	gts->nbuffers_used = 0;
+		free_chunk((GpuTaskChunk *) lfirst(lc));
+	list_free(gts->free_chunks);
+	gts->free_chunks = NIL;
 }

@@ -9,6 +9,8 @@
  *
  *	Chunks: N  Pages: N  Rows In: N  ...  GPU Time: X ms
  *	CPU Path: <reason>                  (only when the CPU path was used)
+ *	Page Copies: <reason>               (only when pages were copied, not
+ *	                                     read in shared buffers)
  *
  * "GPU Time" is left out with TIMING OFF.  Counters of a parallel scan are
  * the sum over the leader and all workers.  The other formats carry the
@@ -83,4 +85,6 @@ gpu_task_explain_counters(GpuTaskState *gts, const GpuExplainCounter *items,
 	}
 	if (gts->cpu_reason[0] != '\0')
 		ExplainPropertyText("CPU Path", gts->cpu_reason, es);
+	if (gts->copy_reason[0] != '\0')
+		ExplainPropertyText("Page Copies", gts->copy_reason, es);
 }

@@ -183,6 +183,17 @@ counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
 		dst->node[i] += sign * (int64) (a->node[i] - b->node[i]);
 }
 
+/* the first participant's reason is the one EXPLAIN shows */
+static void
+publish_reason(char *shared_reason, const char *reason, bool *published)
+{
+	if (reason[0] == '\0' || *published)
+		return;
+	if (shared_reason[0] == '\0')
+		strlcpy(shared_reason, reason, GPU_TASK_REASON_LEN);
+	*published = true;
+}
+
 /* adds what this participant counted since the last call to the sum */
 void
 gpu_task_publish_counters(GpuTaskState *gts)
@@ -193,13 +204,10 @@ gpu_task_publish_counters(GpuTaskState *gts)
 		return;
 	SpinLockAcquire(&shared->mutex);
 	counters_add(&shared->counters, &gts->counters, &gts->published, 1);
-	if (gts->cpu_reason[0] != '\0' && !gts->reason_published)
-	{
-		if (shared->cpu_reason[0] == '\0')
-			strlcpy(shared->cpu_reason, gts->cpu_reason,
-					sizeof(shared->cpu_reason));
-		gts->reason_published = true;
-	}
+	publish_reason(shared->cpu_reason, gts->cpu_reason,
+				   &gts->reason_published);
+	publish_reason(shared->copy_reason, gts->copy_reason,
+				   &gts->copy_reason_published);
 	SpinLockRelease(&shared->mutex);
 	gts->published = gts->counters;
 }
@@ -218,9 +226,12 @@ gpu_task_shutdown(CustomScanState *node)
 		/* the DSM is about to go away: keep the sum for EXPLAIN */
 		SpinLockAcquire(&shared->mutex);
 		gts->totals = shared->counters;
-		if (gts->cpu_reason[0] == '\0' && shared->cpu_reason[0] != '\0')
+		if (gts->cpu_reason[0] == '\0')
 			strlcpy(gts->cpu_reason, shared->cpu_reason,
 					sizeof(gts->cpu_reason));
+		if (gts->copy_reason[0] == '\0')
+			strlcpy(gts->copy_reason, shared->copy_reason,
+					sizeof(gts->copy_reason));
 		SpinLockRelease(&shared->mutex);
 		gts->have_totals = true;
 	}

@@ -5,7 +5,7 @@
  *
  * The device never forms rows: it returns items that name tuples of the
  * chunk's pages, and the backend forms each row from its own copy of the
- * page, so every value is PostgreSQL's.  These helpers serve the nodes'
+ * page (or pinned buffer), so every value is PostgreSQL's.  These helpers serve the nodes'
  * gpu_next_row and cpu_next_row:
  *	- gpu_task_chunk_next_item walks the items of every reply to a chunk;
  *	- gpu_task_position_next_row reads items that are tuple positions
@@ -29,7 +29,7 @@ static inline void
 store_tuple(GpuTaskState *gts, TupleTableSlot *slot, GpuTaskChunk *chunk,
 			uint32 bidx, OffsetNumber off)
 {
-	Page		page = (Page) (chunk->pages + (Size) bidx * BLCKSZ);
+	Page		page = gpu_task_chunk_page(chunk, bidx);
 	ItemId		lp = PageGetItemId(page, off);
 	HeapTuple	tuple = &gts->tuple;
 
@@ -95,7 +95,6 @@ gpu_task_position_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 		bool		recheck;
 		uint32		bidx;
 		OffsetNumber off;
-		Page		page;
 
 		memcpy(&entry, item, sizeof(entry));
 		recheck = (entry & XPU_ITEM_RECHECK) != 0;
@@ -103,9 +102,7 @@ gpu_task_position_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 		off = (OffsetNumber) (entry & XPU_ITEM_OFFSET_MASK);
 		if (bidx >= chunk->nblocks)
 			gpu_task_protocol_violation(gts, "row position outside the chunk");
-		page = (Page) (chunk->pages + (Size) bidx * BLCKSZ);
-		if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page) ||
-			!ItemIdIsNormal(PageGetItemId(page, off)))
+		if (!gpu_task_chunk_tuple_visible(chunk, bidx, off))
 			gpu_task_protocol_violation(gts, "row position that is not a visible tuple");
 		if (!recheck && recheck_only)
 			gpu_task_protocol_violation(gts, "a row that is not marked recheck in a reply that must hold only those");
@@ -141,15 +138,13 @@ gpu_task_qual_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 {
 	while (chunk->cur_block < chunk->nblocks)
 	{
-		Page		page = (Page) (chunk->pages +
-								  (Size) chunk->cur_block * BLCKSZ);
-		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+		OffsetNumber maxoff = gpu_task_chunk_lines(chunk, chunk->cur_block);
 
 		while (chunk->cur_offset < maxoff)
 		{
 			OffsetNumber off = ++chunk->cur_offset;
 
-			if (!ItemIdIsNormal(PageGetItemId(page, off)))
+			if (!gpu_task_chunk_tuple_visible(chunk, chunk->cur_block, off))
 				continue;
 			store_tuple(gts, slot, chunk, chunk->cur_block, off);
 			gts->counters.nrows_in++;

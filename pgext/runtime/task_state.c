@@ -66,8 +66,7 @@ gpu_task_end(GpuTaskState *gts)
 {
 	cleanup(gts);
 	gpu_task_publish_counters(gts);
-	gpu_task_free_chunks(gts, false);
-	gpu_task_release_buffers(gts);
+	gpu_task_free_chunks(gts);
 	if (gts->strategy)
 	{
 		FreeAccessStrategy(gts->strategy);
@@ -88,9 +87,6 @@ void
 gpu_task_rescan(GpuTaskState *gts)
 {
 	cleanup(gts);
-	/* the buffers were attached to the closed connection: a new start makes new ones */
-	gpu_task_free_chunks(gts, true);
-	gpu_task_release_buffers(gts);
 	gpu_task_source_reset(gts);
 	gts->chunk_sent = false;
 	gts->mode = GPU_TASK_MODE_INIT;

@@ -27,7 +27,7 @@ DECLARE
 	line text;
 BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
-		IF line ~ 'GPU|Groups|Chunks|Rows' AND line !~ 'CPU Path' THEN
+		IF line ~ 'GPU|Groups|Chunks|Rows' AND line !~ 'CPU Path|Page Copies' THEN
 			RETURN NEXT regexp_replace(regexp_replace(line, '  GPU Time: .*$', ''),
 									   '[0-9][0-9.]*', 'N', 'g');
 		END IF;

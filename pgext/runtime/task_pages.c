@@ -1,0 +1,233 @@
+/*-------------------------------------------------------------------------
+ *
+ * task_pages.c
+ *		One heap page into a chunk, with MVCC resolved on the CPU.
+ *
+ * Pages are read through the buffer manager with a bulk-read strategy.
+ * Visibility is decided under a share lock exactly as heapgetpage() does
+ * it for a sequential scan: when the page is all-visible (and the snapshot
+ * was not taken during recovery) every LP_NORMAL tuple is visible;
+ * otherwise every LP_NORMAL tuple is tested against the snapshot.
+ * Serializable conflicts are checked for every tuple, as heapgetpage()
+ * does.  A page without a visible tuple does not enter the chunk.
+ *
+ * Zero-copy: the page stays where it is, pinned until the chunk is
+ * released, and the chunk records in an XpuPageRef how many line pointers
+ * were examined and which tuples are visible; the device applies that to
+ * its own copy, and the rows are formed from the pinned buffer.  A pin
+ * keeps the tuples in place (pruning needs a cleanup lock), so what the
+ * ref describes stays true while the page is pinned.
+ *
+ * Copy: the page is copied under the lock and the line pointers of
+ * invisible tuples are set LP_UNUSED in the copy, so neither the GPU nor
+ * the CPU path ever sees them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/xact.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "runtime/gpu_task.h"
+
+StaticAssertDecl(XPU_PAGE_VISIBLE_WORDS * 32 >= MaxHeapTuplesPerPage,
+				 "XpuPageRef.visible cannot hold every line pointer");
+StaticAssertDecl(XPU_MAX_TUPLES_PER_PAGE == MaxHeapTuplesPerPage,
+				 "the kernels' tuples per page differ from PostgreSQL's");
+
+static inline void
+ref_set_visible(XpuPageRef *ref, OffsetNumber off)
+{
+	ref->visible[(off - 1) / 32] |= (uint32) 1 << ((off - 1) % 32);
+}
+
+static inline bool
+ref_is_visible(const XpuPageRef *ref, OffsetNumber off)
+{
+	return (ref->visible[(off - 1) / 32] & ((uint32) 1 << ((off - 1) % 32))) != 0;
+}
+
+/*
+ * Reads and share-locks block blkno; returns the buffer, with *lines and
+ * *all_visible as heapgetpage() sees them.
+ */
+static Buffer
+lock_page(GpuTaskState *gts, BlockNumber blkno, OffsetNumber *lines,
+		  bool *all_visible)
+{
+	Buffer		buffer;
+	Page		page;
+
+	buffer = ReadBufferExtended(gts->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								gts->strategy);
+	/* as heapgetpage(): opportunistic pruning before taking the lock */
+	heap_page_prune_opt(gts->rel, buffer);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	TestForOldSnapshot(gts->snapshot, gts->rel, page);
+	*lines = PageGetMaxOffsetNumber(page);
+	*all_visible = PageIsAllVisible(page) && !gts->snapshot->takenDuringRecovery;
+	return buffer;
+}
+
+/*
+ * Whether the tuple at lineoff of the locked page is visible to the scan,
+ * with the serializable conflict check heapgetpage() makes for each tuple.
+ */
+static bool
+tuple_visible(GpuTaskState *gts, Buffer buffer, Page page, BlockNumber blkno,
+			  OffsetNumber lineoff, bool all_visible)
+{
+	ItemId		lpp = PageGetItemId(page, lineoff);
+	HeapTupleData loctup;
+	bool		valid;
+
+	loctup.t_tableOid = RelationGetRelid(gts->rel);
+	loctup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+	loctup.t_len = ItemIdGetLength(lpp);
+	ItemPointerSet(&loctup.t_self, blkno, lineoff);
+	valid = all_visible ||
+		HeapTupleSatisfiesVisibility(&loctup, gts->snapshot, buffer);
+	HeapCheckForSerializableConflictOut(valid, gts->rel, &loctup, buffer,
+										gts->snapshot);
+	return valid;
+}
+
+/*
+ * Pins block blkno into the chunk's next slot and records its ref.  False
+ * (pin released, chunk unchanged) when the page has no visible tuple.
+ */
+static bool
+pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
+{
+	XpuPageRef *ref = &chunk->refs[chunk->nblocks];
+	OffsetNumber lines;
+	OffsetNumber lineoff;
+	bool		all_visible;
+	int			nvisible = 0;
+	Buffer		buffer = lock_page(gts, blkno, &lines, &all_visible);
+	Page		page = BufferGetPage(buffer);
+
+	/*
+	 * The visible tuples are named one by one even on an all-visible page:
+	 * while the page is only pinned, an insert may reuse an unused line
+	 * pointer below nlines (and clear PD_ALL_VISIBLE), and that tuple must
+	 * not be taken for one of ours.  heapgetpage() keeps a list of offsets
+	 * for the same reason.
+	 */
+	memset(ref, 0, sizeof(XpuPageRef));
+	ref->buffer = (uint32) (buffer - 1);
+	ref->nlines = lines;
+	ref->flags = 0;
+	for (lineoff = FirstOffsetNumber; lineoff <= lines; lineoff++)
+	{
+		if (!ItemIdIsNormal(PageGetItemId(page, lineoff)))
+			continue;
+		/* outside SERIALIZABLE an all-visible page needs no per-tuple check */
+		if ((all_visible && !IsolationIsSerializable()) ||
+			tuple_visible(gts, buffer, page, blkno, lineoff, all_visible))
+		{
+			nvisible++;
+			ref_set_visible(ref, lineoff);
+		}
+	}
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	gts->counters.npages++;
+	if (nvisible == 0)
+	{
+		ReleaseBuffer(buffer);
+		return false;
+	}
+	chunk->buffers[chunk->nblocks] = buffer;
+	chunk->blknos[chunk->nblocks++] = blkno;
+	gts->counters.npages_zero_copy++;
+	return true;
+}
+
+/*
+ * Copies block blkno into the chunk's next page slot, with invisible
+ * tuples removed.  False (chunk unchanged) when the page has no visible
+ * tuple.
+ */
+static bool
+copy_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
+{
+	Page		copy = (Page) (chunk->pages + (Size) chunk->nblocks * BLCKSZ);
+	OffsetNumber lines;
+	OffsetNumber lineoff;
+	bool		all_visible;
+	int			nvisible = 0;
+	Buffer		buffer = lock_page(gts, blkno, &lines, &all_visible);
+	Page		page = BufferGetPage(buffer);
+
+	/*
+	 * Copy, then decide visibility on the shared page (where hint bits may
+	 * be set) and remove the invisible tuples from the copy.
+	 */
+	memcpy(copy, page, BLCKSZ);
+	for (lineoff = FirstOffsetNumber; lineoff <= lines; lineoff++)
+	{
+		if (!ItemIdIsNormal(PageGetItemId(page, lineoff)))
+			continue;
+		if (tuple_visible(gts, buffer, page, blkno, lineoff, all_visible))
+			nvisible++;
+		else
+			ItemIdSetUnused(PageGetItemId(copy, lineoff));
+	}
+	UnlockReleaseBuffer(buffer);
+	gts->counters.npages++;
+	if (nvisible == 0)
+		return false;
+	chunk->blknos[chunk->nblocks++] = blkno;
+	return true;
+}
+
+bool
+gpu_task_load_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
+{
+	return chunk->zero_copy ? pin_page(gts, chunk, blkno)
+		: copy_page(gts, chunk, blkno);
+}
+
+/* the page of block index bidx of the chunk: its copy, or the pinned buffer */
+Page
+gpu_task_chunk_page(GpuTaskChunk *chunk, uint32 bidx)
+{
+	Assert(bidx < chunk->nblocks);
+	if (chunk->zero_copy)
+		return BufferGetPage(chunk->buffers[bidx]);
+	return (Page) (chunk->pages + (Size) bidx * BLCKSZ);
+}
+
+/*
+ * Whether offset off of the chunk's page bidx is a tuple visible to the
+ * scan: in a copy every remaining LP_NORMAL is; in a pinned buffer only
+ * those the ref names, within the line pointers examined.
+ */
+bool
+gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx, OffsetNumber off)
+{
+	Page		page = gpu_task_chunk_page(chunk, bidx);
+
+	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page) ||
+		!ItemIdIsNormal(PageGetItemId(page, off)))
+		return false;
+	if (!chunk->zero_copy)
+		return true;
+	return off <= chunk->refs[bidx].nlines &&
+		ref_is_visible(&chunk->refs[bidx], off);
+}
+
+/* line pointers of the chunk's page bidx that the scan examined */
+OffsetNumber
+gpu_task_chunk_lines(GpuTaskChunk *chunk, uint32 bidx)
+{
+	if (chunk->zero_copy)
+		return chunk->refs[bidx].nlines;
+	return PageGetMaxOffsetNumber(gpu_task_chunk_page(chunk, bidx));
+}

@@ -1,0 +1,168 @@
+/*-------------------------------------------------------------------------
+ *
+ * task_source.c
+ *		The blocks a GPU node scans, and how many go into one chunk.
+ *
+ * Blocks come from 0..nblocks-1 (nblocks taken when the scan starts, as
+ * heap_beginscan does), or, in a parallel scan, from the shared parallel
+ * block scan so that each block goes to exactly one participant.
+ *
+ * Chunk size.  A zero-copy chunk keeps every page it names pinned until
+ * its rows are emitted, and a participant has up to max_inflight chunks in
+ * flight plus the one being emitted.  So that no mix of concurrent scans
+ * can pin every shared buffer, a backend pins at most its share of them,
+ * NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS) (the share PostgreSQL 17
+ * gives each backend, GetPinLimit), divided among its chunks.  Below
+ * GPU_TASK_MIN_ZERO_COPY_BLOCKS per chunk the round trips would cost more
+ * than copying, and the node copies pages as before.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "storage/proc.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "core/pg_strom.h"
+#include "runtime/gpu_task.h"
+
+/*
+ * Called once per scan (and again after a rescan) before the first chunk.
+ */
+void
+gpu_task_source_begin(GpuTaskState *gts)
+{
+	if (gts->started)
+		return;
+	gts->started = true;
+	gts->source_done = false;
+	gts->next_blkno = 0;
+	if (gts->pscan == NULL)
+		gts->nblocks = RelationGetNumberOfBlocks(gts->rel);
+	else
+		gts->nblocks = gts->pscan->phs_nblocks;
+	if (gts->strategy == NULL)
+		gts->strategy = GetAccessStrategy(BAS_BULKREAD);
+	/* as heap_beginscan() for a sequential scan */
+	if (IsMVCCSnapshot(gts->snapshot))
+		PredicateLockRelation(gts->rel, gts->snapshot);
+}
+
+void
+gpu_task_source_reset(GpuTaskState *gts)
+{
+	gts->started = false;
+	gts->source_done = false;
+	gts->next_blkno = 0;
+	gts->pscan_inited = false;
+	gts->zero_copy = GPU_TASK_PATH_UNDECIDED;
+}
+
+BlockNumber
+gpu_task_next_block(GpuTaskState *gts)
+{
+	BlockNumber blkno;
+
+	if (gts->source_done)
+		return InvalidBlockNumber;
+	if (gts->pscan == NULL)
+	{
+		if (gts->next_blkno >= gts->nblocks)
+			blkno = InvalidBlockNumber;
+		else
+			blkno = gts->next_blkno++;
+	}
+	else
+	{
+		if (!gts->pscan_inited)
+		{
+			table_block_parallelscan_startblock_init(gts->rel,
+													 &gts->pscan_work,
+													 gts->pscan);
+			gts->pscan_inited = true;
+		}
+		blkno = table_block_parallelscan_nextpage(gts->rel,
+												  &gts->pscan_work,
+												  gts->pscan);
+	}
+	if (blkno == InvalidBlockNumber)
+		gts->source_done = true;
+	return blkno;
+}
+
+/* blocks a zero-copy chunk may pin, within this backend's share of pins */
+static uint32
+zero_copy_capacity(GpuTaskState *gts)
+{
+	uint64		pins = (uint64) NBuffers / (uint64) (MaxBackends + NUM_AUXILIARY_PROCS);
+
+	return (uint32) Min(pins / (uint64) (gts->max_inflight + 1),
+						(uint64) GPU_TASK_CHUNK_MAX_BLOCKS);
+}
+
+/*
+ * Decides, before the scan's first chunk, whether its chunks name pinned
+ * shared buffers (zero-copy) or carry page copies: zero-copy needs enough
+ * pins, and, while the device does the work, a device that registered
+ * shared buffers.  On the CPU path pinned pages save the copy as well.
+ */
+static void
+choose_data_path(GpuTaskState *gts)
+{
+	bool		device_ok = (gts->mode == GPU_TASK_MODE_CPU ||
+							 gts->device_registered);
+	uint32		zc_capacity = zero_copy_capacity(gts);
+
+	if (!pgstrom_zero_copy)
+	{
+		gts->zero_copy = GPU_TASK_PATH_COPY;
+		snprintf(gts->copy_reason, sizeof(gts->copy_reason),
+				 "pg_strom.zero_copy is off");
+	}
+	else if (!device_ok)
+	{
+		gts->zero_copy = GPU_TASK_PATH_COPY;
+		snprintf(gts->copy_reason, sizeof(gts->copy_reason),
+				 "the GPU service did not register shared buffers%s%s",
+				 gts->device_reason[0] ? ": " : "", gts->device_reason);
+	}
+	else if (zc_capacity < GPU_TASK_MIN_ZERO_COPY_BLOCKS)
+	{
+		gts->zero_copy = GPU_TASK_PATH_COPY;
+		snprintf(gts->copy_reason, sizeof(gts->copy_reason),
+				 "shared_buffers allows %u pinned pages per chunk, fewer than %d",
+				 zc_capacity, GPU_TASK_MIN_ZERO_COPY_BLOCKS);
+	}
+	else
+		gts->zero_copy = GPU_TASK_PATH_ZERO_COPY;
+	if (gts->zero_copy == GPU_TASK_PATH_COPY)
+		ereport(DEBUG1,
+				(errmsg_internal("%s on \"%s\" copies pages: %s",
+								 gpu_task_node_name(gts),
+								 RelationGetRelationName(gts->rel),
+								 gts->copy_reason)));
+}
+
+/*
+ * Blocks per chunk for this scan; starts the block source, since that
+ * fixes the number of blocks, and decides the data path.
+ */
+uint32
+gpu_task_chunk_capacity(GpuTaskState *gts)
+{
+	uint32		capacity;
+
+	gpu_task_source_begin(gts);
+	if (gts->zero_copy == GPU_TASK_PATH_UNDECIDED)
+		choose_data_path(gts);
+	capacity = Min((BlockNumber) GPU_TASK_CHUNK_MAX_BLOCKS, gts->nblocks);
+	if (gts->zero_copy == GPU_TASK_PATH_ZERO_COPY)
+		capacity = Min(capacity, zero_copy_capacity(gts));
+	return Max(capacity, 1);
+}
