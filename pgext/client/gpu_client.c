@@ -20,21 +20,10 @@
  * header) are returned to the caller with a reason, never raised: the
  * caller decides whether to continue on the CPU.
  *
- * Shared chunk buffers (PGSTROM_MSG_ATTACH_BUFFER): a GpuSharedBuffer is a
- * memfd mapped MAP_SHARED here; its descriptor travels to the service as
- * SCM_RIGHTS ancillary data on the sendmsg() that carries the first byte of
- * the ATTACH_BUFFER message, and is closed here once sent (the mapping
- * stays).  A buffer is not tied to a connection: it outlives the connection
- * that it was attached to, so the pages in it can still be evaluated on the
- * CPU after the service failed.  Like a connection, it belongs to the
- * resource owner that was current when it was created and is unmapped when
- * that owner is released without the buffer having been released first.
- *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <errno.h>
@@ -51,7 +40,6 @@
 
 #include "core/pg_strom.h"
 #include "client/gpu_client.h"
-#include "pg_strom_xpu.h"
 
 #define GPU_CONNECT_RETRY_MS	10
 #define GPU_CONNECT_RETRIES		200		/* 2s while the backlog is full */
@@ -76,44 +64,8 @@ struct GpuServiceConn
 	List	   *queue;
 };
 
-struct GpuSharedBuffer
-{
-	GpuSharedBuffer *next;		/* in open_buffers */
-	ResourceOwner owner;
-	int			fd;				/* memfd until sent, then -1 */
-	char	   *addr;			/* the mapping, MAP_FAILED if none */
-	size_t		size;
-};
-
 static GpuServiceConn *open_conns = NULL;
-static GpuSharedBuffer *open_buffers = NULL;
 static bool resowner_callback_registered = false;
-
-static void
-buffer_unlink(GpuSharedBuffer *buf)
-{
-	GpuSharedBuffer **p;
-
-	for (p = &open_buffers; *p != NULL; p = &(*p)->next)
-	{
-		if (*p == buf)
-		{
-			*p = buf->next;
-			break;
-		}
-	}
-}
-
-static void
-buffer_free(GpuSharedBuffer *buf)
-{
-	buffer_unlink(buf);
-	if (buf->addr != MAP_FAILED)
-		munmap(buf->addr, buf->size);
-	if (buf->fd >= 0)
-		close(buf->fd);
-	free(buf);
-}
 
 static void
 conn_unlink(GpuServiceConn *conn)
@@ -155,21 +107,6 @@ gpu_client_resowner_release(ResourceReleasePhase phase, bool isCommit,
 		if (conn->sock != PGINVALID_SOCKET)
 			close(conn->sock);
 		free(conn);
-	}
-	{
-		GpuSharedBuffer *buf;
-		GpuSharedBuffer *bnext;
-
-		for (buf = open_buffers; buf != NULL; buf = bnext)
-		{
-			bnext = buf->next;
-			if (buf->owner != CurrentResourceOwner)
-				continue;
-			if (isCommit)
-				elog(WARNING, "GPU shared chunk buffer leak: %zu bytes",
-					 buf->size);
-			buffer_free(buf);
-		}
 	}
 }
 
@@ -354,14 +291,10 @@ pump_read(GpuServiceConn *conn, char *errbuf, size_t errlen)
 	}
 }
 
-/*
- * Writes a whole message.  With fd >= 0 the descriptor goes as SCM_RIGHTS
- * ancillary data with the first byte of the message: the first sendmsg()
- * that writes anything carries it, the rest goes with plain send().
- */
-static bool
-send_message(GpuServiceConn *conn, const void *msg, size_t len, int fd,
-			 char *errbuf, size_t errlen)
+/* writes a whole message, reading replies that arrive meanwhile */
+bool
+pgstrom_gpu_send(GpuServiceConn *conn, const void *msg, size_t len,
+				 char *errbuf, size_t errlen)
 {
 	size_t		off = 0;
 
@@ -374,35 +307,8 @@ send_message(GpuServiceConn *conn, const void *msg, size_t len, int fd,
 	{
 		ssize_t		n;
 
-		if (fd >= 0 && off == 0)
-		{
-			struct msghdr mh;
-			struct iovec iov;
-			union
-			{
-				char		buf[CMSG_SPACE(sizeof(int))];
-				struct cmsghdr align;
-			}			cmsgbuf;
-			struct cmsghdr *cmsg;
-
-			memset(&mh, 0, sizeof(mh));
-			memset(&cmsgbuf, 0, sizeof(cmsgbuf));
-			iov.iov_base = (void *) msg;
-			iov.iov_len = len;
-			mh.msg_iov = &iov;
-			mh.msg_iovlen = 1;
-			mh.msg_control = cmsgbuf.buf;
-			mh.msg_controllen = sizeof(cmsgbuf.buf);
-			cmsg = CMSG_FIRSTHDR(&mh);
-			cmsg->cmsg_level = SOL_SOCKET;
-			cmsg->cmsg_type = SCM_RIGHTS;
-			cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-			n = sendmsg(conn->sock, &mh, MSG_NOSIGNAL);
-		}
-		else
-			n = send(conn->sock, (const char *) msg + off, len - off,
-					 MSG_NOSIGNAL);
+		n = send(conn->sock, (const char *) msg + off, len - off,
+				 MSG_NOSIGNAL);
 
 		if (n > 0)
 		{
@@ -437,13 +343,6 @@ send_message(GpuServiceConn *conn, const void *msg, size_t len, int fd,
 		return false;
 	}
 	return true;
-}
-
-bool
-pgstrom_gpu_send(GpuServiceConn *conn, const void *msg, size_t len,
-				 char *errbuf, size_t errlen)
-{
-	return send_message(conn, msg, len, -1, errbuf, errlen);
 }
 
 /*
@@ -492,123 +391,6 @@ pgstrom_gpu_close(GpuServiceConn *conn)
 	if (conn->msg)
 		pfree(conn->msg);
 	free(conn);
-}
-
-/* ----------------------------------------------------------------
- * shared chunk buffers
- * ----------------------------------------------------------------
- */
-
-/*
- * Creates a memfd of size bytes (rounded up to 4096) and maps it shared,
- * read-write.  NULL with the reason in errbuf when the system refuses.
- */
-GpuSharedBuffer *
-pgstrom_gpu_buffer_create(size_t size, char *errbuf, size_t errlen)
-{
-	GpuSharedBuffer *buf;
-
-	pgstrom_init_gpu_client();
-	size = TYPEALIGN(4096, Max(size, 1));
-
-	buf = calloc(1, sizeof(GpuSharedBuffer));
-	if (buf == NULL)
-	{
-		strlcpy(errbuf, "out of memory", errlen);
-		return NULL;
-	}
-	buf->fd = -1;
-	buf->addr = MAP_FAILED;
-	buf->size = size;
-	/* from here on an error must not leak the descriptor or the mapping */
-	buf->owner = CurrentResourceOwner;
-	buf->next = open_buffers;
-	open_buffers = buf;
-
-	buf->fd = memfd_create("pg_strom_chunk", MFD_CLOEXEC);
-	if (buf->fd < 0)
-	{
-		snprintf(errbuf, errlen, "memfd_create failed: %m");
-		buffer_free(buf);
-		return NULL;
-	}
-	if (ftruncate(buf->fd, (off_t) size) != 0)
-	{
-		snprintf(errbuf, errlen, "could not resize a memfd to %zu bytes: %m",
-				 size);
-		buffer_free(buf);
-		return NULL;
-	}
-	buf->addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-					 buf->fd, 0);
-	if (buf->addr == MAP_FAILED)
-	{
-		snprintf(errbuf, errlen, "could not map a memfd of %zu bytes: %m",
-				 size);
-		buffer_free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-char *
-pgstrom_gpu_buffer_addr(GpuSharedBuffer *buf)
-{
-	return buf->addr;
-}
-
-size_t
-pgstrom_gpu_buffer_size(GpuSharedBuffer *buf)
-{
-	return buf->size;
-}
-
-/*
- * Sends ATTACH_BUFFER for buf as buffer_id with its descriptor; the reply
- * is for the caller to receive.  The local descriptor is closed whatever
- * happens (the mapping stays), so a buffer can be attached once only.
- */
-bool
-pgstrom_gpu_buffer_attach(GpuServiceConn *conn, GpuSharedBuffer *buf,
-						  uint32 buffer_id, uint32 request_id,
-						  char *errbuf, size_t errlen)
-{
-	struct
-	{
-		PgStromMsgHeader hdr;
-		XpuBufferAttach attach;
-	}			msg;
-	bool		ok;
-
-	if (buf->fd < 0)
-	{
-		strlcpy(errbuf, "shared buffer already attached", errlen);
-		return false;
-	}
-	StaticAssertStmt(sizeof(msg) == sizeof(PgStromMsgHeader) + sizeof(XpuBufferAttach),
-					 "ATTACH_BUFFER message has padding");
-	memset(&msg, 0, sizeof(msg));
-	msg.hdr.magic = PGSTROM_MSG_MAGIC;
-	msg.hdr.tag = PGSTROM_MSG_ATTACH_BUFFER;
-	msg.hdr.flags = 0;
-	msg.hdr.length = sizeof(msg);
-	msg.hdr.request_id = request_id;
-	msg.attach.buffer_id = buffer_id;
-	msg.attach.reserved = 0;
-	msg.attach.size = buf->size;
-
-	ok = send_message(conn, &msg, sizeof(msg), buf->fd, errbuf, errlen);
-	close(buf->fd);
-	buf->fd = -1;
-	return ok;
-}
-
-/* unmaps and frees the buffer; NULL is accepted */
-void
-pgstrom_gpu_buffer_release(GpuSharedBuffer *buf)
-{
-	if (buf != NULL)
-		buffer_free(buf);
 }
 
 /* the SQLSTATE of a service Error reply's code */

@@ -33,17 +33,4 @@ extern void pgstrom_init_gpu_client(void);
 /* the SQLSTATE of a PgStromMsgError code */
 extern int	pgstrom_service_errcode(int32 code);
 
-/* a memfd mapped here, attachable to a connection (ATTACH_BUFFER) */
-typedef struct GpuSharedBuffer GpuSharedBuffer;
-
-extern GpuSharedBuffer *pgstrom_gpu_buffer_create(size_t size,
-												  char *errbuf, size_t errlen);
-extern char *pgstrom_gpu_buffer_addr(GpuSharedBuffer *buf);
-extern size_t pgstrom_gpu_buffer_size(GpuSharedBuffer *buf);
-extern bool pgstrom_gpu_buffer_attach(GpuServiceConn *conn,
-									  GpuSharedBuffer *buf,
-									  uint32 buffer_id, uint32 request_id,
-									  char *errbuf, size_t errlen);
-extern void pgstrom_gpu_buffer_release(GpuSharedBuffer *buf);
-
 #endif							/* PGSTROM_GPU_CLIENT_H */
