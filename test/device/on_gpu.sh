@@ -61,6 +61,10 @@ fi
 if want checks; then
 bash .device/checks.sh
 fi
+if want zerocopy; then
+echo "=== zero-copy checks"
+timeout 300 bash .device/zerocopy_checks.sh
+fi
 if want pgbench; then
 echo "=== pgbench -c 8 -S with kill -9 of the GPU service"
 /opt/pg15/bin/pgbench -q -i -s 10 postgres >/dev/null 2>&1

@@ -12,7 +12,7 @@ make -s PG_CONFIG=$PGC
 make -s install PG_CONFIG=$PGC
 mkdir -p .device
 tar czf .device/pg15.tgz -C / opt/pg15
-cp "$shared/device/remote.sh" test/device/on_gpu.sh test/device/bench_gpuscan.sh test/device/bench_suite.sh test/device/checks.sh .device/
+cp "$shared/device/remote.sh" test/device/on_gpu.sh test/device/bench_gpuscan.sh test/device/bench_suite.sh test/device/checks.sh test/device/zerocopy_checks.sh .device/
 go build -o .device/pgstrom-bench ./bench
 CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c -tags gpu -o .device/gpu.test ./gosvc/gpu
 go test -c -tags lifecycle -o .device/lifecycle.test ./test/lifecycle
