@@ -1,5 +1,5 @@
-# pg_strom: one `make` builds the C extension (PGXS), the service launcher,
-# the Go service library and, when nvcc exists, the kernels fatbin.
+# pg_strom: one `make` builds the C extension (PGXS), the Go service library
+# and, when nvcc exists, the kernels fatbin.
 #
 #   make [PG_CONFIG=...]          build everything
 #   make install                  install into the PostgreSQL PG_CONFIG names
@@ -9,14 +9,14 @@
 
 EXTENSION = pg_strom
 MODULE_big = pg_strom
-# pgext/ has one folder per concern; the launcher is a separate program.
-PGEXT_SOURCES = $(sort $(filter-out pgext/launcher/%,$(wildcard pgext/*/*.c)))
+# pgext/ has one folder per concern.
+PGEXT_SOURCES = $(sort $(wildcard pgext/*/*.c))
 OBJS = $(patsubst %.c,%.o,$(PGEXT_SOURCES))
 DATA = $(wildcard sql/pg_strom--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/include -I$(srcdir)/pgext
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=test
-EXTRA_CLEAN = $(GOSVC_LIB) pg_strom_gosvc.h $(LAUNCHER) $(FATBIN) $(FATBIN).srchash
+EXTRA_CLEAN = $(GOSVC_LIB) pg_strom_gosvc.h $(FATBIN) $(FATBIN).srchash
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -37,11 +37,6 @@ CGO_CFLAGS_SVC = -O2 -g -include $(CUDA_COMPAT) $(if $(CUDA_INCLUDE),-I$(CUDA_IN
 $(GOSVC_LIB): $(GO_SOURCES) $(wildcard include/*.h) $(CUDA_COMPAT)
 	CGO_ENABLED=1 CGO_CFLAGS="$(CGO_CFLAGS_SVC)" $(GO) build -buildmode=c-shared -o $@ ./gosvc
 
-# ---- launcher (plain C: it must not link PostgreSQL or Go) ---------------
-LAUNCHER = pgext/launcher/pg_strom_gpuserv
-$(LAUNCHER): pgext/launcher/pg_strom_gpuserv.c $(wildcard include/*.h)
-	$(CC) -O2 -g -Wall -Werror -Iinclude -o $@ $< -ldl
-
 # ---- kernels fatbin (only when nvcc is present) ---------------------------
 NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 # Debian's nvcc 11.8 rejects gcc 12, the system compiler; clang 14 is accepted.
@@ -60,16 +55,16 @@ $(FATBIN): $(KERNEL_SOURCES)
 		-o $@ kernels/pg_strom_kernels.cu
 	cat $$(for f in $(KERNEL_SOURCES); do echo $$f; done | awk -F/ '{print $$NF"\t"$$0}' | LC_ALL=C sort | cut -f2) | sha256sum | cut -d' ' -f1 > $@.srchash
 
-all: $(GOSVC_LIB) $(LAUNCHER)
+all: $(GOSVC_LIB)
 
 # ---- install --------------------------------------------------------------
 KERNEL_DIR = $(datadir)/pg_strom/kernels
 
 install: install-service
-install-service: $(GOSVC_LIB) $(LAUNCHER)
+install-service: $(GOSVC_LIB)
 	$(MKDIR_P) '$(DESTDIR)$(pkglibdir)' '$(DESTDIR)$(KERNEL_DIR)'
 	$(INSTALL_SHLIB) $(GOSVC_LIB) '$(DESTDIR)$(pkglibdir)/$(GOSVC_LIB)'
-	$(INSTALL_PROGRAM) $(LAUNCHER) '$(DESTDIR)$(pkglibdir)/pg_strom_gpuserv'
+	rm -f '$(DESTDIR)$(pkglibdir)/pg_strom_gpuserv'	# the launcher of old installs
 	rm -f '$(DESTDIR)$(KERNEL_DIR)'/*.cu '$(DESTDIR)$(KERNEL_DIR)'/*.h
 	$(INSTALL_DATA) $(KERNEL_SOURCES) '$(DESTDIR)$(KERNEL_DIR)/'
 	if [ -f $(FATBIN) ]; then \

@@ -6,6 +6,10 @@
 --
 -- GPU devices the GPU service found, as published in shared memory by the
 -- "PG-Strom GPU Service" background worker.  No rows without a usable GPU.
+-- shared_registered: bytes of shared buffers the service registered with
+-- the device (read-only) for zero-copy scans, 0 if none, then
+-- shared_reason says why (NULL when registered); shared_register_ms: how
+-- long the registration took.
 --
 CREATE FUNCTION pgstrom.gpu_device_info()
 RETURNS TABLE (
@@ -15,7 +19,10 @@ RETURNS TABLE (
     compute_capability text,
     multiprocessors int,
     pcie_link text,
-    pci_bus_id text)
+    pci_bus_id text,
+    shared_registered bigint,
+    shared_register_ms float8,
+    shared_reason text)
 AS 'MODULE_PATHNAME', 'pgstrom_gpu_device_info'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 

@@ -108,7 +108,7 @@ handle_no_gpu(PgStromServiceChild *child, const char *payload, size_t len)
 {
 	char		reason[PGSTROM_REASON_LEN];
 
-	/* logged once, when the launcher exits as it said it would */
+	/* logged once, when the service exits as it said it would */
 	record_reason(child, PGSTROM_SERVICE_NO_GPU, payload, len,
 				  "no usable GPU", reason);
 }

@@ -3,12 +3,16 @@
  * service_spawn.c
  *		Start the GPU service process and clean up after it.
  *
- * The service is a separate program (pg_strom_gpuserv, which dlopens the
- * Go library), started with fork + exec rather than run inside the
- * background worker; DESIGN.md section 1 lists why.  Between fork and exec
- * the child runs no PostgreSQL code at all: it only resets signal state,
- * arranges its file descriptors and execs.  Everything it needs (argv, the
- * paths) is prepared before fork.
+ * The service runs in its own process rather than inside the background
+ * worker; DESIGN.md section 1 lists why.  The supervisor forks it without
+ * exec: an anonymous shared mapping (PostgreSQL's default shared memory)
+ * does not survive exec, and the service reads shared buffers where they
+ * lie (zero-copy chunks).  Fork keeps the mapping at the same address
+ * whatever shared_memory_type and huge_pages are, so there is no setting
+ * under which the service cannot see it.  The child makes it read-only,
+ * leaves PostgreSQL behind and runs the Go library (service_child_*.c).
+ * Everything it needs (the paths, the configuration) is prepared before
+ * fork.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,22 +20,20 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "storage/fd.h"
+#include "storage/ipc.h"
 #include "storage/lwlock.h"
+#include "utils/ps_status.h"
 
 #include "core/pg_strom.h"
 #include "service/supervisor.h"
+#include "service/service_child.h"
 #include "service/service_state.h"
-
-/* where the child's ends of the channels are placed for the launcher */
-#define CHILD_CTL_FD	3
-#define CHILD_LOG_FD	4
 
 /*
  * Fill the configuration message from this process's GUCs and the shared
@@ -60,6 +62,14 @@ pgstrom_build_config(PgStromCtlConfig *config)
 	config->cuda_stack_limit = pgstrom_cuda_stack_limit_kb * 1024;
 	config->debug_output = pg_atomic_read_u32(&ss->debug_output) != 0;
 	config->postmaster_pid = (int32_t) PostmasterPid;
+
+	/*
+	 * The service is forked from this process, so shared buffers lie at
+	 * the same address there (read-only).
+	 */
+	config->shared_base = (uint64) (uintptr_t) BufferBlocks;
+	config->shared_nbuffers = (uint32) NBuffers;
+	config->shared_block_size = BLCKSZ;
 
 	strlcpy(config->data_directory, DataDir, PGSTROM_PATH_LEN);
 	strlcpy(config->cuda_toolkit_basedir, pgstrom_cuda_toolkit_basedir,
@@ -134,101 +144,34 @@ pgstrom_remove_socket_files(pid_t postmaster_pid)
 	FreeDir(dir);
 }
 
-static void
-close_fds_from(int lowfd)
-{
-	struct rlimit rl;
-	int			maxfd = 1024;
-	int			fd;
-
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, (unsigned int) lowfd, ~0U, 0) == 0)
-		return;
-#endif
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		maxfd = (int) Min(rl.rlim_cur, (rlim_t) INT_MAX);
-	for (fd = lowfd; fd < maxfd; fd++)
-		close(fd);
-}
-
 /*
- * The child between fork and exec.  Plain system calls only: no palloc,
- * no elog, no PostgreSQL state; failures end in _exit().
- */
-/* append the decimal digits of a non-negative number; async-signal-safe */
-static size_t
-append_number(char *buf, size_t len, size_t size, int value)
-{
-	char		digits[16];
-	int			n = 0;
-
-	do
-	{
-		digits[n++] = '0' + value % 10;
-		value /= 10;
-	} while (value > 0 && n < (int) sizeof(digits));
-	while (n > 0 && len < size)
-		buf[len++] = digits[--n];
-	return len;
-}
-
-/*
- * The child between fork and exec.  Plain system calls only: no palloc,
- * no elog, no PostgreSQL state (not even its snprintf); failures end in
- * _exit().  exec_failure is a log line prepared by the parent, to which the
- * errno of a failed execv() is appended.
+ * The service process: the supervisor's child, forked without exec so that
+ * it inherits PostgreSQL's shared memory at the same address.  It first
+ * binds its life to the supervisor's, then forgets PostgreSQL: default
+ * signals, no exit callbacks (it ends in _exit(), never back in
+ * PostgreSQL code), only its own descriptors, and every shared mapping
+ * read-only.  Then the GPU checks and the Go library (service_child_*.c).
+ * Nothing in here allocates from or writes to PostgreSQL's state, except
+ * the process title, which is private memory.
  */
 static void
 pg_attribute_noreturn()
-exec_launcher(char *const argv[], int ctl_fd, int log_fd,
-			  const char *exec_failure)
+run_service_child(pid_t supervisor_pid, int ctl_fd, int log_fd,
+				  const char *gosvc_path)
 {
-	sigset_t	empty;
-	int			sig;
-	int			high_ctl;
-	int			high_log;
-	int			save_errno;
-	char		line[PGSTROM_LOG_MAX_LINE];
-	size_t		len;
+	char		reason[PGSTROM_REASON_LEN];
 
-	/*
-	 * PostgreSQL's handlers must not run here, and the launcher (Go) needs
-	 * default dispositions and an empty mask: PostgreSQL 15 blocks SIGURG
-	 * for its latch, and Go preempts goroutines with SIGURG.  All signals
-	 * are still blocked (by the parent) while the handlers are reset.
-	 */
-	for (sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	sigemptyset(&empty);
-	sigprocmask(SIG_SETMASK, &empty, NULL);
-
-	/*
-	 * Leave the worker's process group, so that the postmaster's signals to
-	 * that group do not reach the service; the supervisor alone decides how
-	 * it stops, and PR_SET_PDEATHSIG in the launcher covers the rest.
-	 */
-	setsid();
-
-	/* move our ends out of the way, then onto the fixed descriptors */
-	high_ctl = fcntl(ctl_fd, F_DUPFD, 10);
-	high_log = fcntl(log_fd, F_DUPFD, 10);
-	if (high_ctl < 0 || high_log < 0 ||
-		dup2(high_ctl, CHILD_CTL_FD) < 0 ||
-		dup2(high_log, CHILD_LOG_FD) < 0)
-		_exit(PGSTROM_EXIT_FAILED);
-	close_fds_from(CHILD_LOG_FD + 1);
-
-	execv(argv[0], argv);
-	save_errno = errno;
-
-	len = strnlen(exec_failure, sizeof(line) - 16);
-	memcpy(line, exec_failure, len);
-	len = append_number(line, len, sizeof(line) - 2, save_errno);
-	line[len++] = ')';
-	line[len++] = '\n';
-	if (write(CHILD_LOG_FD, line, len) < 0)
-		_exit(PGSTROM_EXIT_LOAD_FAILED);	/* nothing else can report it */
-	_exit(PGSTROM_EXIT_LOAD_FAILED);
+	pgstrom_child_bind_to_parent(supervisor_pid);
+	pgstrom_child_reset_signals();
+	on_exit_reset();
+	set_ps_display("service process");
+	pgstrom_child_arrange_fds(ctl_fd, log_fd);
+	if (!pgstrom_child_protect_shared_memory(reason, sizeof(reason)))
+	{
+		CHILD_LOG("WARNING", "%s", reason);
+		pgstrom_child_exit(PGSTROM_EXIT_FAILED, PGSTROM_CTL_FATAL, reason);
+	}
+	pgstrom_child_run_service(gosvc_path);
 }
 
 static void
@@ -253,39 +196,18 @@ bool
 pgstrom_spawn_service(PgStromServiceChild *child)
 {
 	PgStromServiceShared *ss = pgstrom_service_shared;
-	char		launcher[MAXPGPATH];
 	char		gosvc[MAXPGPATH];
-	char		ctl_arg[16];
-	char		log_arg[16];
-	char	   *argv[5];
 	int			sv[2];
 	int			pfd[2];
 	sigset_t	all;
 	sigset_t	saved;
+	pid_t		supervisor_pid = getpid();
 	pid_t		pid;
 	int			save_errno;
 	PgStromCtlConfig config;
 	char		reason[PGSTROM_REASON_LEN];
-	char		exec_failure[PGSTROM_LOG_MAX_LINE];
 
-	snprintf(launcher, sizeof(launcher), "%s/%s",
-			 pkglib_path, PGSTROM_LAUNCHER_NAME);
 	snprintf(gosvc, sizeof(gosvc), "%s/%s", pkglib_path, PGSTROM_GOSVC_NAME);
-	snprintf(ctl_arg, sizeof(ctl_arg), "%d", CHILD_CTL_FD);
-	snprintf(log_arg, sizeof(log_arg), "%d", CHILD_LOG_FD);
-	argv[0] = launcher;
-	argv[1] = gosvc;
-	argv[2] = ctl_arg;
-	argv[3] = log_arg;
-	argv[4] = NULL;
-
-	if (access(launcher, X_OK) != 0)
-	{
-		snprintf(reason, sizeof(reason),
-				 "GPU service launcher \"%s\" is not executable: %m", launcher);
-		set_spawn_failure(reason);
-		return false;
-	}
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 	{
@@ -304,19 +226,16 @@ pgstrom_spawn_service(PgStromServiceChild *child)
 		return false;
 	}
 
-	snprintf(exec_failure, sizeof(exec_failure),
-			 "SVC|WARNING|%s|%d|%s|could not execute GPU service launcher \"%s\" (errno ",
-			 __FILE__, __LINE__, __func__, launcher);
 	pgstrom_build_config(&config);
 	pgstrom_log_relay_reset();
 
-	/* no PostgreSQL signal handler may run in the child before exec */
+	/* no PostgreSQL signal handler may run in the child */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &saved);
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		exec_launcher(argv, sv[1], pfd[1], exec_failure);
+		run_service_child(supervisor_pid, sv[1], pfd[1], gosvc);
 	save_errno = errno;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 

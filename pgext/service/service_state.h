@@ -18,7 +18,7 @@
 
 typedef enum PgStromServiceState
 {
-	PGSTROM_SERVICE_STARTING = 0,	/* launcher spawned, no verdict yet */
+	PGSTROM_SERVICE_STARTING = 0,	/* service forked, no verdict yet */
 	PGSTROM_SERVICE_READY,		/* service accepts connections */
 	PGSTROM_SERVICE_NO_GPU,		/* no usable GPU: not restarted */
 	PGSTROM_SERVICE_FAILED		/* died or gave up; maybe restarting */

@@ -22,7 +22,7 @@
 PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
 PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);
 
-#define GPU_DEVICE_INFO_COLS		7
+#define GPU_DEVICE_INFO_COLS		10
 #define GPU_SERVICE_STATUS_COLS		11
 
 /* a consistent snapshot of the shared state */
@@ -69,6 +69,14 @@ pgstrom_gpu_device_info(PG_FUNCTION_ARGS)
 		values[4] = Int32GetDatum(dev->multiprocessors);
 		values[5] = CStringGetTextDatum(dev->pcie_link);
 		values[6] = CStringGetTextDatum(dev->pci_bus_id);
+		/* zero-copy: shared buffers registered with the device, or why not */
+		values[7] = Int64GetDatum((int64) dev->shared_registered);
+		values[8] = Float8GetDatum((double) dev->shared_register_us / 1000.0);
+		dev->shared_reason[PGSTROM_REASON_LEN - 1] = '\0';
+		if (dev->shared_reason[0] != '\0')
+			values[9] = CStringGetTextDatum(dev->shared_reason);
+		else
+			nulls[9] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 values, nulls);
 	}

@@ -190,8 +190,8 @@ start_service(void)
 }
 
 /*
- * Decide what a dead service means.  No usable GPU, or a launcher that
- * rejects its command line, will not get better by retrying; everything
+ * Decide what a dead service means.  No usable GPU, or a service that
+ * rejects how it was started, will not get better by retrying; everything
  * else is restarted with a back-off.
  */
 static void
@@ -259,7 +259,7 @@ handle_child_exit(int status)
 	{
 		ereport(WARNING,
 				(errmsg("PG-Strom GPU service (pid %d) %s", (int) pid, what),
-				 errdetail("The GPU service launcher rejected its command line; it will not be restarted.")));
+				 errdetail("The GPU service rejected how it was started; it will not be restarted.")));
 		return;
 	}
 

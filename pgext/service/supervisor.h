@@ -19,7 +19,7 @@
 extern void pgstrom_register_supervisor(void);
 extern PGDLLEXPORT void pgstrom_gpu_service_main(Datum main_arg);
 
-/* service_spawn.c: fork/exec of the launcher */
+/* service_spawn.c: fork of the service process (service_child_*.c) */
 typedef struct PgStromServiceChild
 {
 	pid_t		pid;			/* 0 when no child runs */

@@ -50,6 +50,13 @@ SELECT coalesce(bool_and(device >= 0 AND name <> '' AND total_memory > 0
                          AND pcie_link <> '' AND pci_bus_id <> ''), true) AS devices_ok
   FROM pgstrom.gpu_device_info();
 
+-- zero-copy registration: bytes and time are never negative, and a device
+-- without registered shared buffers says why (vacuously true without devices)
+SELECT coalesce(bool_and(shared_registered >= 0 AND shared_register_ms >= 0
+                         AND (shared_reason IS NULL OR shared_reason <> '')
+                         AND (shared_registered > 0 OR shared_reason IS NOT NULL)), true) AS shared_ok
+  FROM pgstrom.gpu_device_info();
+
 -- the functions read shared memory only, so they work for anyone
 CREATE ROLE regress_pgstrom_user;
 SET ROLE regress_pgstrom_user;
