@@ -31,14 +31,18 @@ type cluster struct {
 	port   int
 	bindir string
 	owner  string
+	env    []string // added to the environment of the cluster's commands
+}
+
+func pgConfig() string {
+	if p := os.Getenv("PG_CONFIG"); p != "" {
+		return p
+	}
+	return "pg_config"
 }
 
 func pgBindir(t *testing.T) string {
-	pgConfig := os.Getenv("PG_CONFIG")
-	if pgConfig == "" {
-		pgConfig = "pg_config"
-	}
-	out, err := exec.Command(pgConfig, "--bindir").Output()
+	out, err := exec.Command(pgConfig(), "--bindir").Output()
 	if err != nil {
 		t.Fatalf("pg_config --bindir: %v", err)
 	}
@@ -67,10 +71,16 @@ func ownerName(t *testing.T) string {
 }
 
 func (c *cluster) asOwner(args ...string) *exec.Cmd {
+	var cmd *exec.Cmd
 	if os.Geteuid() == 0 {
-		return exec.Command("runuser", append([]string{"-u", c.owner, "--"}, args...)...)
+		cmd = exec.Command("runuser", append([]string{"-u", c.owner, "--"}, args...)...)
+	} else {
+		cmd = exec.Command(args[0], args[1:]...)
 	}
-	return exec.Command(args[0], args[1:]...)
+	if len(c.env) > 0 {
+		cmd.Env = append(os.Environ(), c.env...)
+	}
+	return cmd
 }
 
 func (c *cluster) run(args ...string) {
