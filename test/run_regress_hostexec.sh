@@ -22,10 +22,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "--- building the TEST-ONLY host executor library"
-CGO_ENABLED=1 go build -buildmode=c-shared -o "$out/pg_strom_gosvc_hostexec.so" ./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec
-install -m 755 "$out/pg_strom_gosvc_hostexec.so" "$lib"
-rm -f "$out/pg_strom_gosvc_hostexec.h"
+# PGSTROM_HOSTEXEC_SO names a prebuilt library instead of building it
+if [ -n "${PGSTROM_HOSTEXEC_SO:-}" ]; then
+	echo "--- using the TEST-ONLY host executor library $PGSTROM_HOSTEXEC_SO"
+	install -m 755 "$PGSTROM_HOSTEXEC_SO" "$lib"
+else
+	echo "--- building the TEST-ONLY host executor library"
+	CGO_ENABLED=1 go build -buildmode=c-shared -o "$out/pg_strom_gosvc_hostexec.so" ./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec
+	install -m 755 "$out/pg_strom_gosvc_hostexec.so" "$lib"
+	rm -f "$out/pg_strom_gosvc_hostexec.h"
+fi
 
 export PG_STROM_TEST_HOST_EXECUTOR=1
 cluster_start "$dir" "$port"
@@ -49,6 +55,19 @@ cluster_psql "$dir" "$port" -c "SELECT device, name, compute_capability, total_m
 [ "$state" = ready ] || fail "the GPU service is '$state', not ready"
 grep -q "GPU service runs the TEST-ONLY host executor: no GPU is used" "$dir/server.log" ||
 	fail "the service did not log that it runs the host executor"
+
+# The service is forked from the supervisor without exec: it maps
+# PostgreSQL's shared memory (the postmaster's shared writable mappings,
+# by device and inode), and only read-only; nothing in it is shared and
+# writable (DESIGN.md section 1, fact 5).
+svc=$(cluster_psql "$dir" "$port" -Atc "SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1")
+pm=$(head -1 "$dir/postmaster.pid")
+grep -E '^[^ ]+ .w.s ' "/proc/$svc/maps" && fail "the service (pid $svc) maps shared memory writable"
+for id in $(awk '$2 ~ /^.w.s$/ {print $4 "/" $5}' "/proc/$pm/maps"); do
+	awk -v id="$id" '$4 "/" $5 == id && $2 == "r--s" {found=1} END {exit !found}' "/proc/$svc/maps" ||
+		fail "the service (pid $svc) does not map PostgreSQL's shared memory $id read-only"
+done
+echo "ok: the service maps PostgreSQL's shared memory read-only"
 cluster_psql "$dir" "$port" -c "DROP EXTENSION pg_strom" >/dev/null
 
 echo "--- pg_regress (same schedule and expected outputs as test/run_regress.sh)"
