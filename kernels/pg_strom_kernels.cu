@@ -10,6 +10,7 @@
 #include "pg_strom_proto.h"
 #include "xpu_scan.h"
 #include "xpu_preagg.h"
+#include "xpu_gather.h"
 
 /*
  * extern "C" keeps the symbol unmangled for cuModuleGetGlobal, and gives the

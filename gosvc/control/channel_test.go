@@ -62,6 +62,9 @@ func sampleConfig() Config {
 		CudaToolkitBaseDir: "/usr/local/cuda",
 		KernelSourceDir:    "/usr/share/postgresql/15/extension/pg_strom/kernels",
 		PrebuiltFatbin:     "",
+		SharedBase:         0x7f0000000000,
+		SharedNBuffers:     2 << 20,
+		SharedBlockSize:    8192,
 	}
 }
 
@@ -145,9 +148,11 @@ func TestSendReadyStatusFatal(t *testing.T) {
 	ch, sup := socketpair(t)
 	devs := []DeviceInfo{
 		{Index: 0, CCMajor: 9, CCMinor: 0, Multiprocessors: 132, TotalMemory: 150 << 30,
-			Name: "NVIDIA H200", PCIBusID: "0000:3b:00.0", PCIeLink: "PCIe 32.0 GT/s x16"},
+			Name: "NVIDIA H200", PCIBusID: "0000:3b:00.0", PCIeLink: "PCIe 32.0 GT/s x16",
+			SharedRegistered: 16 << 30, SharedRegisterUs: 690000},
 		{Index: 1, CCMajor: 8, CCMinor: 6, Multiprocessors: 84, TotalMemory: 24 << 30,
-			Name: "NVIDIA RTX A5000", PCIBusID: "0000:af:00.0", PCIeLink: "unknown"},
+			Name: "NVIDIA RTX A5000", PCIBusID: "0000:af:00.0", PCIeLink: "unknown",
+			SharedReason: "cuMemHostRegister: CUDA_ERROR_NOT_SUPPORTED (801)"},
 	}
 	if err := ch.SendReady(devs, "/data/.pgstrom_fatbin/x.fatbin"); err != nil {
 		t.Fatalf("SendReady: %v", err)

@@ -76,6 +76,9 @@ func configFromC(c *C.PgStromCtlConfig) Config {
 		CudaToolkitBaseDir: cString(charArray(&c.cuda_toolkit_basedir)),
 		KernelSourceDir:    cString(charArray(&c.kernel_source_dir)),
 		PrebuiltFatbin:     cString(charArray(&c.prebuilt_fatbin)),
+		SharedBase:         uint64(c.shared_base),
+		SharedNBuffers:     uint32(c.shared_nbuffers),
+		SharedBlockSize:    uint32(c.shared_block_size),
 	}
 }
 
@@ -96,6 +99,9 @@ func EncodeConfig(cfg Config) []byte {
 	putCString(charArray(&c.cuda_toolkit_basedir), cfg.CudaToolkitBaseDir)
 	putCString(charArray(&c.kernel_source_dir), cfg.KernelSourceDir)
 	putCString(charArray(&c.prebuilt_fatbin), cfg.PrebuiltFatbin)
+	c.shared_base = C.uint64_t(cfg.SharedBase)
+	c.shared_nbuffers = C.uint32_t(cfg.SharedNBuffers)
+	c.shared_block_size = C.uint32_t(cfg.SharedBlockSize)
 	return message(tagConfig, structBytes(&c))
 }
 
@@ -124,6 +130,9 @@ func encodeReady(devs []DeviceInfo, fatbinPath string) ([]byte, error) {
 		putCString(charArray(&cd.name), d.Name)
 		putCString(charArray(&cd.pci_bus_id), d.PCIBusID)
 		putCString(charArray(&cd.pcie_link), d.PCIeLink)
+		cd.shared_registered = C.uint64_t(d.SharedRegistered)
+		cd.shared_register_us = C.uint64_t(d.SharedRegisterUs)
+		putCString(charArray(&cd.shared_reason), d.SharedReason)
 	}
 	return message(tagReady, structBytes(&c)), nil
 }
@@ -202,14 +211,17 @@ func decodeReady(payload []byte) (ReadyMessage, error) {
 	for i := 0; i < n; i++ {
 		cd := &c.devices[i]
 		r.Devices = append(r.Devices, DeviceInfo{
-			Index:           int(cd.index),
-			CCMajor:         int(cd.cc_major),
-			CCMinor:         int(cd.cc_minor),
-			Multiprocessors: int(cd.multiprocessors),
-			TotalMemory:     uint64(cd.total_memory),
-			Name:            cString(charArray(&cd.name)),
-			PCIBusID:        cString(charArray(&cd.pci_bus_id)),
-			PCIeLink:        cString(charArray(&cd.pcie_link)),
+			Index:            int(cd.index),
+			CCMajor:          int(cd.cc_major),
+			CCMinor:          int(cd.cc_minor),
+			Multiprocessors:  int(cd.multiprocessors),
+			TotalMemory:      uint64(cd.total_memory),
+			Name:             cString(charArray(&cd.name)),
+			PCIBusID:         cString(charArray(&cd.pci_bus_id)),
+			PCIeLink:         cString(charArray(&cd.pcie_link)),
+			SharedRegistered: uint64(cd.shared_registered),
+			SharedRegisterUs: uint64(cd.shared_register_us),
+			SharedReason:     cString(charArray(&cd.shared_reason)),
 		})
 	}
 	return r, nil

@@ -16,6 +16,12 @@ type Config struct {
 	CudaToolkitBaseDir string
 	KernelSourceDir    string
 	PrebuiltFatbin     string // "" when make had no nvcc
+	// PostgreSQL's shared buffers in the service's address space (mapped
+	// read-only): buffer i is at SharedBase + i*SharedBlockSize.
+	// SharedNBuffers 0: not available, chunks carry their pages.
+	SharedBase      uint64
+	SharedNBuffers  uint32
+	SharedBlockSize uint32
 }
 
 // Message is what Receive returns: ConfigMessage or StopMessage.
@@ -40,6 +46,11 @@ type DeviceInfo struct {
 	Name            string
 	PCIBusID        string // e.g. "0000:3b:00.0"
 	PCIeLink        string // e.g. "PCIe 32.0 GT/s x16", or "unknown"
+	// Zero-copy: bytes of shared buffers registered with the device (0:
+	// none, SharedReason says why), and how long registering took.
+	SharedRegistered uint64
+	SharedRegisterUs uint64
+	SharedReason     string // "" when registered
 }
 
 // DeviceStats is one device's line of the STATUS message (PgStromDeviceStats).

@@ -18,6 +18,7 @@ type Backend struct {
 	devices   map[int]*Device
 	modules   map[int]*Module
 	executors []*Executor
+	shared    *sharedRegistration // PostgreSQL's shared buffers, once registered
 }
 
 // NewBackend returns a Backend with no device opened yet.
@@ -128,6 +129,7 @@ func (b *Backend) Close() error {
 		errs = append(errs, e.Close())
 	}
 	b.executors = nil
+	errs = append(errs, b.unregisterShared())
 	for i, m := range b.modules {
 		errs = append(errs, m.Unload())
 		delete(b.modules, i)

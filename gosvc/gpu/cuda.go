@@ -9,9 +9,18 @@ package gpu
 // #else
 // #define PGSTROM_HOSTREGISTER_READ_ONLY 0
 // #endif
+//
+// /* addresses travel as integers: they are not Go memory */
+// static CUresult pgstrom_register_mapped(uintptr_t p, size_t size, unsigned int flags)
+// { return cuMemHostRegister((void *) p, size, flags); }
+// static CUresult pgstrom_mapped_device_pointer(CUdeviceptr *d, uintptr_t p)
+// { return cuMemHostGetDevicePointer(d, (void *) p, 0); }
+// static CUresult pgstrom_unregister_mapped(uintptr_t p)
+// { return cuMemHostUnregister((void *) p); }
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -76,4 +85,30 @@ func memHostRegister(p unsafe.Pointer, size uint64) error {
 
 func memHostUnregister(p unsafe.Pointer) error {
 	return cuError("cuMemHostUnregister", C.cuMemHostUnregister(p))
+}
+
+// memHostRegisterMapped registers a read-only host mapping (PostgreSQL's
+// shared buffers) for every context, mapped into the devices' address
+// space: cuMemHostRegister(PORTABLE | DEVICEMAP | READ_ONLY).  Without
+// READ_ONLY (drivers before 11.1) a PROT_READ mapping cannot be
+// registered.
+func memHostRegisterMapped(p uintptr, size uint64) error {
+	if C.PGSTROM_HOSTREGISTER_READ_ONLY == 0 {
+		return errors.New("cuMemHostRegister: CU_MEMHOSTREGISTER_READ_ONLY needs CUDA 11.1 or later")
+	}
+	flags := C.uint(C.CU_MEMHOSTREGISTER_PORTABLE | C.CU_MEMHOSTREGISTER_DEVICEMAP | C.PGSTROM_HOSTREGISTER_READ_ONLY)
+	return cuError("cuMemHostRegister(PORTABLE|DEVICEMAP|READ_ONLY)", C.pgstrom_register_mapped(C.uintptr_t(p), C.size_t(size), flags))
+}
+
+// mappedDevicePointer is cuMemHostGetDevicePointer in the current context.
+func mappedDevicePointer(p uintptr) (cu.DevicePtr, error) {
+	var d C.CUdeviceptr
+	if err := cuError("cuMemHostGetDevicePointer", C.pgstrom_mapped_device_pointer(&d, C.uintptr_t(p))); err != nil {
+		return 0, err
+	}
+	return cu.DevicePtr(d), nil
+}
+
+func memHostUnregisterMapped(p uintptr) error {
+	return cuError("cuMemHostUnregister", C.pgstrom_unregister_mapped(C.uintptr_t(p)))
 }

@@ -15,6 +15,9 @@ type Device struct {
 	index int
 	dev   cu.Device
 	ctx   cu.CUContext
+	// shared is PostgreSQL's shared buffers as this device reads them;
+	// nil until Backend.RegisterShared succeeded for it.
+	shared *sharedMapping
 }
 
 // OpenDevice retains device index's primary context and sets its per-thread

@@ -10,15 +10,16 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
 // chunkLayout places one task's buffers in a single pool chunk: the
 // counters, the items array (nblocks * XPU_MAX_TUPLES_PER_PAGE entries),
-// the pages and, for GpuPreAgg, the retry list (as many entries as items),
-// each 256-byte aligned.
+// the pages, for GpuPreAgg the retry list (as many entries as items) and
+// for a zero-copy chunk its page refs, each 256-byte aligned.
 type chunkLayout struct {
-	itemsOff, pagesOff, retryOff, total uint64
+	itemsOff, pagesOff, retryOff, refsOff, total uint64
 }
 
 const devAlign = 256
@@ -32,6 +33,10 @@ func layoutFor(c xpu.Chunk, retry bool) chunkLayout {
 	if retry {
 		l.retryOff = alignDev(l.total)
 		l.total = l.retryOff + uint64(c.ItemsCapacity())*4
+	}
+	if c.Shared() {
+		l.refsOff = alignDev(l.total)
+		l.total = l.refsOff + uint64(c.RefsLen())
 	}
 	return l
 }
@@ -56,23 +61,29 @@ func (s *session) Scan(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []ui
 // the task; the result is built from what run left in the task's counters
 // and items.  GpuTimeNs is the wall time of run.
 func (e *Executor) runTask(s *session, c xpu.Chunk, pages nodekind.Pages, retry bool, run func(t *task) error) (xpu.ChunkResult, []uint32, error) {
-	if len(pages.Bytes) != c.PagesLen() {
-		return xpu.ChunkResult{}, nil, fmt.Errorf("chunk %d: %d bytes of pages for %d blocks", c.ChunkID, len(pages.Bytes), c.NBlocks)
+	if err := pages.Check(c); err != nil {
+		return xpu.ChunkResult{}, nil, err
+	}
+	shared := e.dev.shared
+	if pages.Refs != nil && shared == nil {
+		return xpu.ChunkResult{}, nil, fmt.Errorf("%w: chunk %d refers to shared buffers, which GPU%d has not registered",
+			protocol.ErrUnsupported, c.ChunkID, e.dev.index)
 	}
 	lay := layoutFor(c, retry)
 	mem, err := e.alloc(lay.total, fmt.Sprintf("chunk %d", c.ChunkID))
 	if err != nil {
 		return xpu.ChunkResult{}, nil, err
 	}
-	stage := c.ItemsCapacity() * 4
-	if !pages.Pinned {
+	stage := c.ItemsCapacity() * 4 // also holds the refs (48 bytes a block)
+	if pages.Refs == nil && !pages.Pinned {
 		stage = max(stage, c.PagesLen())
 	}
 	l, err := e.getLane(stage)
 	if err != nil {
 		return xpu.ChunkResult{}, nil, errors.Join(err, e.pool.Free(mem))
 	}
-	t := task{sess: s, lane: l, base: cu.DevicePtr(mem.Ptr), lay: lay, chunk: c, pages: pages.Bytes, pinned: pages.Pinned}
+	t := task{sess: s, lane: l, base: cu.DevicePtr(mem.Ptr), lay: lay, chunk: c, pages: pages.Bytes, pinned: pages.Pinned,
+		refs: pages.Refs, shared: shared}
 	start := time.Now()
 	err = run(&t)
 	elapsed := time.Since(start)
@@ -101,6 +112,8 @@ type task struct {
 	chunk    xpu.Chunk
 	pages    []byte
 	pinned   bool   // pages are registered host memory: DMA them directly
+	refs     []byte // a zero-copy chunk's XpuPageRefs (pages is nil)
+	shared   *sharedMapping
 	kernel   string // the kernel's name, for errors
 	counters [xpu.NumCounters]uint32
 	items    []uint32
@@ -139,8 +152,12 @@ func (t *task) enqueue() error {
 	return t.launch(t.sess.ex.kern.scan, int(t.chunk.NBlocks), args)
 }
 
-// uploadPages queues the copy of the chunk's pages to the device.
+// uploadPages queues the copy of the chunk's pages to the device, or for a
+// zero-copy chunk their gathering from the shared buffers.
 func (t *task) uploadPages() error {
+	if t.refs != nil {
+		return t.gatherPages()
+	}
 	st, host := t.lane.stream, t.lane.host
 	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
 	if t.pinned {
@@ -159,6 +176,36 @@ func (t *task) uploadPages() error {
 		if err := cu.MemcpyHtoDAsync(pagesDev+cu.DevicePtr(off), src, int64(len(piece)), st); err != nil {
 			return fmt.Errorf("upload pages: cuMemcpyHtoDAsync: %w", err)
 		}
+	}
+	return nil
+}
+
+// gatherPages queues the upload of the chunk's page refs (staged through
+// the lane's pinned buffer) and kern_gather_pages, which reads each page
+// from the registered shared buffers into the chunk's page area and
+// applies its ref (one CUDA block per page).  No CPU touches a page.
+func (t *task) gatherPages() error {
+	st := t.lane.stream
+	refsDev := t.base + cu.DevicePtr(t.lay.refsOff)
+	src := unsafe.Pointer(&t.refs[0])
+	if b := t.lane.pinned(len(t.refs)); b != nil {
+		copy(b, t.refs)
+		src = unsafe.Pointer(&b[0])
+	}
+	if err := cu.MemcpyHtoDAsync(refsDev, src, int64(len(t.refs)), st); err != nil {
+		return fmt.Errorf("upload page refs: cuMemcpyHtoDAsync: %w", err)
+	}
+	// Every argument travels in 8 bytes: see enqueue.
+	sharedPtr := t.shared.dptr
+	nbuffers := uint64(t.shared.nbuffers)
+	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
+	nblocks := uint64(t.chunk.NBlocks)
+	args := []unsafe.Pointer{
+		unsafe.Pointer(&sharedPtr), unsafe.Pointer(&nbuffers), unsafe.Pointer(&refsDev),
+		unsafe.Pointer(&nblocks), unsafe.Pointer(&pagesDev),
+	}
+	if err := t.sess.ex.kern.gather.Launch(int(t.chunk.NBlocks), 1, 1, GatherThreads, 1, 1, 0, st, args); err != nil {
+		return fmt.Errorf("launch %s: %w", KernelGather, err)
 	}
 	return nil
 }

@@ -91,6 +91,13 @@ func item(block, lp int, recheck bool) uint32 { return xputest.Item(block, lp, r
 // executorOnDevice0 loads the kernels on device 0 and returns its executor.
 func executorOnDevice0(t *testing.T) (nodekind.Executor, *mempool.Pool) {
 	t.Helper()
+	return executorWithShared(t, nil)
+}
+
+// executorWithShared is executorOnDevice0 with region (when not nil)
+// registered before the executor is made, as the service does.
+func executorWithShared(t *testing.T, region *xpu.SharedRegion) (nodekind.Executor, *mempool.Pool) {
+	t.Helper()
 	image := buildFatbin(t, deviceArchs(t))
 	b := NewBackend()
 	t.Cleanup(func() {
@@ -103,6 +110,9 @@ func executorOnDevice0(t *testing.T) (nodekind.Executor, *mempool.Pool) {
 	}
 	if _, err := b.LoadModule(0, image); err != nil {
 		t.Fatal(err)
+	}
+	if region != nil {
+		registerShared(t, b, *region)
 	}
 	alloc, err := b.Allocator(0)
 	if err != nil {

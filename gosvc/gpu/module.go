@@ -16,6 +16,10 @@ const (
 	CatalogSymbol = "pgstrom_kernel_catalog"
 	ProbeKernel   = "kern_gpuservice_probe"
 	ProbeMagic    = 0x50535052 // PGSTROM_PROBE_MAGIC in kernels/pg_strom_catalog.h
+	// KernelGather and GatherThreads are XPU_KERNEL_GATHER and
+	// XPU_GATHER_THREADS of kernels/xpu_gather.h.
+	KernelGather  = "kern_gather_pages"
+	GatherThreads = 256
 )
 
 // maxCatalogBytes bounds what is copied back for the catalog string.
@@ -37,6 +41,8 @@ type kernels struct {
 	preagg    cu.Function // xpu.KernelGpuPreAgg
 	rehash    cu.Function // xpu.KernelPreAggRehash
 	preaggErr error       // why GpuPreAgg cannot run (either kernel missing)
+	gather    cu.Function // KernelGather
+	gatherErr error       // why zero-copy chunks cannot run
 }
 
 // LoadModule loads a fatbin image (cuModuleLoadData) on the device and reads
@@ -67,6 +73,7 @@ func (d *Device) LoadModule(image []byte) (*Module, error) {
 	k.preagg, errAgg = m.Function(xpu.KernelGpuPreAgg)
 	k.rehash, errRehash = m.Function(xpu.KernelPreAggRehash)
 	k.preaggErr = errors.Join(errAgg, errRehash)
+	k.gather, k.gatherErr = m.Function(KernelGather)
 	return m, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
 // EnvVar, set to "1" in the postmaster's environment, is the only way to
@@ -31,6 +32,7 @@ type Backend struct {
 	open      bool
 	loaded    bool
 	mem       *hostMemory
+	shared    xpu.SharedRegion // registered shared buffers; NBuffers 0: none
 	executors []*Executor
 }
 
@@ -129,16 +131,35 @@ func (b *Backend) Executor(index int, pool *mempool.Pool) (nodekind.Executor, er
 	if !b.loaded || pool == nil {
 		return nil, fmt.Errorf("host executor: executor for device %d asked before its pool or module", index)
 	}
-	e := newExecutor(index, pool, b.mem)
+	e := newExecutor(index, pool, b.mem, b.shared)
 	b.executors = append(b.executors, e)
 	return e, nil
+}
+
+// RegisterShared (service.SharedRegistrar) takes note of PostgreSQL's
+// shared buffers: the executor reads the pages of zero-copy chunks there
+// by address, as a GPU reads them through its registration.
+func (b *Backend) RegisterShared(index int, region xpu.SharedRegion) error {
+	if err := checkIndex(index); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case !b.loaded:
+		return fmt.Errorf("host executor: shared buffers registered before device %d's module", index)
+	case region.Base == 0 || region.NBuffers == 0:
+		return fmt.Errorf("host executor: empty shared buffer region %#x, %d buffers", region.Base, region.NBuffers)
+	}
+	b.shared = region
+	return nil
 }
 
 // Close checks that the pools returned every mapping.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.executors, b.open, b.loaded = nil, false, false
+	b.executors, b.open, b.loaded, b.shared = nil, false, false, xpu.SharedRegion{}
 	if n := b.mem.live(); n != 0 {
 		return fmt.Errorf("host executor: closed with %d host memory mappings live", n)
 	}

@@ -26,6 +26,9 @@ type Executor struct {
 	// memory cap of initialSlots); tests lower it to force growth.
 	preaggSlots     uint32
 	hostpool.Bodies // lent request bodies, see bodies.go
+	// shared is PostgreSQL's shared buffers in this process, registered
+	// before the executor was made; NBuffers 0: zero-copy chunks fail.
+	shared xpu.SharedRegion
 }
 
 var (
@@ -33,9 +36,9 @@ var (
 	_ preagg.Primitives = (*Executor)(nil)
 )
 
-func newExecutor(index int, pool *mempool.Pool, mem *hostMemory) *Executor {
+func newExecutor(index int, pool *mempool.Pool, mem *hostMemory, shared xpu.SharedRegion) *Executor {
 	return &Executor{index: index, pool: pool, mem: mem, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
-		Bodies: newBodies()}
+		Bodies: newBodies(), shared: shared}
 }
 
 // As in the gpu package: pool exhaustion is often momentary, so an

@@ -27,7 +27,7 @@ func testExecutor(t *testing.T) (*Executor, *hostMemory) {
 			t.Errorf("%d mappings live after the pool closed", n)
 		}
 	})
-	return newExecutor(0, pool, mem), mem
+	return newExecutor(0, pool, mem, xpu.SharedRegion{}), mem
 }
 
 // pages of int4 values 0..n-1, 200 a page.

@@ -2,7 +2,7 @@
  * hostexec.cc
  *
  * The TEST-ONLY host executor's per-chunk work: what kern_gpuscan_block,
- * kern_gpupreagg_block and kern_gpupreagg_rehash do, as serial loops over
+ * kern_gpupreagg_block, kern_gpupreagg_rehash and kern_gather_pages do, as serial loops over
  * the same XPU_FUNC helpers (compiled here as plain C++, where the device
  * atomics are plain memory operations).  The caller (Go) serializes the
  * calls that write one GpuPreAgg table.
@@ -11,7 +11,9 @@
  * the loops follow the kernels step by step; kernels/test/test_preagg.cu
  * runs the same helpers the same way.
  */
+#include <string.h>
 #include "xpu_preagg.h"
+#include "xpu_gather.h"
 #include "pg_strom_catalog.h"
 #include "hostexec.h"
 
@@ -208,6 +210,32 @@ hostexec_preagg_rehash(void *from, void *to)
 	n = f->nentries < ft.capacity ? f->nentries : ft.capacity;
 	for (uint32_t i = 0; i < n; i++)
 		xpu_preagg_rehash_entry(&ft, &tt, i);
+}
+
+/*
+ * As kern_gather_pages: each page a ref names is read by address where the
+ * service process has PostgreSQL's shared buffers (shared_base), copied
+ * into pages and given its ref; a ref the service should have refused is
+ * never followed and its page is poisoned.
+ */
+extern "C" void
+hostexec_gather(uint64_t shared_base, uint64_t nbuffers, const char *refs,
+				uint32_t nblocks, char *pages)
+{
+	for (uint32_t b = 0; b < nblocks; b++)
+	{
+		XpuPageRef	ref;
+		char	   *dst = pages + (size_t) b * XPU_BLCKSZ;
+
+		memcpy(&ref, refs + (size_t) b * sizeof(XpuPageRef), sizeof(ref));
+		if (!xpu_page_ref_valid(&ref, nbuffers))
+		{
+			xpu_page_poison(dst);
+			continue;
+		}
+		memcpy(dst, (const char *) (uintptr_t) shared_base + (size_t) ref.buffer * XPU_BLCKSZ, XPU_BLCKSZ);
+		xpu_apply_page_ref(dst, &ref, 0, 1);
+	}
 }
 
 extern "C" const char *

@@ -23,6 +23,8 @@ extern void hostexec_gpupreagg(const char *session, const char *pages,
 							   uint32_t nretry, void *table,
 							   uint32_t *items, uint32_t *counters);
 extern void hostexec_preagg_rehash(void *from, void *to);
+extern void hostexec_gather(uint64_t shared_base, uint64_t nbuffers,
+							const char *refs, uint32_t nblocks, char *pages);
 extern const char *hostexec_catalog(void);
 
 #ifdef __cplusplus

@@ -6,7 +6,11 @@ package hostexec
 */
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
 
 // The wrappers take byte slices of host memory (pool memory or the chunk's
 // pages), none of which holds Go pointers, so cgo may pass them.
@@ -35,6 +39,13 @@ func runPreAgg(session, pages []byte, nblocks uint32, retry []uint32, table []by
 // runRehash is kern_gpupreagg_rehash.
 func runRehash(from, to []byte) {
 	C.hostexec_preagg_rehash(unsafe.Pointer(&from[0]), unsafe.Pointer(&to[0]))
+}
+
+// gather is kern_gather_pages: the pages refs name, read by address in
+// the shared region, into pages (nblocks * BlockSize bytes), each with its
+// ref applied.
+func gather(shared xpu.SharedRegion, refs []byte, nblocks uint32, pages []byte) {
+	C.hostexec_gather(C.uint64_t(shared.Base), C.uint64_t(shared.NBuffers), charPtr(refs), C.uint32_t(nblocks), charPtr(pages))
 }
 
 // catalog is the kernels catalog (pg_strom_catalog.h), marked as the host

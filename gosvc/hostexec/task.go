@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -17,7 +18,8 @@ func alignTask(n uint64) uint64 { return (n + taskAlign - 1) / taskAlign * taskA
 
 // task is one Exec: its counters, items and (GpuPreAgg) retry list lie in
 // one pool chunk, sized as on the device but for the pages, which are read
-// in place.
+// in place; the pages of a zero-copy chunk are gathered into the same pool
+// chunk, as on the device.
 type task struct {
 	pages    []byte
 	counters []uint32 // xpu.NumCounters, in pool memory
@@ -31,8 +33,8 @@ type task struct {
 // run left in the task's counters and result.  GpuTimeNs is the wall time
 // of run.
 func (e *Executor) runTask(c xpu.Chunk, pages nodekind.Pages, retry bool, run func(t *task) error) (xpu.ChunkResult, []uint32, error) {
-	if len(pages.Bytes) != c.PagesLen() {
-		return xpu.ChunkResult{}, nil, fmt.Errorf("chunk %d: %d bytes of pages for %d blocks", c.ChunkID, len(pages.Bytes), c.NBlocks)
+	if err := e.checkPages(c, pages); err != nil {
+		return xpu.ChunkResult{}, nil, err
 	}
 	ncap := c.ItemsCapacity()
 	itemsOff := alignTask(uint64(xpu.NumCounters) * 4)
@@ -40,6 +42,10 @@ func (e *Executor) runTask(c xpu.Chunk, pages nodekind.Pages, retry bool, run fu
 	retryOff := alignTask(total)
 	if retry {
 		total = retryOff + uint64(ncap)*4
+	}
+	pagesOff := alignTask(total)
+	if pages.Refs != nil {
+		total = pagesOff + uint64(c.PagesLen())
 	}
 	mem, b, err := e.alloc(total, fmt.Sprintf("chunk %d", c.ChunkID))
 	if err != nil {
@@ -55,6 +61,10 @@ func (e *Executor) runTask(c xpu.Chunk, pages nodekind.Pages, retry bool, run fu
 		t.retry = words(b[retryOff:], ncap)
 	}
 	start := time.Now()
+	if pages.Refs != nil {
+		t.pages = b[pagesOff:total]
+		gather(e.shared, pages.Refs, c.NBlocks, t.pages)
+	}
 	err = run(&t)
 	elapsed := time.Since(start)
 	var counters [xpu.NumCounters]uint32
@@ -70,6 +80,18 @@ func (e *Executor) runTask(c xpu.Chunk, pages nodekind.Pages, retry bool, run fu
 		NRecheck:  counters[xpu.CounterNRecheck],
 		GpuTimeNs: uint64(elapsed.Nanoseconds()),
 	}, t.result, nil
+}
+
+// checkPages checks that pages are what c needs, and that shared buffers
+// are registered for a zero-copy chunk.
+func (e *Executor) checkPages(c xpu.Chunk, pages nodekind.Pages) error {
+	if err := pages.Check(c); err != nil {
+		return err
+	}
+	if pages.Refs != nil && e.shared.NBuffers == 0 {
+		return fmt.Errorf("%w: chunk %d refers to shared buffers, which %s has not registered", protocol.ErrUnsupported, c.ChunkID, e.Name())
+	}
+	return nil
 }
 
 // collect checks the counters the kernel code left and copies the items

@@ -50,14 +50,35 @@ func PrimitivesOf[P any](ex Executor, kind string) (P, error) {
 	return p, nil
 }
 
-// Pages are the heap pages of one chunk in host memory: c.PagesLen()
-// bytes, inside the TaskExec message (inline chunk) or inside a shared
-// buffer the connection attached.  They are valid only during Exec.
+// Pages are the heap pages of one chunk: c.PagesLen() bytes in host
+// memory, inside the TaskExec message (inline chunk) or inside a shared
+// buffer the connection attached; or, for a zero-copy chunk
+// (c.Shared()), Refs naming pages in PostgreSQL's shared buffers, which
+// the executor registered and gathers from itself.  They are valid only
+// during Exec.
 type Pages struct {
 	Bytes []byte
 	// Pinned: the bytes lie in memory the executor pinned or lent, so the
 	// device may read them by DMA directly.
 	Pinned bool
+	// Refs: a zero-copy chunk's XpuPageRef array (c.NBlocks of them,
+	// validated with xpu.CheckPageRefs against the registered buffers);
+	// Bytes is nil then.
+	Refs []byte
+}
+
+// Check reports whether p is what chunk c needs: its pages' bytes, or
+// for a zero-copy chunk its refs.
+func (p Pages) Check(c xpu.Chunk) error {
+	switch {
+	case c.Shared() != (p.Refs != nil):
+		return fmt.Errorf("chunk %d: shared %v, but refs given %v", c.ChunkID, c.Shared(), p.Refs != nil)
+	case p.Refs != nil && len(p.Refs) != c.RefsLen():
+		return fmt.Errorf("chunk %d: %d bytes of page refs for %d blocks", c.ChunkID, len(p.Refs), c.NBlocks)
+	case p.Refs == nil && len(p.Bytes) != c.PagesLen():
+		return fmt.Errorf("chunk %d: %d bytes of pages for %d blocks", c.ChunkID, len(p.Bytes), c.NBlocks)
+	}
+	return nil
 }
 
 // Session is one open session of a kind on an executor.  Exec may be

@@ -37,7 +37,16 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 		if err != nil {
 			return fmt.Errorf("TaskExec: %w", err)
 		}
-		if !chunk.Inline() {
+		switch {
+		case chunk.Shared():
+			// Without registered shared buffers taskExec answers
+			// Unsupported and the connection stays open.
+			if n := s.cfg.SharedBuffers; n > 0 {
+				if err := xpu.CheckPageRefs(chunk, r.Msg, n); err != nil {
+					return fmt.Errorf("TaskExec: %w", err)
+				}
+			}
+		case !chunk.Inline():
 			b := c.buffers[chunk.BufferID]
 			if b == nil {
 				return fmt.Errorf("%w: TaskExec: chunk %d is in shared buffer %d, which this connection has not attached",

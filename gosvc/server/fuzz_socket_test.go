@@ -29,14 +29,21 @@ func FuzzSocket(f *testing.F) {
 	f.Add(protocol.EncodeLinkProbe(6, 1<<20, 65))
 	f.Add(protocol.EncodeRequest(protocol.TagLinkProbe, 7, make([]byte, protocol.LinkProbeSize-4)))
 	f.Add(append(protocol.EncodeLinkProbe(8, 2<<20, 2), protocol.EncodeRequest(protocol.TagStatus, 9, nil)...))
+	// zero-copy chunks: refs within and past the registered buffers
+	shared := xputest.SharedChunkMessage(2, 7, []xputest.PageRef{xputest.AllVisibleRef(1, 5), xputest.VisibleRef(fuzzSharedBuffers-1, 9, 9)})
+	f.Add(append(sessionMsg(1), shared...))
+	f.Add(append(sessionMsg(1), xputest.SharedChunkMessage(2, 7, []xputest.PageRef{xputest.AllVisibleRef(fuzzSharedBuffers, 5)})...))
+	f.Add(append(sessionMsg(1), shared[:len(shared)-4]...))
+	f.Add(shared)
 
 	s, err := New(Config{
-		SocketPath: SocketPath(f.TempDir(), 4242, 0),
-		Workers:    4,
-		Pool:       &fakePool{},
-		Executor:   &probingExecutor{fakeExecutor: &fakeExecutor{}},
-		Kinds:      testKinds,
-		Logger:     zerolog.Nop(),
+		SocketPath:    SocketPath(f.TempDir(), 4242, 0),
+		Workers:       4,
+		Pool:          &fakePool{},
+		Executor:      &probingExecutor{fakeExecutor: &fakeExecutor{}},
+		Kinds:         testKinds,
+		SharedBuffers: fuzzSharedBuffers,
+		Logger:        zerolog.Nop(),
 	})
 	if err != nil {
 		f.Fatalf("New: %v", err)
@@ -82,6 +89,9 @@ func FuzzSocket(f *testing.F) {
 		}
 	})
 }
+
+// fuzzSharedBuffers is how many shared buffers the fuzzed server registered.
+const fuzzSharedBuffers = 16
 
 func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)

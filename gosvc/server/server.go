@@ -31,8 +31,13 @@ type Config struct {
 	Executor nodekind.Executor
 	// Kinds are the node kinds whose sessions are accepted; required
 	// with an Executor.
-	Kinds  *nodekind.Registry
-	Logger zerolog.Logger
+	Kinds *nodekind.Registry
+	// SharedBuffers is how many of PostgreSQL's shared buffers the
+	// executor registered for zero-copy chunks (XPU_BUFFER_SHARED); 0
+	// answers such chunks ErrCodeUnsupported, and the backend runs them
+	// on the CPU.
+	SharedBuffers uint32
+	Logger        zerolog.Logger
 }
 
 // Limits on the worker count, matching pg_strom.max_async_tasks.

@@ -94,8 +94,8 @@ func (p *fakePrepared) Scan(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult,
 	if err := f.errors(&f.execErr); err != nil {
 		return xpu.ChunkResult{}, nil, err
 	}
-	if len(pages.Bytes) != c.PagesLen() {
-		return xpu.ChunkResult{}, nil, errors.New("fake: pages do not match the chunk")
+	if err := pages.Check(c); err != nil {
+		return xpu.ChunkResult{}, nil, fmt.Errorf("fake: %w", err)
 	}
 	if f.onExec != nil {
 		if err := f.onExec(c, pages); err != nil {
@@ -123,13 +123,21 @@ func (p *fakePrepared) Close() error {
 
 func startExecServer(t *testing.T, workers int, ex nodekind.Executor) *Server {
 	t.Helper()
+	return startSharedServer(t, workers, ex, 0)
+}
+
+// startSharedServer is startExecServer with nbuffers shared buffers
+// registered for zero-copy chunks.
+func startSharedServer(t *testing.T, workers int, ex nodekind.Executor, nbuffers uint32) *Server {
+	t.Helper()
 	s, err := New(Config{
-		SocketPath: SocketPath(t.TempDir(), 4242, 0),
-		Workers:    workers,
-		Pool:       &fakePool{},
-		Executor:   ex,
-		Kinds:      testKinds,
-		Logger:     zerolog.New(zerolog.NewTestWriter(t)),
+		SocketPath:    SocketPath(t.TempDir(), 4242, 0),
+		Workers:       workers,
+		Pool:          &fakePool{},
+		Executor:      ex,
+		Kinds:         testKinds,
+		SharedBuffers: nbuffers,
+		Logger:        zerolog.New(zerolog.NewTestWriter(t)),
 	})
 	if err != nil {
 		t.Fatalf("New: %v", err)

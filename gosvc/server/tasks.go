@@ -50,13 +50,21 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	if sess.prepared == nil {
 		return s.executorError(id, "task exec", fmt.Errorf("%w: %v", errSessionFailed, sess.prepErr))
 	}
-	var pages nodekind.Pages
-	if b := cmd.buf; b != nil {
-		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(b.mem), Pinned: b.pinned}
-	} else {
-		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(cmd.req.(protocol.TaskExecRequest).Msg), Pinned: cmd.body != nil}
-	}
 	what := fmt.Sprintf("task exec of chunk %d", cmd.chunk.ChunkID)
+	msg := cmd.req.(protocol.TaskExecRequest).Msg
+	var pages nodekind.Pages
+	switch b := cmd.buf; {
+	case cmd.chunk.Shared():
+		if s.cfg.SharedBuffers == 0 {
+			return s.executorError(id, what, fmt.Errorf("%w: GPU%d has not registered PostgreSQL's shared buffers; send the pages inline",
+				protocol.ErrUnsupported, s.cfg.DeviceIndex))
+		}
+		pages = nodekind.Pages{Refs: cmd.chunk.Refs(msg)}
+	case b != nil:
+		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(b.mem), Pinned: b.pinned}
+	default:
+		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(msg), Pinned: cmd.body != nil}
+	}
 	out := newHalfways(cmd.conn, id)
 	defer out.end() // also when Exec panics: nothing more goes out
 	reply, err := sess.prepared.Exec(cmd.chunk, pages, chunkHalfways{out, cmd.chunk.ChunkID})

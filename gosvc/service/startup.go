@@ -206,29 +206,32 @@ func (s *service) loadOnAll(path string) error {
 // startDevices creates each device's memory pool, executor and socket
 // server.
 func (s *service) startDevices() error {
-	for _, d := range s.devices {
+	for i := range s.devices {
+		d := &s.devices[i]
 		alloc, err := s.backend.Allocator(d.Index)
 		if err != nil {
 			return fmt.Errorf("GPU%d allocator: %w", d.Index, err)
 		}
-		pool, err := mempool.New(alloc, poolConfig(s.cfg, d))
+		pool, err := mempool.New(alloc, poolConfig(s.cfg, *d))
 		if err != nil {
 			return fmt.Errorf("GPU%d memory pool: %w", d.Index, err)
 		}
 		s.pools = append(s.pools, pool)
+		shared := s.registerShared(d)
 		exec, err := s.backend.Executor(d.Index, pool)
 		if err != nil {
 			return fmt.Errorf("GPU%d executor: %w", d.Index, err)
 		}
 		devLog := logpipe.WithDevice(s.log, d.Index)
 		srv, err := server.New(server.Config{
-			SocketPath:  server.SocketPath(s.cfg.DataDir, s.cfg.PostmasterPID, d.Index),
-			DeviceIndex: d.Index,
-			Workers:     s.cfg.MaxAsyncTasks,
-			Pool:        pool,
-			Executor:    exec,
-			Kinds:       kinds.All(),
-			Logger:      devLog,
+			SocketPath:    server.SocketPath(s.cfg.DataDir, s.cfg.PostmasterPID, d.Index),
+			DeviceIndex:   d.Index,
+			Workers:       s.cfg.MaxAsyncTasks,
+			Pool:          pool,
+			Executor:      exec,
+			Kinds:         kinds.All(),
+			SharedBuffers: shared,
+			Logger:        devLog,
 		})
 		if err != nil {
 			return fmt.Errorf("GPU%d server: %w", d.Index, err)

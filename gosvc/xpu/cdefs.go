@@ -160,6 +160,20 @@ const (
 	ResultEnd = resultOffset + ChunkResultSize
 )
 
+// Zero-copy chunks (XPU_BUFFER_SHARED) and their XpuPageRef, whose field
+// offsets are from the start of one ref.
+const (
+	BufferShared     = uint32(C.XPU_BUFFER_SHARED)
+	PageRefSize      = int(C.sizeof_XpuPageRef)
+	PageVisibleWords = int(C.XPU_PAGE_VISIBLE_WORDS)
+	PageAllVisible   = uint16(C.XPU_PAGE_ALL_VISIBLE)
+	PageFlagsMask    = uint16(C.XPU_PAGE_FLAGS_MASK)
+	OffRefBuffer     = int(unsafe.Offsetof(C.XpuPageRef{}.buffer))
+	OffRefNLines     = int(unsafe.Offsetof(C.XpuPageRef{}.nlines))
+	OffRefFlags      = int(unsafe.Offsetof(C.XpuPageRef{}.flags))
+	OffRefVisible    = int(unsafe.Offsetof(C.XpuPageRef{}.visible))
+)
+
 // The decoders read fixed-width integers; these fail to compile if the
 // header ever changes a field's width, instead of silently misdecoding.
 var (
@@ -184,6 +198,10 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuChunk{}.buffer_id)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuChunkResult{}.nitems)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuChunkResult{}.gpu_time_ns)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuPageRef{}.buffer)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuPageRef{}.nlines)-2]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuPageRef{}.flags)-2]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuPageRef{}.visible[0])-4]
 )
 
 // opDesc and typeDesc read one row of the expanded X-macro tables.

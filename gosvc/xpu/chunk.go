@@ -7,11 +7,18 @@ type Chunk struct {
 	NBlocks     uint32
 	PagesOffset uint32 // from the message start, or from the buffer's start
 	ChunkID     uint32
-	BufferID    uint32 // 0: the pages follow in the message; N: in shared buffer N
+	// BufferID 0: the pages follow in the message; BufferShared: page
+	// refs follow, the pages are in PostgreSQL's shared buffers; other N:
+	// the pages are in the connection's shared buffer N.
+	BufferID uint32
 }
 
 // Inline reports whether the pages travel in the message itself.
 func (c Chunk) Inline() bool { return c.BufferID == 0 }
+
+// Shared reports whether the message carries page refs into PostgreSQL's
+// shared buffers (XPU_BUFFER_SHARED) instead of pages.
+func (c Chunk) Shared() bool { return c.BufferID == BufferShared }
 
 // PagesLen is the byte length of the chunk's pages.
 func (c Chunk) PagesLen() int { return int(c.NBlocks) * BlockSize }
@@ -26,6 +33,14 @@ func (c Chunk) Pages(msgOrBuffer []byte) []byte {
 	return msgOrBuffer[c.PagesOffset:c.PagesEnd()]
 }
 
+// RefsLen is the byte length of a shared chunk's page refs.
+func (c Chunk) RefsLen() int { return int(c.NBlocks) * PageRefSize }
+
+// Refs returns the XpuPageRef array of a shared chunk inside its message.
+func (c Chunk) Refs(msg []byte) []byte {
+	return msg[c.PagesOffset : int(c.PagesOffset)+c.RefsLen()]
+}
+
 // ItemsCapacity is how many items the kernel may write for this chunk.
 func (c Chunk) ItemsCapacity() int { return int(c.NBlocks) * MaxTuplesPerPage }
 
@@ -34,7 +49,9 @@ func (c Chunk) ItemsCapacity() int { return int(c.NBlocks) * MaxTuplesPerPage }
 // (buffer_id 0), that the pages end exactly where the message ends.  A chunk
 // in a shared buffer (buffer_id > 0) must end right after XpuChunk; that its
 // pages lie inside the buffer is checked by the caller, which knows the
-// connection's buffers.
+// connection's buffers.  A shared chunk (XPU_BUFFER_SHARED) must end right
+// after its refs; the refs themselves are checked by CheckPageRefs, which
+// needs the count of shared buffers.
 func ParseChunk(msg []byte) (Chunk, error) {
 	if err := checkMessage(msg, protocol.TagTaskExec, ChunkEnd); err != nil {
 		return Chunk{}, err
@@ -50,6 +67,15 @@ func ParseChunk(msg []byte) (Chunk, error) {
 		return Chunk{}, protoErr("xpu chunk %d: %d blocks, want 1..%d", c.ChunkID, c.NBlocks, MaxBlocksPerChunk)
 	case c.PagesOffset%PagesAlign != 0:
 		return Chunk{}, protoErr("xpu chunk %d: pages_offset %d is not a multiple of %d", c.ChunkID, c.PagesOffset, PagesAlign)
+	case c.Shared():
+		end := uint64(c.PagesOffset) + uint64(c.RefsLen())
+		if c.PagesOffset < uint32(ChunkEnd) {
+			return Chunk{}, protoErr("xpu chunk %d: page refs at offset %d overlap the chunk header (which ends at %d)", c.ChunkID, c.PagesOffset, ChunkEnd)
+		}
+		if end != uint64(len(msg)) {
+			return Chunk{}, protoErr("xpu chunk %d: %d page refs at offset %d end at byte %d, but the message has %d bytes",
+				c.ChunkID, c.NBlocks, c.PagesOffset, end, len(msg))
+		}
 	case !c.Inline():
 		if len(msg) != ChunkEnd {
 			return Chunk{}, protoErr("xpu chunk %d: pages are in shared buffer %d, but the message has %d bytes after XpuChunk",
@@ -63,3 +89,36 @@ func ParseChunk(msg []byte) (Chunk, error) {
 	}
 	return c, nil
 }
+
+// CheckPageRefs validates every XpuPageRef of a shared chunk c (its
+// message msg accepted by ParseChunk) against nbuffers, the count of shared
+// buffers registered: buffer < nbuffers, nlines <= XPU_MAX_TUPLES_PER_PAGE
+// and no flag outside XPU_PAGE_FLAGS_MASK.  Errors are protocol errors.
+func CheckPageRefs(c Chunk, msg []byte, nbuffers uint32) error {
+	refs := c.Refs(msg)
+	for i := 0; i < int(c.NBlocks); i++ {
+		r := refs[i*PageRefSize:]
+		buffer := le.Uint32(r[OffRefBuffer:])
+		nlines := le.Uint16(r[OffRefNLines:])
+		flags := le.Uint16(r[OffRefFlags:])
+		switch {
+		case buffer >= nbuffers:
+			return protoErr("xpu chunk %d: page ref %d names shared buffer %d, but there are %d", c.ChunkID, i, buffer, nbuffers)
+		case int(nlines) > MaxTuplesPerPage:
+			return protoErr("xpu chunk %d: page ref %d has %d line pointers, at most %d", c.ChunkID, i, nlines, MaxTuplesPerPage)
+		case flags&^PageFlagsMask != 0:
+			return protoErr("xpu chunk %d: page ref %d has flags %#x, only %#x are defined", c.ChunkID, i, flags, PageFlagsMask)
+		}
+	}
+	return nil
+}
+
+// SharedRegion is PostgreSQL's shared buffers as the service process sees
+// them (mapped read-only): buffer i's page is at Base + i*BlockSize.
+type SharedRegion struct {
+	Base     uintptr
+	NBuffers uint32
+}
+
+// Size is the region's length in bytes.
+func (r SharedRegion) Size() uint64 { return uint64(r.NBuffers) * uint64(BlockSize) }

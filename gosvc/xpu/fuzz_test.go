@@ -1,6 +1,7 @@
 package xpu_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // FuzzParseSession: no input may panic, every rejection is a protocol
-// error, and an accepted program satisfies what the kernel relies on.
+// error, and an accepted program satisfies what the kernel relies on.  A
+// TaskExec message goes to the chunk parser instead (zero-copy refs too).
 func FuzzParseSession(f *testing.F) {
 	good, l := scanProgram().MessageLayout(1)
 	f.Add(good)
@@ -29,7 +31,19 @@ func FuzzParseSession(f *testing.F) {
 	f.Add(xputest.PutU32(pa, pl.AggsOffset+xpu.OffAggArg, 7))
 	f.Add(xputest.PutU32(pa, pl.PreAggOffset+xpu.OffDescKeysOffset, uint32(pl.AggsOffset)))
 	f.Add(xputest.PutU32(good, xpu.OffSessKind, xpu.KindGpuPreAgg))
+	// TaskExec chunks: inline, and zero-copy refs into shared buffers.
+	f.Add(xputest.ChunkMessage(1, 2, make([]byte, xpu.BlockSize)))
+	shared := xputest.SharedChunkMessage(1, 3, []xputest.PageRef{xputest.AllVisibleRef(1, 7), xputest.VisibleRef(fuzzNBuffers-1, 291, 1, 291)})
+	f.Add(shared)
+	f.Add(shared[:len(shared)-1])
+	f.Add(xputest.PutU32(shared, xpu.OffChunkNBlocks, 3))
+	f.Add(xputest.PutU32(shared, xputest.ChunkPagesOffset+xpu.OffRefBuffer, fuzzNBuffers))
+	f.Add(xputest.PutU32(shared, xputest.ChunkPagesOffset+xpu.OffRefNLines, 292|0x10000))
 	f.Fuzz(func(t *testing.T, msg []byte) {
+		if h, err := protocol.DecodeHeader(msg); err == nil && h.Tag == protocol.TagTaskExec {
+			fuzzChunk(t, msg)
+			return
+		}
 		p, err := parseSession(msg)
 		if err != nil {
 			if !errors.Is(err, protocol.ErrProtocol) || p != nil {
@@ -118,5 +132,43 @@ func checkAcceptedPreAgg(t *testing.T, p *parsedSession) {
 			t.Fatalf("aggregate %+v filter", a)
 		}
 		claim("aggregate", a.Offset, uint32(a.Kind.Bytes()))
+	}
+}
+
+// fuzzNBuffers is the shared buffer count the fuzzed refs are checked against.
+const fuzzNBuffers = 64
+
+// fuzzChunk: a TaskExec message is rejected with a protocol error or
+// describes exactly the bytes it has; accepted refs are within the limits.
+func fuzzChunk(t *testing.T, msg []byte) {
+	c, err := xpu.ParseChunk(msg)
+	if err != nil {
+		if !errors.Is(err, protocol.ErrProtocol) {
+			t.Fatalf("chunk rejection %v is not a protocol error", err)
+		}
+		return
+	}
+	if !c.Shared() {
+		if c.Inline() && len(c.Pages(msg)) != c.PagesLen() {
+			t.Fatalf("inline chunk %+v of a %d-byte message", c, len(msg))
+		}
+		return
+	}
+	refs := c.Refs(msg)
+	if len(refs) != c.RefsLen() || int(c.PagesOffset)+len(refs) != len(msg) {
+		t.Fatalf("shared chunk %+v of a %d-byte message", c, len(msg))
+	}
+	if err := xpu.CheckPageRefs(c, msg, fuzzNBuffers); err != nil {
+		if !errors.Is(err, protocol.ErrProtocol) {
+			t.Fatalf("ref rejection %v is not a protocol error", err)
+		}
+		return
+	}
+	for i := 0; i < len(refs); i += xpu.PageRefSize {
+		r := refs[i:]
+		if binary.LittleEndian.Uint32(r[xpu.OffRefBuffer:]) >= fuzzNBuffers || int(binary.LittleEndian.Uint16(r[xpu.OffRefNLines:])) > xpu.MaxTuplesPerPage ||
+			binary.LittleEndian.Uint16(r[xpu.OffRefFlags:])&^xpu.PageFlagsMask != 0 {
+			t.Fatalf("accepted ref % x", r[:xpu.PageRefSize])
+		}
 	}
 }

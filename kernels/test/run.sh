@@ -14,3 +14,5 @@ trap 'rm -rf "$OUT"' EXIT
 "$OUT/test_kernels" vectors.txt
 "$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_preagg" test_preagg.cu -lstdc++ -lm
 "$OUT/test_preagg" vectors.txt
+"$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_gather" test_gather.cu -lstdc++ -lm
+"$OUT/test_gather"

@@ -38,3 +38,46 @@ func Item(block, lineno int, recheck bool) uint32 {
 	}
 	return it
 }
+
+// PageRef is an XpuPageRef of a shared chunk.
+type PageRef struct {
+	Buffer  uint32
+	NLines  uint16
+	Flags   uint16
+	Visible [xpu.PageVisibleWords]uint32
+}
+
+// AllVisibleRef refers to buffer's first nlines line pointers, all visible.
+func AllVisibleRef(buffer uint32, nlines int) PageRef {
+	return PageRef{Buffer: buffer, NLines: uint16(nlines), Flags: xpu.PageAllVisible}
+}
+
+// VisibleRef refers to buffer's first nlines line pointers, of which only
+// the offsets (1-based) listed are visible.
+func VisibleRef(buffer uint32, nlines int, visible ...int) PageRef {
+	r := PageRef{Buffer: buffer, NLines: uint16(nlines)}
+	for _, off := range visible {
+		r.Visible[(off-1)/32] |= 1 << ((off - 1) % 32)
+	}
+	return r
+}
+
+// SharedChunkMessage encodes a TaskExec message of a zero-copy chunk
+// (XPU_BUFFER_SHARED) with refs at ChunkPagesOffset.
+func SharedChunkMessage(requestID, chunkID uint32, refs []PageRef) []byte {
+	msg := protocol.NewMessage(protocol.TagTaskExec, requestID, ChunkPagesOffset+len(refs)*xpu.PageRefSize-protocol.HeaderSize)
+	le.PutUint32(msg[xpu.OffChunkNBlocks:], uint32(len(refs)))
+	le.PutUint32(msg[xpu.OffChunkPagesOffset:], uint32(ChunkPagesOffset))
+	le.PutUint32(msg[xpu.OffChunkID:], chunkID)
+	le.PutUint32(msg[xpu.OffChunkBufferID:], xpu.BufferShared)
+	for i, r := range refs {
+		b := msg[ChunkPagesOffset+i*xpu.PageRefSize:]
+		le.PutUint32(b[xpu.OffRefBuffer:], r.Buffer)
+		le.PutUint16(b[xpu.OffRefNLines:], r.NLines)
+		le.PutUint16(b[xpu.OffRefFlags:], r.Flags)
+		for w, v := range r.Visible {
+			le.PutUint32(b[xpu.OffRefVisible+4*w:], v)
+		}
+	}
+	return msg
+}

@@ -168,3 +168,13 @@ func formData(cols []Column, values []any) ([]byte, bool) {
 	}
 	return d, varwidth
 }
+
+// Int4Page is a heap page of one int4 column holding from..to-1, one tuple
+// each, in line pointer order.
+func Int4Page(from, to int) []byte {
+	p := NewPage()
+	for v := from; v < to; v++ {
+		p.AddTuple([]Column{ColInt4}, []any{int32(v)})
+	}
+	return p.Bytes()
+}
