@@ -4,9 +4,6 @@
 // service.
 package main
 
-/*
-#include <stddef.h>
-*/
 import "C"
 
 import (
@@ -22,23 +19,12 @@ import (
 // process is forked from PostgreSQL without exec and its process title has
 // overwritten the area the Go runtime read its environment from, so the
 // service sets it again and applies GOMAXPROCS, GOGC, GOMEMLIMIT and
-// GOTRACEBACK from it.  envp may be NULL.
+// GOTRACEBACK from it (service.ApplyEnviron).  envp may be NULL.
 //
 //export PgStromServiceMain
 func PgStromServiceMain(ctlFd, logFd C.int, envp **C.char) C.int {
-	return C.int(service.RunWithEnviron(int(ctlFd), int(logFd), environ(envp), gpu.NewBackend()))
-}
-
-// environ copies a NULL-terminated C string array.
-func environ(envp **C.char) []string {
-	var env []string
-	if envp == nil {
-		return nil
-	}
-	for p := envp; *p != nil; p = (**C.char)(unsafe.Add(unsafe.Pointer(p), unsafe.Sizeof(*p))) {
-		env = append(env, C.GoString(*p))
-	}
-	return env
+	env := service.CStrings(unsafe.Pointer(envp))
+	return C.int(service.RunWithEnviron(int(ctlFd), int(logFd), env, gpu.NewBackend()))
 }
 
 // main is required by -buildmode=c-shared and never runs.

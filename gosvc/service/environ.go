@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // ApplyEnviron makes env ("NAME=value" strings) the process environment and
@@ -104,4 +105,23 @@ func parseMemLimit(v string) (int64, error) {
 		return 0, fmt.Errorf("not a byte size (e.g. 8GiB) or off")
 	}
 	return n * mult, nil
+}
+
+// CStrings copies a NULL-terminated C array of NUL-terminated strings (a
+// char **envp, given as an unsafe.Pointer so that every c-shared entry
+// point can use it); nil gives nil.
+func CStrings(array unsafe.Pointer) []string {
+	var out []string
+	if array == nil {
+		return nil
+	}
+	for p := array; *(*unsafe.Pointer)(p) != nil; p = unsafe.Add(p, unsafe.Sizeof(p)) {
+		s := (*byte)(*(*unsafe.Pointer)(p))
+		n := 0
+		for *(*byte)(unsafe.Add(unsafe.Pointer(s), n)) != 0 {
+			n++
+		}
+		out = append(out, strings.Clone(unsafe.String(s, n)))
+	}
+	return out
 }

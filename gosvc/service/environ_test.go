@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"unsafe"
 )
 
 func TestApplyEnviron(t *testing.T) {
@@ -55,5 +56,17 @@ func TestParseMemLimit(t *testing.T) {
 		if _, err := parseMemLimit(in); err == nil {
 			t.Errorf("%q accepted", in)
 		}
+	}
+}
+
+func TestCStrings(t *testing.T) {
+	a, b := []byte("A=1\x00"), []byte("B=\x00")
+	array := []*byte{&a[0], &b[0], nil}
+	got := CStrings(unsafe.Pointer(&array[0]))
+	if len(got) != 2 || got[0] != "A=1" || got[1] != "B=" {
+		t.Fatalf("CStrings = %q", got)
+	}
+	if CStrings(nil) != nil {
+		t.Fatal("CStrings(nil) is not nil")
 	}
 }

@@ -9,15 +9,19 @@ package main
 import "C"
 
 import (
+	"unsafe"
+
 	"github.com/pgstrom-go/pg_strom/gosvc/hostexec"
 	"github.com/pgstrom-go/pg_strom/gosvc/service"
 )
 
-// PgStromServiceMain is the same entry point as pg_strom_gosvc.so's.
+// PgStromServiceMain is the same entry point as pg_strom_gosvc.so's,
+// environment (envp) included.
 //
 //export PgStromServiceMain
-func PgStromServiceMain(ctlFd, logFd C.int) C.int {
-	return C.int(service.Run(int(ctlFd), int(logFd), hostexec.NewBackend()))
+func PgStromServiceMain(ctlFd, logFd C.int, envp **C.char) C.int {
+	env := service.CStrings(unsafe.Pointer(envp))
+	return C.int(service.RunWithEnviron(int(ctlFd), int(logFd), env, hostexec.NewBackend()))
 }
 
 // main is required by -buildmode=c-shared and never runs.
