@@ -58,8 +58,8 @@ grep -q "GPU service runs the TEST-ONLY host executor: no GPU is used" "$dir/ser
 
 # The service is forked from the supervisor without exec: it maps
 # PostgreSQL's shared memory (the postmaster's shared writable mappings,
-# by device and inode), and only read-only; nothing in it is shared and
-# writable (DESIGN.md section 1, fact 5).
+# by device and inode), and only read-only (DESIGN.md section 1, fact 5).
+# The host executor links no CUDA driver, so nothing else in it is shared.
 svc=$(cluster_psql "$dir" "$port" -Atc "SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1")
 pm=$(head -1 "$dir/postmaster.pid")
 grep -E '^[^ ]+ .w.s ' "/proc/$svc/maps" && fail "the service (pid $svc) maps shared memory writable"
