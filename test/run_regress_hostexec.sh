@@ -118,6 +118,11 @@ BEGIN
 	IF plan ~ 'CPU Path' THEN
 		RAISE EXCEPTION '%: the CPU path ran:%', label, E'\n' || plan;
 	END IF;
+	-- pages are read where they lie in shared buffers unless told otherwise
+	IF current_setting('pg_strom.zero_copy')::bool AND label !~ 'pages copied' AND
+		(plan ~ 'Page Copies' OR plan !~ 'Zero-Copy Pages: [1-9]') THEN
+		RAISE EXCEPTION '%: pages were copied:%', label, E'\n' || plan;
+	END IF;
 	FOREACH c IN ARRAY want LOOP
 		IF plan !~ (c || ': ' || CASE WHEN c = 'Chunks' THEN min_chunks ELSE '[1-9]' END) THEN
 			RAISE EXCEPTION '%: no "%" > 0 (or too few chunks):%', label, c, E'\n' || plan;
@@ -182,6 +187,15 @@ SELECT hx_check('parallel GpuPreAgg, several chunks, concurrent growth', $q$SELE
                 'Parallel Custom Scan \(GpuPreAgg\)', '{Chunks,GPU Groups,Table Growths}', '([4-9]|[1-9][0-9])');
 SELECT hx_check('parallel GpuPreAgg DISTINCT', $q$SELECT DISTINCT g, t FROM hx WHERE a > 100$q$,
                 'GpuPreAgg', '{Chunks,GPU Groups}');
+-- the copy path: pg_strom.zero_copy off, and a temporary table (local buffers)
+SET pg_strom.zero_copy = off;
+SELECT hx_check('parallel GpuScan, pages copied', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,
+	'GpuScan', ARRAY['Chunks', 'Rows Out'], '[1-9][0-9]');
+RESET pg_strom.zero_copy;
+CREATE TEMP TABLE hx_tmp AS SELECT * FROM hx;
+ANALYZE hx_tmp;
+SELECT hx_check('temporary table, pages copied', $q$SELECT id, a FROM hx_tmp WHERE a % 7 = 3 AND f > 0.25$q$,
+	'GpuScan', ARRAY['Chunks', 'Rows Out']);
 SQL
 
 echo "--- default costs: the plan choices the H200 figures calibrated (README, Results)"
@@ -239,6 +253,8 @@ echo "--- chunks were received into lent memory, which is freed once idle"
 cluster_psql "$dir" "$port" -q <<'SQL' || fail "host_pinned in gpu_service_status"
 SET max_parallel_workers_per_gather = 0;
 SET pg_strom.regression_test_mode = on;
+-- lent chunk memory serves the copy path only
+SET pg_strom.zero_copy = off;
 SELECT count(*) FROM (SELECT id, a FROM hx_big WHERE a % 1000 = 17) s \gset
 SELECT pg_sleep(2);
 DO $$ BEGIN

@@ -120,6 +120,7 @@ pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 	 * not be taken for one of ours.  heapgetpage() keeps a list of offsets
 	 * for the same reason.
 	 */
+	Assert(!BufferIsLocal(buffer));
 	memset(ref, 0, sizeof(XpuPageRef));
 	ref->buffer = (uint32) (buffer - 1);
 	ref->nlines = lines;

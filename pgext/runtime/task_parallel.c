@@ -175,6 +175,7 @@ counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
 
 	dst->nchunks += sign * (int64) (a->nchunks - b->nchunks);
 	dst->npages += sign * (int64) (a->npages - b->npages);
+	dst->npages_zero_copy += sign * (int64) (a->npages_zero_copy - b->npages_zero_copy);
 	dst->nrows_in += sign * (int64) (a->nrows_in - b->nrows_in);
 	dst->nrows_out += sign * (int64) (a->nrows_out - b->nrows_out);
 	dst->nrecheck += sign * (int64) (a->nrecheck - b->nrecheck);

@@ -125,6 +125,13 @@ choose_data_path(GpuTaskState *gts)
 		snprintf(gts->copy_reason, sizeof(gts->copy_reason),
 				 "pg_strom.zero_copy is off");
 	}
+	else if (RelationUsesLocalBuffers(gts->rel))
+	{
+		/* local buffers are this backend's memory, not shared buffers */
+		gts->zero_copy = GPU_TASK_PATH_COPY;
+		snprintf(gts->copy_reason, sizeof(gts->copy_reason),
+				 "a temporary table is in local buffers");
+	}
 	else if (!device_ok)
 	{
 		gts->zero_copy = GPU_TASK_PATH_COPY;
