@@ -190,7 +190,7 @@ SELECT hx_check('parallel GpuPreAgg DISTINCT', $q$SELECT DISTINCT g, t FROM hx W
 -- the copy path: pg_strom.zero_copy off, and a temporary table (local buffers)
 SET pg_strom.zero_copy = off;
 SELECT hx_check('parallel GpuScan, pages copied', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,
-	'GpuScan', ARRAY['Chunks', 'Rows Out'], '[1-9][0-9]');
+	'GpuScan', ARRAY['Chunks', 'Rows Out']);
 RESET pg_strom.zero_copy;
 CREATE TEMP TABLE hx_tmp AS SELECT * FROM hx;
 ANALYZE hx_tmp;
@@ -231,13 +231,13 @@ BEGIN
 END
 $$;
 SET client_min_messages = notice;
--- narrow rows: a bare count stays on the CPU, a GROUP BY and heavy
--- arithmetic go to the GPU
-SELECT hx_expect_plan('count_50pct narrow', 'SELECT count(*) FROM w1_narrow WHERE x < 12500', 'none');
+-- narrow rows (zero-copy figures, README Results): a count, a GROUP BY
+-- and heavy arithmetic all go to the GPU, and the device aggregates
+SELECT hx_expect_plan('count_50pct narrow', 'SELECT count(*) FROM w1_narrow WHERE x < 12500', 'GpuPreAgg');
 SELECT hx_expect_plan('group_8 narrow', 'SELECT c, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY c', 'GpuPreAgg');
 SELECT hx_expect_plan('arith_pred narrow',
 	'SELECT count(*), sum(a) FROM w1_narrow WHERE (x * 1.5 + y * y / 7.0 - (a % 1000)::float8 * 0.25) * ((b % 13) + 1)::float8 > abs(x - y) * 3.0 + (id % 1000)::float8 + 20000.0 AND (a * 3 + e) % 11 < 7',
-	'GpuScan');
+	'GpuPreAgg');
 -- wide rows: the same arithmetic stays on the CPU, because the transfer is
 -- charged per page; free pages would send it to the GPU
 SELECT hx_expect_plan('arith_pred wide',

@@ -256,10 +256,10 @@ init_planner_gucs(void)
 	 * page (0.25 s on the CPU, 0.61 s through the GPU).
 	 */
 	DefineCustomRealVariable("pg_strom.gpu_page_cost",
-							 "Planner's estimate of the cost to send one heap page to the GPU.",
+							 "Planner's estimate of the cost to have the GPU read one heap page.",
 							 NULL,
 							 &pgstrom_gpu_page_cost,
-							 1.5,
+							 0.7,
 							 0.0,
 							 DBL_MAX,
 							 PGC_USERSET,

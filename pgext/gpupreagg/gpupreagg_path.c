@@ -241,14 +241,15 @@ gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 	dev_ops += list_length(info->aggs) + 1;		/* accumulate, find the group */
 
 	/*
-	 * The backend's own share, reading every row's page and sending it, is
-	 * what parallel workers divide; without it a free device (all GPU costs
-	 * 0) made the plans with and without Gather cost the same, and the
-	 * single process won the tie (5.8 s against 1.1 s with 16 workers over
-	 * 100M rows on the H200).
+	 * The backend's own share, pinning every page and describing it, is a
+	 * cost per page (zero-copy: it never touches a row) that parallel
+	 * workers divide; without it a free device (all GPU costs 0) made the
+	 * plans with and without Gather cost the same, and the single process
+	 * won the tie (5.8 s against 1.1 s with 16 workers over 100M rows on
+	 * the H200).
 	 */
-	dev_cost = baserel->pages * pgstrom_gpu_page_cost +
-		ntuples * (pgstrom_gpu_tuple_cost + cpu_operator_cost +
+	dev_cost = baserel->pages * (pgstrom_gpu_page_cost + cpu_tuple_cost) +
+		ntuples * (pgstrom_gpu_tuple_cost +
 				   pgstrom_gpu_operator_cost * dev_ops);
 	if (parallel_workers > 0)
 		dev_cost /= gpu_parallel_divisor(parallel_workers);
