@@ -62,31 +62,6 @@ func memFreeHost(p unsafe.Pointer) error {
 	return cuError("cuMemFreeHost", C.cuMemFreeHost(p))
 }
 
-// memHostRegister page-locks and registers host memory (cuMemHostRegister,
-// portable).  A read-only mapping needs CU_MEMHOSTREGISTER_READ_ONLY
-// (driver 11.1 and later), so that is tried first; a driver that does not
-// know the flag gets a plain registration, which works for writable memory.
-func memHostRegister(p unsafe.Pointer, size uint64) error {
-	const portable = C.CU_MEMHOSTREGISTER_PORTABLE
-	var errRO error
-	if C.PGSTROM_HOSTREGISTER_READ_ONLY != 0 {
-		r := C.cuMemHostRegister(p, C.size_t(size), portable|C.PGSTROM_HOSTREGISTER_READ_ONLY)
-		if r == C.CUDA_SUCCESS {
-			return nil
-		}
-		errRO = cuError("cuMemHostRegister(PORTABLE|READ_ONLY)", r)
-	}
-	err := cuError("cuMemHostRegister(PORTABLE)", C.cuMemHostRegister(p, C.size_t(size), portable))
-	if err != nil && errRO != nil {
-		return fmt.Errorf("%w; %w", errRO, err)
-	}
-	return err
-}
-
-func memHostUnregister(p unsafe.Pointer) error {
-	return cuError("cuMemHostUnregister", C.cuMemHostUnregister(p))
-}
-
 // memHostRegisterMapped registers a read-only host mapping (PostgreSQL's
 // shared buffers) for every context, mapped into the devices' address
 // space: cuMemHostRegister(PORTABLE | DEVICEMAP | READ_ONLY).  Without

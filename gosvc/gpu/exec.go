@@ -46,9 +46,10 @@ func layoutFor(c xpu.Chunk, retry bool) chunkLayout {
 const stagePiece = 4 << 20
 
 // Scan runs the GpuScan kernel over one chunk: pages host to device, kernel
-// (one CUDA block per page), counters and items back.  Pinned pages (a
-// registered shared buffer) go to the device by DMA straight from where they
-// are; others are staged through the lane's pinned buffer.  GpuTimeNs is
+// (one CUDA block per page), counters and items back.  Pinned pages (an
+// inline chunk received into a lent body) go to the device by DMA straight
+// from where they are; others are staged through the lane's pinned buffer;
+// a zero-copy chunk's pages are gathered from PostgreSQL's shared buffers.  GpuTimeNs is
 // the wall time of the copies and the kernel.
 func (s *session) Scan(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []uint32, error) {
 	return s.ex.runTask(s, c, pages, false, func(t *task) error {
@@ -162,7 +163,7 @@ func (t *task) uploadPages() error {
 	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
 	if t.pinned {
 		if err := cu.MemcpyHtoDAsync(pagesDev, unsafe.Pointer(&t.pages[0]), int64(len(t.pages)), st); err != nil {
-			return fmt.Errorf("upload pages from the shared buffer: cuMemcpyHtoDAsync: %w", err)
+			return fmt.Errorf("upload pinned pages: cuMemcpyHtoDAsync: %w", err)
 		}
 	}
 	for off := 0; !t.pinned && off < len(t.pages); off += stagePiece {

@@ -45,7 +45,6 @@ type Executor struct {
 var (
 	_ scan.Primitives         = (*Executor)(nil)
 	_ preagg.Primitives       = (*Executor)(nil)
-	_ server.HostPinner       = (*Executor)(nil)
 	_ server.BodyLender       = (*Executor)(nil)
 	_ server.HostMemoryKeeper = (*Executor)(nil)
 )
@@ -64,10 +63,6 @@ func lentBodiesLimit() uint64 {
 	}
 	return min(maxLentBodies, uint64(si.Totalram)*uint64(si.Unit)/16)
 }
-
-// PinHost pins a connection's shared chunk buffer for DMA; see
-// Device.PinHost.
-func (e *Executor) PinHost(mem []byte) (func() error, error) { return e.dev.PinHost(mem) }
 
 func newExecutor(d *Device, pool *mempool.Pool, k kernels) *Executor {
 	allocHost := func(size uint64) ([]byte, func() error, error) {

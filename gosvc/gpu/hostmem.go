@@ -49,23 +49,3 @@ func (b *HostBuffer) Free() error {
 	}
 	return nil
 }
-
-// PinHost page-locks mem and registers it for DMA with every context
-// (cuMemHostRegister, portable, read-only where the driver supports it); it
-// implements server.HostPinner for the executor.  unpin must be called
-// once, when no copy from mem can be in flight.
-func (d *Device) PinHost(mem []byte) (unpin func() error, err error) {
-	if len(mem) == 0 {
-		return nil, fmt.Errorf("device %d: cuMemHostRegister of 0 bytes", d.index)
-	}
-	p := unsafe.Pointer(unsafe.SliceData(mem))
-	if err := d.Do(func() error { return memHostRegister(p, uint64(len(mem))) }); err != nil {
-		return nil, fmt.Errorf("device %d: pin %d bytes of host memory: %w", d.index, len(mem), err)
-	}
-	return func() error {
-		if err := d.Do(func() error { return memHostUnregister(p) }); err != nil {
-			return fmt.Errorf("device %d: %w", d.index, err)
-		}
-		return nil
-	}, nil
-}

@@ -109,7 +109,7 @@ type session struct {
 func (s *session) Close() error { return s.ex.free(s.mem, "session program") }
 
 // Scan runs GpuScan over one chunk.  The pages are read where they are (as
-// the GPU path reads a pinned shared buffer); counters and items are in
+// the GPU path reads a pinned lent body); counters and items are in
 // pool memory, as on the device.
 func (s *session) Scan(c xpu.Chunk, pages nodekind.Pages) (xpu.ChunkResult, []uint32, error) {
 	return s.ex.runTask(c, pages, false, func(t *task) error {

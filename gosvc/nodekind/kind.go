@@ -51,14 +51,13 @@ func PrimitivesOf[P any](ex Executor, kind string) (P, error) {
 }
 
 // Pages are the heap pages of one chunk: c.PagesLen() bytes in host
-// memory, inside the TaskExec message (inline chunk) or inside a shared
-// buffer the connection attached; or, for a zero-copy chunk
-// (c.Shared()), Refs naming pages in PostgreSQL's shared buffers, which
-// the executor registered and gathers from itself.  They are valid only
-// during Exec.
+// memory, inside the TaskExec message (inline chunk); or, for a zero-copy
+// chunk (c.Shared()), Refs naming pages in PostgreSQL's shared buffers,
+// which the executor registered and gathers from itself.  They are valid
+// only during Exec.
 type Pages struct {
 	Bytes []byte
-	// Pinned: the bytes lie in memory the executor pinned or lent, so the
+	// Pinned: the bytes lie in memory the executor lent, so the
 	// device may read them by DMA directly.
 	Pinned bool
 	// Refs: a zero-copy chunk's XpuPageRef array (c.NBlocks of them,

@@ -30,12 +30,6 @@ const (
 	ErrorFuncSize    = int(unsafe.Sizeof(C.PgStromMsgError{}.funcname))
 	ErrorMessageSize = int(unsafe.Sizeof(C.PgStromMsgError{}.message))
 
-	// AttachBufferSize is sizeof(XpuBufferAttach), the whole payload of an
-	// ATTACH_BUFFER request.
-	AttachBufferSize = int(C.sizeof_XpuBufferAttach)
-	// MaxBuffersPerConnection is XPU_MAX_BUFFERS_PER_CONNECTION.
-	MaxBuffersPerConnection = int(C.XPU_MAX_BUFFERS_PER_CONNECTION)
-
 	// LinkProbeSize is sizeof(PgStromMsgLinkProbe), the whole payload of a
 	// LINK_PROBE request.
 	LinkProbeSize = int(C.sizeof_PgStromMsgLinkProbe)
@@ -49,7 +43,6 @@ const (
 	TagTaskExec       = Tag(C.PGSTROM_MSG_TASK_EXEC)
 	TagTaskFinal      = Tag(C.PGSTROM_MSG_TASK_FINAL)
 	TagStatus         = Tag(C.PGSTROM_MSG_STATUS)
-	TagAttachBuffer   = Tag(C.PGSTROM_MSG_ATTACH_BUFFER)
 	TagLinkProbe      = Tag(C.PGSTROM_MSG_LINK_PROBE)
 	TagSuccess        = Tag(C.PGSTROM_MSG_SUCCESS)
 	TagSuccessHalfway = Tag(C.PGSTROM_MSG_SUCCESS_HALFWAY)
@@ -79,10 +72,6 @@ const (
 	offErrFunc    = int(unsafe.Offsetof(C.PgStromMsgError{}.funcname))
 	offErrMessage = int(unsafe.Offsetof(C.PgStromMsgError{}.message))
 
-	offAttachBufferID = HeaderSize + int(unsafe.Offsetof(C.XpuBufferAttach{}.buffer_id))
-	offAttachReserved = HeaderSize + int(unsafe.Offsetof(C.XpuBufferAttach{}.reserved))
-	offAttachSize     = HeaderSize + int(unsafe.Offsetof(C.XpuBufferAttach{}.size))
-
 	offProbeBytes    = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgLinkProbe{}.bytes))
 	offProbeCopies   = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgLinkProbe{}.copies))
 	offProbeReserved = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgLinkProbe{}.reserved))
@@ -111,9 +100,6 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.flags)-2]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.length)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgHeader{}.request_id)-4]
-	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuBufferAttach{}.buffer_id)-4]
-	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuBufferAttach{}.reserved)-4]
-	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuBufferAttach{}.size)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgError{}.code)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgError{}.lineno)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgStatusReply{}.device_index)-4]

@@ -32,6 +32,8 @@ func DecodeHeader(b []byte) (Header, error) {
 		return Header{}, fmt.Errorf("%w: bad magic %#08x", ErrProtocol, h.Magic)
 	case h.Flags != 0:
 		return Header{}, fmt.Errorf("%w: flags %#04x, must be 0", ErrProtocol, h.Flags)
+	case h.Tag == TagRetiredAttachBuffer:
+		return Header{}, fmt.Errorf("%w: AttachBuffer (tag %d) is no longer supported: shared chunk buffers were removed; send chunks zero-copy (XPU_BUFFER_SHARED) or with their pages inline (buffer_id 0)", ErrProtocol, uint16(h.Tag))
 	case !h.Tag.IsRequest() && !h.Tag.IsReply():
 		return Header{}, fmt.Errorf("%w: unknown tag %d", ErrProtocol, uint16(h.Tag))
 	case h.Length < uint32(HeaderSize):

@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"encoding/binary"
 	"fmt"
 )
 
@@ -36,29 +35,6 @@ type TaskFinalRequest struct{}
 // Tag implements Request.
 func (TaskFinalRequest) Tag() Tag { return TagTaskFinal }
 
-// AttachBufferRequest attaches a shared memory buffer to the connection
-// (XpuBufferAttach); its file descriptor travels with the message as
-// SCM_RIGHTS ancillary data, which the connection's reader collects.  Only
-// the payload's size is checked here; the receiver validates the values
-// against the connection's state.
-type AttachBufferRequest struct {
-	BufferID uint32
-	Reserved uint32
-	Size     uint64
-}
-
-// Tag implements Request.
-func (AttachBufferRequest) Tag() Tag { return TagAttachBuffer }
-
-// EncodeAttachBuffer builds an ATTACH_BUFFER request; clients and tests use
-// it (the descriptor is the sender's business).
-func EncodeAttachBuffer(requestID, bufferID uint32, size uint64) []byte {
-	msg := newMessage(TagAttachBuffer, requestID, AttachBufferSize)
-	binary.LittleEndian.PutUint32(msg[offAttachBufferID:], bufferID)
-	binary.LittleEndian.PutUint64(msg[offAttachSize:], size)
-	return msg
-}
-
 // ParseRequest validates a whole request message (as ReadMessage returns it)
 // and decodes its payload.  The payloads of OpenSession and TaskExec are
 // passed on whole, for package xpu to validate.
@@ -81,15 +57,6 @@ func ParseRequest(msg []byte) (Request, error) {
 			return nil, fmt.Errorf("%w: TaskFinal carries no payload, got %d bytes", ErrProtocol, int(h.Length)-HeaderSize)
 		}
 		return TaskFinalRequest{}, nil
-	case TagAttachBuffer:
-		if int(h.Length) != HeaderSize+AttachBufferSize {
-			return nil, fmt.Errorf("%w: AttachBuffer payload is %d bytes, want %d", ErrProtocol, int(h.Length)-HeaderSize, AttachBufferSize)
-		}
-		return AttachBufferRequest{
-			BufferID: binary.LittleEndian.Uint32(msg[offAttachBufferID:]),
-			Reserved: binary.LittleEndian.Uint32(msg[offAttachReserved:]),
-			Size:     binary.LittleEndian.Uint64(msg[offAttachSize:]),
-		}, nil
 	case TagLinkProbe:
 		return parseLinkProbe(msg, h)
 	case TagOpenSession:

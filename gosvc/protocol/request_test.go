@@ -1,7 +1,9 @@
 package protocol
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -29,9 +31,8 @@ func TestParseRequestErrors(t *testing.T) {
 		{"reply tag error", EncodeRequest(TagError, 1, nil), ErrProtocol},
 		{"bad header", status[:3], ErrProtocol},
 		{"task final with payload", EncodeRequest(TagTaskFinal, 1, []byte{0}), ErrProtocol},
-		{"attach buffer short", EncodeRequest(TagAttachBuffer, 1, make([]byte, AttachBufferSize-1)), ErrProtocol},
-		{"attach buffer long", EncodeRequest(TagAttachBuffer, 1, make([]byte, AttachBufferSize+1)), ErrProtocol},
-		{"attach buffer empty", EncodeRequest(TagAttachBuffer, 1, nil), ErrProtocol},
+		{"retired attach buffer", EncodeRequest(TagRetiredAttachBuffer, 1, make([]byte, 16)), ErrProtocol},
+		{"retired attach buffer empty", EncodeRequest(TagRetiredAttachBuffer, 1, nil), ErrProtocol},
 	}
 	for _, c := range cases {
 		req, err := ParseRequest(c.msg)
@@ -69,21 +70,26 @@ func TestEncodeSuccessAndNewMessage(t *testing.T) {
 	}
 }
 
-func TestParseRequestAttachBuffer(t *testing.T) {
-	msg := EncodeAttachBuffer(6, 3, 1<<30)
-	if len(msg) != HeaderSize+AttachBufferSize || AttachBufferSize != 16 {
-		t.Fatalf("AttachBuffer message of %d bytes (payload %d)", len(msg), AttachBufferSize)
+// TestRetiredAttachBuffer: ATTACH_BUFFER (tag 5, shared chunk buffers) is
+// no longer a request; its header is refused before any payload is read,
+// with a message that names it, whatever its length.
+func TestRetiredAttachBuffer(t *testing.T) {
+	if TagRetiredAttachBuffer != 5 || TagRetiredAttachBuffer.IsRequest() || TagRetiredAttachBuffer.IsReply() {
+		t.Fatalf("TagRetiredAttachBuffer %d: request %v, reply %v", TagRetiredAttachBuffer, TagRetiredAttachBuffer.IsRequest(), TagRetiredAttachBuffer.IsReply())
 	}
-	req, err := ParseRequest(msg)
-	r, ok := req.(AttachBufferRequest)
-	if err != nil || !ok || r.Tag() != TagAttachBuffer || r.BufferID != 3 || r.Size != 1<<30 || r.Reserved != 0 {
-		t.Fatalf("AttachBuffer: %#v, %v", req, err)
-	}
-	// buffer_id at payload offset 0, size at 8, little-endian.
-	if msg[HeaderSize] != 3 || msg[HeaderSize+8+3] != 0x40 {
-		t.Fatalf("AttachBuffer payload % x", msg[HeaderSize:])
-	}
-	if TagAttachBuffer != 5 || !TagAttachBuffer.IsRequest() || TagAttachBuffer.String() != "AttachBuffer" || MaxBuffersPerConnection != 16 {
-		t.Fatalf("TagAttachBuffer %d %q, max buffers %d", TagAttachBuffer, TagAttachBuffer, MaxBuffersPerConnection)
+	for _, n := range []int{0, 16, 1 << 20} {
+		msg := EncodeRequest(TagRetiredAttachBuffer, 6, make([]byte, n))
+		_, err := DecodeHeader(msg)
+		if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "AttachBuffer (tag 5) is no longer supported") {
+			t.Fatalf("DecodeHeader of AttachBuffer with %d payload bytes: %v", n, err)
+		}
+		if len(err.Error()) >= ErrorMessageSize {
+			t.Fatalf("the rejection (%d bytes) does not fit PgStromMsgError.message (%d)", len(err.Error()), ErrorMessageSize)
+		}
+		// Only the header is consumed.
+		r := bytes.NewReader(msg)
+		if _, _, err := ReadMessage(r, 0); !errors.Is(err, ErrProtocol) || r.Len() != n {
+			t.Fatalf("ReadMessage of AttachBuffer: %v, %d of %d payload bytes left unread", err, r.Len(), n)
+		}
 	}
 }

@@ -5,10 +5,18 @@ import "strconv"
 // Tag is PgStromMsgTag: what a message is.
 type Tag uint16
 
+// TagRetiredAttachBuffer is the tag PGSTROM_MSG_ATTACH_BUFFER had: a
+// client attached a memfd (SCM_RIGHTS) as a shared chunk buffer.  Zero-copy
+// chunks (XPU_BUFFER_SHARED) replaced it and the service no longer accepts
+// it; DecodeHeader rejects it with a message saying so.  The value is kept
+// here, not taken from the C header, so that message outlives the header's
+// definition; never reuse it for another message.
+const TagRetiredAttachBuffer Tag = 5
+
 // IsRequest reports whether a backend may send this tag.
 func (t Tag) IsRequest() bool {
 	switch t {
-	case TagOpenSession, TagTaskExec, TagTaskFinal, TagStatus, TagAttachBuffer, TagLinkProbe:
+	case TagOpenSession, TagTaskExec, TagTaskFinal, TagStatus, TagLinkProbe:
 		return true
 	}
 	return false
@@ -34,8 +42,8 @@ func (t Tag) String() string {
 		return "TaskFinal"
 	case TagStatus:
 		return "Status"
-	case TagAttachBuffer:
-		return "AttachBuffer"
+	case TagRetiredAttachBuffer:
+		return "AttachBuffer (retired)"
 	case TagLinkProbe:
 		return "LinkProbe"
 	case TagSuccess:

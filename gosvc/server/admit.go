@@ -37,26 +37,13 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 		if err != nil {
 			return fmt.Errorf("TaskExec: %w", err)
 		}
-		switch {
-		case chunk.Shared():
-			// Without registered shared buffers taskExec answers
-			// Unsupported and the connection stays open.
-			if n := s.cfg.SharedBuffers; n > 0 {
-				if err := xpu.CheckPageRefs(chunk, r.Msg, n); err != nil {
-					return fmt.Errorf("TaskExec: %w", err)
-				}
+		// ParseChunk accepts inline and zero-copy chunks only.  Without
+		// registered shared buffers taskExec answers a zero-copy chunk
+		// Unsupported and the connection stays open.
+		if n := s.cfg.SharedBuffers; chunk.Shared() && n > 0 {
+			if err := xpu.CheckPageRefs(chunk, r.Msg, n); err != nil {
+				return fmt.Errorf("TaskExec: %w", err)
 			}
-		case !chunk.Inline():
-			b := c.buffers[chunk.BufferID]
-			if b == nil {
-				return fmt.Errorf("%w: TaskExec: chunk %d is in shared buffer %d, which this connection has not attached",
-					protocol.ErrProtocol, chunk.ChunkID, chunk.BufferID)
-			}
-			if chunk.PagesEnd() > uint64(len(b.mem)) {
-				return fmt.Errorf("%w: TaskExec: chunk %d: %d pages at offset %d end at byte %d, beyond the %d bytes of shared buffer %d",
-					protocol.ErrProtocol, chunk.ChunkID, chunk.NBlocks, chunk.PagesOffset, chunk.PagesEnd(), len(b.mem), b.id)
-			}
-			cmd.buf = b
 		}
 		c.session.acquire()
 		cmd.sess, cmd.chunk = c.session, chunk

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,11 @@ import (
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
+// readBuffer is the receiver's read buffer: a burst of small requests costs
+// one system call, and a read at least this large (the body of an inline
+// chunk) goes straight into the message.
+const readBuffer = 64 << 10
+
 // writeTimeout bounds one reply write, so a client that stops reading cannot
 // hold a worker forever.
 const writeTimeout = 30 * time.Second
@@ -24,8 +30,6 @@ type clientConn struct {
 	inflight  sync.WaitGroup // commands queued or executing for this client
 	closeOnce sync.Once
 	session   *session // the open session; only the receiver touches it
-	rd        *fdReader
-	buffers   map[uint32]*sharedBuffer // attached shared buffers; only the receiver touches the map
 }
 
 // command is one parsed request waiting for a worker.
@@ -37,7 +41,6 @@ type command struct {
 	prog   *xpu.Program  // OpenSession
 	spec   nodekind.Spec // OpenSession: the kind's validated session
 	chunk  xpu.Chunk     // TaskExec
-	buf    *sharedBuffer // TaskExec whose pages are in a shared buffer
 	body   []byte        // TaskExec received into memory the executor lent
 }
 
@@ -94,7 +97,6 @@ func (s *Server) dropConn(c *clientConn) {
 // goes away, sends something bad, or the server closes.
 func (s *Server) receive(c *clientConn) {
 	defer s.receivers.Done()
-	defer s.releaseBuffers(c) // after dropConn: waits for the connection's commands
 	defer s.dropConn(c)
 	defer c.endSession()
 	// lent is a body the executor lent that no command owns yet; whatever
@@ -107,15 +109,14 @@ func (s *Server) receive(c *clientConn) {
 			s.reject(c, 0, errorReply(protocol.ErrCodeInternal, fmt.Sprintf("internal error while reading a request: %v", r)))
 		}
 	}()
-	rd, err := newFdReader(c.f)
-	if err != nil {
-		s.log.Warn().Err(err).Msg("serving a client")
-		return
-	}
-	c.rd = rd
+	// Plain reads: no request carries a descriptor any more.  A
+	// descriptor a client passes anyway (SCM_RIGHTS) is closed by the
+	// kernel when read(2), which takes no ancillary data, consumes the
+	// bytes it came with; it never enters this process's table.
+	rd := bufio.NewReaderSize(c.f, readBuffer)
 	for {
 		lent = nil
-		msg, hdr, err := protocol.ReadMessageInto(c.rd, protocol.MaxLength, s.lendBody(&lent))
+		msg, hdr, err := protocol.ReadMessageInto(rd, protocol.MaxLength, s.lendBody(&lent))
 		if err != nil {
 			if errors.Is(err, protocol.ErrProtocol) {
 				s.log.Debug().Err(err).Msg("malformed message from a client")
@@ -126,12 +127,6 @@ func (s *Server) receive(c *clientConn) {
 			return
 		}
 		req, err := protocol.ParseRequest(msg)
-		if r, ok := req.(protocol.AttachBufferRequest); ok && err == nil {
-			if !s.answerAttach(c, hdr.RequestID, r) {
-				return
-			}
-			continue
-		}
 		cmd := command{conn: c, header: hdr, req: req, body: lent}
 		if err == nil {
 			err = s.admit(c, &cmd)
@@ -151,31 +146,6 @@ func (s *Server) receive(c *clientConn) {
 		}
 		lent = nil // the command returns it after its reply
 	}
-}
-
-// answerAttach attaches a shared buffer and answers at once (the receiver
-// handles ATTACH_BUFFER itself, so the buffer exists before any later
-// TaskExec is admitted); false when the connection must be closed.
-func (s *Server) answerAttach(c *clientConn, requestID uint32, r protocol.AttachBufferRequest) bool {
-	aerr := s.attachBuffer(c, r)
-	if aerr != nil && aerr.code == protocol.ErrCodeProtocol {
-		s.log.Debug().Err(aerr).Uint32("request_id", requestID).Msg("rejecting a request")
-		s.reject(c, requestID, errorReply(aerr.code, aerr.Error()))
-		return false
-	}
-	reply := protocol.EncodeSuccess(requestID)
-	if aerr != nil {
-		s.log.Debug().Err(aerr).Uint32("request_id", requestID).Msg("shared buffer not attached")
-		reply = protocol.EncodeError(requestID, errorReply(aerr.code, aerr.Error()))
-	}
-	if err := c.write(reply); err != nil {
-		s.log.Debug().Err(err).Msg("writing a reply; closing the connection")
-		return false
-	}
-	if aerr == nil {
-		s.served.Add(1)
-	}
-	return true
 }
 
 // reject sends an Error reply after the client's earlier requests have been

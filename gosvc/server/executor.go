@@ -36,18 +36,6 @@ type BodyLender interface {
 	ReturnBody(b []byte) error
 }
 
-// HostPinner is implemented by an Executor that can pin host memory for
-// DMA (the gpu package's).  The receiver pins every shared buffer a
-// connection attaches, once; without a HostPinner, or when pinning fails,
-// the buffer is still used, through pageable copies.
-type HostPinner interface {
-	// PinHost page-locks mem, a read-only shared mapping whose address and
-	// length are multiples of the page size, and registers it with the
-	// device; unpin undoes it and is called once, after the last Exec that
-	// reads mem has returned.
-	PinHost(mem []byte) (unpin func() error, err error)
-}
-
 // LinkProber is implemented by an Executor that can measure its device's
 // link (the gpu package's); without it a LINK_PROBE request is answered
 // ErrCodeUnsupported.

@@ -22,7 +22,9 @@ func FuzzSocket(f *testing.F) {
 	f.Add(append(sessionMsg(1), xputest.ChunkMessage(2, 7, make([]byte, xpu.BlockSize))...))
 	f.Add(append(sessionMsg(1), protocol.EncodeRequest(protocol.TagTaskFinal, 2, nil)...))
 	f.Add(xputest.ChunkMessage(2, 7, make([]byte, xpu.BlockSize)))
-	f.Add(protocol.EncodeRequest(protocol.TagAttachBuffer, 3, make([]byte, protocol.AttachBufferSize)))
+	// retired: ATTACH_BUFFER, and a chunk naming an attached buffer
+	f.Add(protocol.EncodeRequest(protocol.TagRetiredAttachBuffer, 3, make([]byte, 16)))
+	f.Add(append(sessionMsg(1), xputest.PutU32(xputest.ChunkMessage(2, 7, make([]byte, xpu.BlockSize)), xpu.OffChunkBufferID, 1)...))
 	f.Add([]byte("GET / HTTP/1.0\r\n\r\n"))
 	f.Add(protocol.EncodeLinkProbe(4, 1<<20, 1))
 	f.Add(protocol.EncodeLinkProbe(5, 1<<20+1, 1))

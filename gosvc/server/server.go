@@ -76,8 +76,7 @@ type Server struct {
 	connections atomic.Int32
 	served      atomic.Uint64
 
-	pinFailLogged atomic.Bool // a shared buffer could not be pinned (logged once)
-	probes        linkProbes  // one LINK_PROBE at a time
+	probes linkProbes // one LINK_PROBE at a time
 
 	enqueueMu sync.RWMutex // see enqueue
 

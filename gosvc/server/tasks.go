@@ -53,16 +53,13 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	what := fmt.Sprintf("task exec of chunk %d", cmd.chunk.ChunkID)
 	msg := cmd.req.(protocol.TaskExecRequest).Msg
 	var pages nodekind.Pages
-	switch b := cmd.buf; {
-	case cmd.chunk.Shared():
+	if cmd.chunk.Shared() {
 		if s.cfg.SharedBuffers == 0 {
 			return s.executorError(id, what, fmt.Errorf("%w: GPU%d has not registered PostgreSQL's shared buffers; send the pages inline",
 				protocol.ErrUnsupported, s.cfg.DeviceIndex))
 		}
 		pages = nodekind.Pages{Refs: cmd.chunk.Refs(msg)}
-	case b != nil:
-		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(b.mem), Pinned: b.pinned}
-	default:
+	} else {
 		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(msg), Pinned: cmd.body != nil}
 	}
 	out := newHalfways(cmd.conn, id)

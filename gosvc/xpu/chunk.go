@@ -5,11 +5,12 @@ import "github.com/pgstrom-go/pg_strom/gosvc/protocol"
 // Chunk is a validated XpuChunk (the TaskExec payload header).
 type Chunk struct {
 	NBlocks     uint32
-	PagesOffset uint32 // from the message start, or from the buffer's start
+	PagesOffset uint32 // of the pages or the page refs, from the message start
 	ChunkID     uint32
 	// BufferID 0: the pages follow in the message; BufferShared: page
-	// refs follow, the pages are in PostgreSQL's shared buffers; other N:
-	// the pages are in the connection's shared buffer N.
+	// refs follow, the pages are in PostgreSQL's shared buffers.  ParseChunk
+	// refuses any other value (they named the connection's shared chunk
+	// buffers, ATTACH_BUFFER, which are gone).
 	BufferID uint32
 }
 
@@ -23,14 +24,14 @@ func (c Chunk) Shared() bool { return c.BufferID == BufferShared }
 // PagesLen is the byte length of the chunk's pages.
 func (c Chunk) PagesLen() int { return int(c.NBlocks) * BlockSize }
 
-// PagesEnd is where the pages end, from the start of the message (inline) or
-// of the shared buffer.
+// PagesEnd is where an inline chunk's pages end, from the start of the
+// message.
 func (c Chunk) PagesEnd() uint64 { return uint64(c.PagesOffset) + uint64(c.PagesLen()) }
 
-// Pages returns the chunk's pages inside the message (inline chunk) or the
-// shared buffer (BufferID > 0) they were validated against.
-func (c Chunk) Pages(msgOrBuffer []byte) []byte {
-	return msgOrBuffer[c.PagesOffset:c.PagesEnd()]
+// Pages returns an inline chunk's pages inside its message (or a copy of
+// the message that ParseChunk validated).
+func (c Chunk) Pages(msg []byte) []byte {
+	return msg[c.PagesOffset:c.PagesEnd()]
 }
 
 // RefsLen is the byte length of a shared chunk's page refs.
@@ -46,12 +47,12 @@ func (c Chunk) ItemsCapacity() int { return int(c.NBlocks) * MaxTuplesPerPage }
 
 // ParseChunk validates a whole TaskExec message (header included): the
 // block count and the alignment of the pages, and, for an inline chunk
-// (buffer_id 0), that the pages end exactly where the message ends.  A chunk
-// in a shared buffer (buffer_id > 0) must end right after XpuChunk; that its
-// pages lie inside the buffer is checked by the caller, which knows the
-// connection's buffers.  A shared chunk (XPU_BUFFER_SHARED) must end right
-// after its refs; the refs themselves are checked by CheckPageRefs, which
-// needs the count of shared buffers.
+// (buffer_id 0), that the pages end exactly where the message ends.  A
+// shared chunk (XPU_BUFFER_SHARED) must end right after its refs; the refs
+// themselves are checked by CheckPageRefs, which needs the count of shared
+// buffers.  Any other buffer_id is a protocol error: it named a shared chunk
+// buffer a client attached with ATTACH_BUFFER, which the service no longer
+// supports.
 func ParseChunk(msg []byte) (Chunk, error) {
 	if err := checkMessage(msg, protocol.TagTaskExec, ChunkEnd); err != nil {
 		return Chunk{}, err
@@ -63,6 +64,9 @@ func ParseChunk(msg []byte) (Chunk, error) {
 		BufferID:    le.Uint32(msg[OffChunkBufferID:]),
 	}
 	switch {
+	case !c.Inline() && !c.Shared():
+		return Chunk{}, protoErr("xpu chunk %d: buffer_id %d is not supported: shared chunk buffers (ATTACH_BUFFER) were removed; want 0 (pages inline) or XPU_BUFFER_SHARED (%#x, page refs)",
+			c.ChunkID, c.BufferID, BufferShared)
 	case c.NBlocks == 0 || c.NBlocks > uint32(MaxBlocksPerChunk):
 		return Chunk{}, protoErr("xpu chunk %d: %d blocks, want 1..%d", c.ChunkID, c.NBlocks, MaxBlocksPerChunk)
 	case c.PagesOffset%PagesAlign != 0:
@@ -75,11 +79,6 @@ func ParseChunk(msg []byte) (Chunk, error) {
 		if end != uint64(len(msg)) {
 			return Chunk{}, protoErr("xpu chunk %d: %d page refs at offset %d end at byte %d, but the message has %d bytes",
 				c.ChunkID, c.NBlocks, c.PagesOffset, end, len(msg))
-		}
-	case !c.Inline():
-		if len(msg) != ChunkEnd {
-			return Chunk{}, protoErr("xpu chunk %d: pages are in shared buffer %d, but the message has %d bytes after XpuChunk",
-				c.ChunkID, c.BufferID, len(msg)-ChunkEnd)
 		}
 	case c.PagesOffset < uint32(ChunkEnd):
 		return Chunk{}, protoErr("xpu chunk %d: pages_offset %d overlaps the chunk header (which ends at %d)", c.ChunkID, c.PagesOffset, ChunkEnd)

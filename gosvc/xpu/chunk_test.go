@@ -2,6 +2,7 @@ package xpu_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,47 +57,30 @@ func TestParseChunkRejects(t *testing.T) {
 	}
 }
 
-func TestParseChunkBuffer(t *testing.T) {
-	msg := xputest.BufferChunkMessage(4, 12, 3, 8192*5, 7)
-	if len(msg) != xpu.ChunkEnd {
-		t.Fatalf("buffer chunk message of %d bytes, want %d", len(msg), xpu.ChunkEnd)
-	}
-	c, err := xpu.ParseChunk(msg)
-	if err != nil {
-		t.Fatalf("ParseChunk: %v", err)
-	}
-	if c.Inline() || c.BufferID != 3 || c.NBlocks != 7 || c.PagesOffset != 8192*5 || c.ChunkID != 12 || c.PagesEnd() != 8192*12 {
-		t.Fatalf("chunk %+v", c)
-	}
-	buf := make([]byte, 8192*12)
-	buf[8192*5] = 0xcd
-	if got := c.Pages(buf); len(got) != 7*xpu.BlockSize || got[0] != 0xcd {
-		t.Fatalf("Pages of the buffer: %d bytes", len(got))
-	}
-	// An offset below ChunkEnd is fine in a buffer.
-	if _, err := xpu.ParseChunk(xputest.BufferChunkMessage(4, 12, 3, 0, 1)); err != nil {
-		t.Fatalf("offset 0 in a buffer: %v", err)
-	}
+// TestParseChunkRetiredBuffer: a buffer_id other than 0 and
+// XPU_BUFFER_SHARED named a shared chunk buffer (ATTACH_BUFFER), which is
+// gone; every such chunk is a protocol error that says so, whatever else
+// the message holds.
+func TestParseChunkRetiredBuffer(t *testing.T) {
 	inline := xputest.ChunkMessage(1, 9, make([]byte, xpu.BlockSize))
-	if c, err := xpu.ParseChunk(inline); err != nil || !c.Inline() {
+	if c, err := xpu.ParseChunk(inline); err != nil || !c.Inline() || c.Shared() {
 		t.Fatalf("inline chunk %+v, %v", c, err)
 	}
+	bare := protocol.NewMessage(protocol.TagTaskExec, 4, xpu.ChunkEnd-protocol.HeaderSize)
 	put := xputest.PutU32
-	cases := []struct {
-		name, substr string
-		msg          []byte
-	}{
-		{"trailing bytes", "bytes after XpuChunk", put(inline, xpu.OffChunkBufferID, 1)},
-		{"one trailing byte", "1 bytes after XpuChunk", protocol.EncodeRequest(protocol.TagTaskExec, 1, append(append([]byte(nil), msg[protocol.HeaderSize:]...), 0))},
-		{"misaligned", "not a multiple of 16", put(msg, xpu.OffChunkPagesOffset, 8)},
-		{"no blocks", "0 blocks", put(msg, xpu.OffChunkNBlocks, 0)},
-		{"too many blocks", "blocks, want 1..", put(msg, xpu.OffChunkNBlocks, uint32(xpu.MaxBlocksPerChunk+1))},
-		{"short", "shorter than its fixed part", protocol.EncodeRequest(protocol.TagTaskExec, 1, msg[protocol.HeaderSize:len(msg)-4])},
-	}
-	for _, c := range cases {
-		_, err := xpu.ParseChunk(c.msg)
-		if !errors.Is(err, protocol.ErrProtocol) || !strings.Contains(err.Error(), c.substr) {
-			t.Errorf("%s: err = %v, want a protocol error containing %q", c.name, err, c.substr)
+	bare = put(bare, xpu.OffChunkNBlocks, 7)
+	for _, id := range []uint32{1, 3, 16, 17, xpu.BufferShared - 1} {
+		for name, msg := range map[string][]byte{
+			"inline pages":      put(inline, xpu.OffChunkBufferID, id),
+			"no pages (memfd)":  put(put(bare, xpu.OffChunkBufferID, id), xpu.OffChunkPagesOffset, 8192*5),
+			"no blocks":         put(put(inline, xpu.OffChunkBufferID, id), xpu.OffChunkNBlocks, 0),
+			"misaligned offset": put(put(bare, xpu.OffChunkBufferID, id), xpu.OffChunkPagesOffset, 8),
+		} {
+			_, err := xpu.ParseChunk(msg)
+			want := fmt.Sprintf("buffer_id %d is not supported: shared chunk buffers (ATTACH_BUFFER) were removed", id)
+			if !errors.Is(err, protocol.ErrProtocol) || !strings.Contains(err.Error(), want) {
+				t.Errorf("buffer_id %d, %s: err = %v, want a protocol error containing %q", id, name, err, want)
+			}
 		}
 	}
 }

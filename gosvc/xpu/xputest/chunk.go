@@ -19,17 +19,6 @@ func ChunkMessage(requestID, chunkID uint32, pages []byte) []byte {
 	return msg
 }
 
-// BufferChunkMessage encodes a TaskExec message whose nblocks pages are
-// at pagesOffset in the connection's shared buffer bufferID.
-func BufferChunkMessage(requestID, chunkID, bufferID, pagesOffset uint32, nblocks int) []byte {
-	msg := protocol.NewMessage(protocol.TagTaskExec, requestID, xpu.ChunkEnd-protocol.HeaderSize)
-	le.PutUint32(msg[xpu.OffChunkNBlocks:], uint32(nblocks))
-	le.PutUint32(msg[xpu.OffChunkPagesOffset:], pagesOffset)
-	le.PutUint32(msg[xpu.OffChunkID:], chunkID)
-	le.PutUint32(msg[xpu.OffChunkBufferID:], bufferID)
-	return msg
-}
-
 // Item is an XpuChunkResult entry.
 func Item(block, lineno int, recheck bool) uint32 {
 	it := uint32(block)<<xpu.ItemBlockShift | uint32(lineno)
