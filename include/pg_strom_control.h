@@ -2,12 +2,14 @@
  * pg_strom_control.h
  *
  * The control channel between the supervisor (the "PG-Strom GPU Service"
- * background worker) and the GPU service process (launcher + Go library).
+ * background worker) and the GPU service process (the supervisor's forked
+ * child, which loads the Go library).
  *
  * The channel is an AF_UNIX SOCK_SEQPACKET socketpair, so every message is
  * delivered whole or not at all.  Each message is a PgStromCtlHeader followed
  * by the payload that its tag names.  This header is the one definition of
- * these bytes: the C supervisor, the C launcher and the Go service (via cgo)
+ * these bytes: the C supervisor, the service child's C code and the Go
+ * service (via cgo)
  * all include it.
  */
 #ifndef PG_STROM_CONTROL_H
@@ -133,19 +135,21 @@ typedef struct PgStromCtlStats
 } PgStromCtlStats;
 
 /*
- * Launcher command line:
- *     pg_strom_gpuserv <path of pg_strom_gosvc.so> <control fd> <log fd>
- * Exit codes the supervisor acts upon.
+ * Exit codes of the service process that the supervisor acts upon.
  */
 #define PGSTROM_EXIT_STOPPED		0	/* clean stop on request */
 #define PGSTROM_EXIT_FAILED			1	/* fatal error: restart with back-off */
-#define PGSTROM_EXIT_USAGE			2	/* bad command line: do not restart */
+#define PGSTROM_EXIT_USAGE			2	/* started wrongly: do not restart */
 #define PGSTROM_EXIT_NO_GPU			3	/* no usable GPU: do not restart */
 #define PGSTROM_EXIT_LOAD_FAILED	4	/* Go library missing/broken: back-off */
 
-/* the one symbol the launcher looks up in the Go library */
+/*
+ * The one symbol the service process looks up in the Go library; envp is
+ * the process's environment (NULL-terminated "NAME=value"), which Go cannot
+ * read itself in a process that PostgreSQL retitled.
+ */
 #define PGSTROM_SERVICE_ENTRY		"PgStromServiceMain"
-typedef int (*PgStromServiceEntry) (int ctl_fd, int log_fd);
+typedef int (*PgStromServiceEntry) (int ctl_fd, int log_fd, char **envp);
 
 /*
  * Log pipe: one line per message, written with a single write() of at most

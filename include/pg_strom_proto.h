@@ -24,8 +24,7 @@ typedef enum PgStromMsgTag
 	PGSTROM_MSG_TASK_EXEC = 2,
 	PGSTROM_MSG_TASK_FINAL = 3,
 	PGSTROM_MSG_STATUS = 4,		/* no payload */
-	PGSTROM_MSG_ATTACH_BUFFER = 5,	/* payload: XpuBufferAttach; carries one
-									 * file descriptor (SCM_RIGHTS) */
+	/* 5 was ATTACH_BUFFER (memfd chunk buffers, removed): never reuse */
 	PGSTROM_MSG_LINK_PROBE = 6,	/* payload: PgStromMsgLinkProbe */
 	/* replies */
 	PGSTROM_MSG_SUCCESS = 64,

@@ -263,16 +263,15 @@ typedef struct XpuSession
 typedef struct XpuChunk
 {
 	uint32_t	nblocks;		/* <= XPU_MAX_BLOCKS_PER_CHUNK */
-	uint32_t	pages_offset;	/* buffer_id 0: from the message start;
-								 * otherwise from the start of that buffer;
-								 * 16-byte aligned either way */
+	uint32_t	pages_offset;	/* the pages (buffer_id 0) or the XpuPageRefs
+								 * (XPU_BUFFER_SHARED), from the message
+								 * start; 16-byte aligned */
 	uint32_t	chunk_id;		/* echoed in the result */
 	uint32_t	buffer_id;		/* 0: pages follow in this message;
 								 * XPU_BUFFER_SHARED: XpuPageRefs follow, the
 								 * pages are in PostgreSQL's shared buffers;
-								 * other N > 0: pages are in the shared buffer
-								 * the connection attached as N, and the
-								 * message ends after this struct */
+								 * any other value is a protocol error (the
+								 * memfd buffers of ATTACH_BUFFER are gone) */
 } XpuChunk;
 
 /*
@@ -316,26 +315,6 @@ typedef struct XpuPageRef
 	uint16_t	flags;			/* XPU_PAGE_* */
 	uint32_t	visible[XPU_PAGE_VISIBLE_WORDS];
 } XpuPageRef;
-
-/*
- * ATTACH_BUFFER payload.  The backend creates a shared memory file
- * (memfd_create), maps it, and sends its descriptor with SCM_RIGHTS on the
- * sendmsg() that carries the first byte of this message.  The service maps
- * it read-only and pins it (cuMemHostRegister), so the pages the backend
- * copies into it go to the device by DMA with no further host copy.  Reply:
- * Success, or Error (then the backend sends pages inline).  A buffer is
- * reused by the backend only after the reply to the TaskExec that used it;
- * the service reads a buffer only while executing such a TaskExec.  The
- * buffers of a connection are released when it closes.
- */
-typedef struct XpuBufferAttach
-{
-	uint32_t	buffer_id;		/* > 0, unique within the connection */
-	uint32_t	reserved;
-	uint64_t	size;			/* bytes, a multiple of 4096, <= 1GB */
-} XpuBufferAttach;
-
-#define XPU_MAX_BUFFERS_PER_CONNECTION	16
 
 /*
  * TaskExec replies (SUCCESS_HALFWAY parts, then SUCCESS; see

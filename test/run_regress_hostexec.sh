@@ -272,4 +272,7 @@ echo "--- the service's WARNING lines (the TEST-ONLY labels are expected)"
 grep -E "WARNING" "$dir/server.log" | head -20 || true
 grep -qE "PANIC|server process .* terminated|GPU service (failed|exited)" "$dir/server.log" &&
 	fail "the server log shows a crash or a service failure"
+echo "--- zero-copy checks (test/device/zerocopy_checks.sh, 300,000 rows)"
+HX_DIR=$dir HX_PORT=$port R=test/device/local_remote.sh ZC_ROWS=300000 \
+	bash test/device/zerocopy_checks.sh || fail "zero-copy checks"
 echo "host executor: all checks passed"

@@ -23,7 +23,6 @@
 
 #define PGSTROM_LIBRARY_NAME		"pg_strom"
 #define PGSTROM_SUPERVISOR_NAME		"PG-Strom GPU Service"
-#define PGSTROM_LAUNCHER_NAME		"pg_strom_gpuserv"
 #define PGSTROM_GOSVC_NAME			"pg_strom_gosvc.so"
 #define PGSTROM_FATBIN_NAME			"pg_strom_kernels.fatbin"
 

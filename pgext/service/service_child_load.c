@@ -43,13 +43,6 @@
 #define HOSTEXEC_ENV		"PG_STROM_TEST_HOST_EXECUTOR"
 #define HOSTEXEC_LIBRARY	"pg_strom_gosvc_hostexec.so"
 
-/*
- * The Go library's entry.  envp is the environment Go must use: the
- * process title PostgreSQL wrote over the argv area is where a Go c-shared
- * library reads its environment from (DESIGN.md section 1, fact 3).
- */
-typedef int (*ServiceEntry) (int ctl_fd, int log_fd, char **envp);
-
 /* the CUDA driver API subset we need, without cuda.h */
 typedef int CUresult;
 typedef CUresult (*cuInit_fn) (unsigned int flags);
@@ -168,7 +161,7 @@ pgstrom_child_run_service(const char *gosvc_path)
 	char		hostexec_path[PATH_MAX];
 	const char *library = gosvc_path;
 	void	   *gosvc;
-	ServiceEntry entry;
+	PgStromServiceEntry entry;
 
 	if (host_executor_requested())
 	{
@@ -201,7 +194,7 @@ pgstrom_child_run_service(const char *gosvc_path)
 		CHILD_LOG("WARNING", "%s", reason);
 		pgstrom_child_exit(PGSTROM_EXIT_LOAD_FAILED, PGSTROM_CTL_FATAL, reason);
 	}
-	entry = (ServiceEntry) dlsym(gosvc, PGSTROM_SERVICE_ENTRY);
+	entry = (PgStromServiceEntry) dlsym(gosvc, PGSTROM_SERVICE_ENTRY);
 	if (entry == NULL)
 	{
 		snprintf(reason, sizeof(reason),

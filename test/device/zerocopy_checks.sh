@@ -97,11 +97,11 @@ check "result right after the service came back" "$cnt" "$want"
 
 echo "--- statement_timeout and pg_terminate_backend mid-scan"
 err=$(psqlq -c "SET pg_strom.regression_test_mode = on" -c "SET max_parallel_workers_per_gather = 0" \
-	-c "SET statement_timeout = '300ms'" -c "SELECT count(*) FROM zc WHERE v >= 0 AND md5(t || id) > 'f'" 2>&1 | tail -1)
+	-c "SET statement_timeout = '300ms'" -c "SELECT count(*) FROM zc WHERE v >= 0 AND pg_sleep(0.00001) IS NOT NULL" 2>&1 | tail -1)
 check "statement_timeout cancels the scan" "$(echo "$err" | grep -c 'canceling statement due to statement timeout')" 1
 check "no buffer pinned after the cancel" "$(pinned)" 0
 ( psqlq -c "SET pg_strom.regression_test_mode = on" -c "SET application_name = zc_victim" \
-	-c "SELECT count(*) FROM zc WHERE v >= 0 AND md5(t || id) > 'f'" >/dev/null 2>&1 ) &
+	-c "SELECT count(*) FROM zc WHERE v >= 0 AND pg_sleep(0.00001) IS NOT NULL" >/dev/null 2>&1 ) &
 sleep 1
 psqlq -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'zc_victim'" >/dev/null
 wait
