@@ -18,6 +18,7 @@
 #include <float.h>
 #include <limits.h>
 
+#include "access/parallel.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
 
@@ -48,20 +49,65 @@ bool		pgstrom_zero_copy;
 bool		pgstrom_regression_test_mode;
 
 /*
- * The assign hooks run in the postmaster too (initial load, reloads), where
- * shared memory either does not exist yet or must not be written; only
- * processes under the postmaster publish the value.
+ * Which assignments publish a live value cluster-wide: an explicit SET
+ * (source PGC_S_SESSION), a RESET, and the end of a transaction restoring
+ * a value, in a normal backend.  Not: parallel workers restoring their
+ * leader's settings (a plain user's parallel query would undo a
+ * superuser's SET for everyone), backends re-reading the configuration
+ * file on SIGHUP (the supervisor publishes the file's values itself), nor
+ * role and database defaults.  The check hook sees the source and the
+ * assign hook does not, so the check hook notes its verdict for the value
+ * about to be assigned; RESET and transaction ends assign without a check.
  */
-static bool
-live_gucs_can_publish(void)
+typedef struct LiveCheck
 {
-	return pgstrom_service_shared != NULL && IsUnderPostmaster;
+	bool		checked;		/* a check hook ran for the next assignment */
+	int			value;			/* the value it checked */
+	bool		publishes;		/* its verdict */
+} LiveCheck;
+
+static LiveCheck max_async_tasks_check;
+static LiveCheck debug_output_check;
+
+static bool
+in_parallel_worker(void)
+{
+	return InitializingParallelWorker || IsParallelWorker();
+}
+
+static void
+live_check(LiveCheck *lc, int value, GucSource source)
+{
+	lc->checked = true;
+	lc->value = value;
+	lc->publishes = (source == PGC_S_SESSION && !in_parallel_worker());
+}
+
+static bool
+live_assign_publishes(LiveCheck *lc, int value)
+{
+	bool		publishes;
+
+	if (lc->checked && lc->value == value)
+		publishes = lc->publishes;
+	else
+		publishes = !in_parallel_worker();
+	lc->checked = false;
+	/* the postmaster (initial load, reloads) must not write shared memory */
+	return publishes && IsUnderPostmaster && pgstrom_service_shared != NULL;
+}
+
+static bool
+check_max_async_tasks(int *newval, void **extra, GucSource source)
+{
+	live_check(&max_async_tasks_check, *newval, source);
+	return true;
 }
 
 static void
 assign_max_async_tasks(int newval, void *extra)
 {
-	if (!live_gucs_can_publish())
+	if (!live_assign_publishes(&max_async_tasks_check, newval))
 		return;
 	pg_atomic_write_u32(&pgstrom_service_shared->max_async_tasks,
 						(uint32) newval);
@@ -80,10 +126,17 @@ show_max_async_tasks(void)
 	return buf;
 }
 
+static bool
+check_gpuserv_debug_output(bool *newval, void **extra, GucSource source)
+{
+	live_check(&debug_output_check, *newval ? 1 : 0, source);
+	return true;
+}
+
 static void
 assign_gpuserv_debug_output(bool newval, void *extra)
 {
-	if (!live_gucs_can_publish())
+	if (!live_assign_publishes(&debug_output_check, newval ? 1 : 0))
 		return;
 	pg_atomic_write_u32(&pgstrom_service_shared->debug_output,
 						newval ? 1 : 0);
@@ -157,7 +210,7 @@ init_service_gucs(void)
 							256,
 							PGC_SUSET,
 							GUC_SUPERUSER_ONLY,
-							NULL,
+							check_max_async_tasks,
 							assign_max_async_tasks,
 							show_max_async_tasks);
 
@@ -188,7 +241,7 @@ init_service_gucs(void)
 							 false,
 							 PGC_SUSET,
 							 GUC_SUPERUSER_ONLY,
-							 NULL,
+							 check_gpuserv_debug_output,
 							 assign_gpuserv_debug_output,
 							 show_gpuserv_debug_output);
 }
@@ -311,7 +364,7 @@ init_planner_gucs(void)
 							 NULL,
 							 &pgstrom_regression_test_mode,
 							 false,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 }
