@@ -272,6 +272,27 @@ echo "--- the service's WARNING lines (the TEST-ONLY labels are expected)"
 grep -E "WARNING" "$dir/server.log" | head -20 || true
 grep -qE "PANIC|server process .* terminated|GPU service (failed|exited)" "$dir/server.log" &&
 	fail "the server log shows a crash or a service failure"
+echo "--- a line pointer outside its page is PostgreSQL's data-corruption error"
+cluster_psql "$dir" "$port" -q -c "CREATE TABLE hx_bad AS SELECT i, repeat('y', 50) AS t FROM generate_series(1, 20000) i" \
+	-c "VACUUM FREEZE hx_bad" -c "CHECKPOINT" || fail "hx_bad"
+relfile="$dir/$(cluster_psql "$dir" "$port" -Atc "SELECT pg_relation_filepath('hx_bad')")"
+cluster_stop "$dir"
+# block 3, line pointer 1: lp_off 8100, LP_NORMAL, lp_len 200 (bit fields 15/2/15)
+lp=$(( 8100 | (1 << 15) | (200 << 17) ))
+printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((lp & 255)) $((lp >> 8 & 255)) $((lp >> 16 & 255)) $((lp >> 24 & 255)))" |
+	dd of="$relfile" bs=1 seek=$((3 * 8192 + 24)) conv=notrunc status=none || fail "corrupting hx_bad"
+export PG_STROM_TEST_HOST_EXECUTOR=1
+cluster_start "$dir" "$port"
+unset PG_STROM_TEST_HOST_EXECUTOR
+for zc in on off; do
+	err=$(cluster_psql "$dir" "$port" -c "SET pg_strom.regression_test_mode = on" -c "SET pg_strom.zero_copy = $zc" \
+		-c "\\set VERBOSITY verbose" -c "SELECT count(*) FROM hx_bad WHERE i > 0" 2>&1 || true)
+	echo "$err" | grep -q 'XX001: invalid line pointer 1 in block 3 of relation "hx_bad"' ||
+		fail "zero_copy $zc: no data-corruption error naming the block: $err"
+	echo "ok: zero_copy $zc: $(echo "$err" | grep -m1 XX001)"
+done
+cluster_psql "$dir" "$port" -q -c "DROP TABLE hx_bad" || fail "drop hx_bad"
+
 echo "--- zero-copy checks (test/device/zerocopy_checks.sh, 300,000 rows)"
 HX_DIR=$dir HX_PORT=$port R=test/device/local_remote.sh ZC_ROWS=300000 \
 	bash test/device/zerocopy_checks.sh || fail "zero-copy checks"

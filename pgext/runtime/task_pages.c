@@ -53,6 +53,31 @@ ref_is_visible(const XpuPageRef *ref, OffsetNumber off)
 }
 
 /*
+ * PostgreSQL checks a page's header when it reads the page, not its line
+ * pointers.  One that points outside the page would make the device reject
+ * the whole chunk, and the CPU path read whatever lies beyond: it is data
+ * corruption, and is reported as such, naming the relation and block, before
+ * anything reads the tuple.
+ */
+static void
+check_line_pointer(GpuTaskState *gts, Page page, BlockNumber blkno,
+				   OffsetNumber lineoff)
+{
+	ItemId		lpp = PageGetItemId(page, lineoff);
+
+	if (ItemIdGetOffset(lpp) < SizeOfPageHeaderData ||
+		ItemIdGetLength(lpp) < SizeofHeapTupleHeader ||
+		ItemIdGetOffset(lpp) + ItemIdGetLength(lpp) > BLCKSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid line pointer %u in block %u of relation \"%s\"",
+						(unsigned) lineoff, blkno, RelationGetRelationName(gts->rel)),
+				 errdetail("Tuple offset %u and length %u do not fit in the page.",
+						   (unsigned) ItemIdGetOffset(lpp),
+						   (unsigned) ItemIdGetLength(lpp))));
+}
+
+/*
  * Reads and share-locks block blkno; returns the buffer, with *lines and
  * *all_visible as heapgetpage() sees them.
  */
@@ -129,6 +154,7 @@ pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 	{
 		if (!ItemIdIsNormal(PageGetItemId(page, lineoff)))
 			continue;
+		check_line_pointer(gts, page, blkno, lineoff);
 		/* outside SERIALIZABLE an all-visible page needs no per-tuple check */
 		if ((all_visible && !IsolationIsSerializable()) ||
 			tuple_visible(gts, buffer, page, blkno, lineoff, all_visible))
@@ -175,6 +201,7 @@ copy_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 	{
 		if (!ItemIdIsNormal(PageGetItemId(page, lineoff)))
 			continue;
+		check_line_pointer(gts, page, blkno, lineoff);
 		if (tuple_visible(gts, buffer, page, blkno, lineoff, all_visible))
 			nvisible++;
 		else
