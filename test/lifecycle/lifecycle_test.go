@@ -49,7 +49,7 @@ func TestNoGPUStateIsStableWithoutRestartLoop(t *testing.T) {
 
 func TestReloadPushesConfigWithoutRestart(t *testing.T) {
 	ctx := context.Background()
-	c, conn, before := startedCluster(ctx, t)
+	c, conn, before := serviceCluster(ctx, t)
 	if _, err := conn.Exec(ctx, "ALTER SYSTEM SET pg_strom.gpu_mempool_release_delay = '4321ms'"); err != nil {
 		t.Fatal(err)
 	}
@@ -70,13 +70,6 @@ func TestReloadPushesConfigWithoutRestart(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if before[0].State != "ready" {
-		after := readStatus(ctx, t, conn)
-		if after[0].State != before[0].State || after[0].Restarts != before[0].Restarts {
-			t.Fatalf("reload changed the service state: %v -> %v", describe(before), describe(after))
-		}
-		t.Skipf("no GPU service to push the configuration to (state %s); checked the state stays put", before[0].State)
-	}
 	// The service acknowledges the new value in its log, through the relay.
 	ack := regexp.MustCompile(`(GPU\d+|SVC): .*release_delay [^ ]+ -> 4\.321s`)
 	deadline = time.Now().Add(10 * time.Second)
@@ -94,7 +87,7 @@ func TestReloadPushesConfigWithoutRestart(t *testing.T) {
 
 func TestMaxAsyncTasksIsLiveAndSuperuserOnly(t *testing.T) {
 	ctx := context.Background()
-	c, conn, st := startedCluster(ctx, t)
+	c, conn, st := serviceCluster(ctx, t)
 	if _, err := conn.Exec(ctx, "CREATE ROLE plain_user LOGIN"); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +105,6 @@ func TestMaxAsyncTasksIsLiveAndSuperuserOnly(t *testing.T) {
 	if err := other.QueryRow(ctx, "SHOW pg_strom.max_async_tasks").Scan(&v); err != nil || v != "3" {
 		t.Fatalf("other session sees max_async_tasks = %q (err %v), want 3", v, err)
 	}
-	requireReady(t, st)
 	pid := *st[0].PID
 	st = waitFor(ctx, t, conn, 10*time.Second, func(s []serviceStatus) bool {
 		for _, d := range s {
@@ -182,8 +174,7 @@ func TestStaleSocketFilesAreRemovedAtStart(t *testing.T) {
 
 func TestKill9OfServiceKeepsClusterAndSessions(t *testing.T) {
 	ctx := context.Background()
-	c, conn, st := startedCluster(ctx, t)
-	requireReady(t, st)
+	c, conn, st := serviceCluster(ctx, t)
 	postmaster := c.postmasterPID()
 	var backend int
 	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
@@ -213,8 +204,7 @@ func TestKill9OfServiceKeepsClusterAndSessions(t *testing.T) {
 
 func TestConcurrentSocketClients(t *testing.T) {
 	ctx := context.Background()
-	c, _, st := startedCluster(ctx, t)
-	requireReady(t, st)
+	c, _, st := serviceCluster(ctx, t)
 	files := c.socketFiles()
 	if len(files) != len(st) {
 		t.Fatalf("socket files %v for %d devices", files, len(st))
@@ -292,8 +282,7 @@ func statusOverSocket(t *testing.T, path string, n int) {
 
 func TestDebugOutputSwitchesLive(t *testing.T) {
 	ctx := context.Background()
-	c, conn, st := startedCluster(ctx, t)
-	requireReady(t, st)
+	c, conn, _ := serviceCluster(ctx, t)
 	debugLine := regexp.MustCompile(`(?m)^.*LOG:  GPU0: status request served`)
 	statusOverSocket(t, c.socketFiles()[0], 1)
 	time.Sleep(1500 * time.Millisecond)
