@@ -142,7 +142,7 @@ extern Datum gpupreagg_partial_state(const GpuPreAggAgg *agg, const char *acc,
  * typid (the key expression's type), in the current memory context.
  */
 extern Datum gpupreagg_key_datum(Oid typid, int xtype, const char *slot,
-								 bool *isnull);
+								 uint32 slot_width, bool *isnull);
 
 /* gpupreagg_exec.c */
 extern CustomExecMethods gpupreagg_exec_methods;

@@ -690,8 +690,14 @@ numeric_key_datum(const char *slot)
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
 
+/*
+ * The key in a device entry's slot of slot_width bytes.  The entry came
+ * back from the service, so a text key's length is checked against the
+ * slot it must fit, not merely against the largest slot there is.
+ */
 Datum
-gpupreagg_key_datum(Oid typid, int xtype, const char *slot, bool *isnull)
+gpupreagg_key_datum(Oid typid, int xtype, const char *slot, uint32 slot_width,
+					bool *isnull)
 {
 	int64		i64;
 
@@ -736,8 +742,11 @@ gpupreagg_key_datum(Oid typid, int xtype, const char *slot, bool *isnull)
 				int32		len;
 
 				memcpy(&len, slot + 4, sizeof(len));
-				if (len < 0 || len > XPU_PREAGG_MAX_TEXT_KEY)
-					elog(ERROR, "GpuPreAgg: text key of %d bytes from the device", len);
+				if (len < 0 || (uint32) len > slot_width - 8)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROTOCOL_VIOLATION),
+							 errmsg("GpuPreAgg: unexpected reply from the GPU service: a text key of %d bytes in a slot of %u",
+									len, slot_width)));
 				return PointerGetDatum(cstring_to_text_with_len(slot + 8, len));
 			}
 		default:

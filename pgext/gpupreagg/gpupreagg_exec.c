@@ -331,6 +331,7 @@ emit_entry(GpuPreAggState *pas, TupleTableSlot *slot, const char *entry,
 			slot->tts_values[i] =
 				gpupreagg_key_datum(pas->key_types[i], pas->layout.key_xtype[i],
 									entry + pas->layout.key_offset[i],
+									pas->layout.key_width[i],
 									&slot->tts_isnull[i]);
 	}
 	for (i = 0; i < pas->naggs; i++)
