@@ -10,18 +10,23 @@ import (
 // executor's BodyLender for; smaller ones are cheap to allocate and copy.
 const minLentBody = 1 << 20
 
-// lendBody is ReadMessageInto's allocator: large TaskExec bodies go into
-// pinned memory the executor lends, when it does.  It remembers the loan
-// in *lent, so the receiver can return it on any path.
-func (s *Server) lendBody(lent *[]byte) func(h protocol.Header) []byte {
-	return func(h protocol.Header) []byte {
-		lender, ok := s.cfg.Executor.(BodyLender)
-		if !ok || h.Tag != protocol.TagTaskExec || h.Length < minLentBody {
-			return nil
-		}
-		*lent = lender.LendBody(int(h.Length))
-		return *lent
+// lend returns memory the executor lends for the body of h, or nil: only
+// large TaskExec bodies go into pinned memory the executor lends, when it
+// does (the lender bounds what it lends).
+func (s *Server) lend(h protocol.Header) []byte {
+	lender, ok := s.cfg.Executor.(BodyLender)
+	if !ok || h.Tag != protocol.TagTaskExec || h.Length < minLentBody {
+		return nil
 	}
+	b := lender.LendBody(int(h.Length))
+	if b == nil {
+		return nil
+	}
+	if uint64(len(b)) < uint64(h.Length) {
+		s.returnBody(b)
+		return nil
+	}
+	return b
 }
 
 // returnBody gives a lent body back to the executor; nil is a no-op.

@@ -19,17 +19,31 @@ import (
 // chunk) goes straight into the message.
 const readBuffer = 64 << 10
 
-// writeTimeout bounds one reply write, so a client that stops reading cannot
-// hold a worker forever.
-const writeTimeout = 30 * time.Second
-
-// clientConn is one accepted client.
+// clientConn is one accepted client.  Its receiver reads and queues its
+// requests; its writer writes its replies; workers run its commands and
+// hand their replies to the writer.
 type clientConn struct {
 	f         *os.File
-	writeMu   sync.Mutex     // replies on one connection never interleave
-	inflight  sync.WaitGroup // commands queued or executing for this client
+	closed    chan struct{} // closed by close
 	closeOnce sync.Once
 	session   *session // the open session; only the receiver touches it
+
+	// slots holds one token per command in flight: queued, running, or
+	// with its reply not yet written.  At cap the receiver waits.
+	slots    chan struct{}
+	inflight sync.WaitGroup // commands queued or executing (replies not yet queued)
+
+	// the fair queue's, under its lock
+	pending []command
+	inRing  bool
+
+	// the writer's outbox
+	outMu      sync.Mutex
+	outCond    sync.Cond
+	out        []outItem
+	outDead    bool          // the writer has exited: sends are discarded
+	writerDone chan struct{} // closed when the writer exits
+	log        func(error)   // reports a failed write
 }
 
 // command is one parsed request waiting for a worker.
@@ -42,44 +56,71 @@ type command struct {
 	spec   nodekind.Spec // OpenSession: the kind's validated session
 	chunk  xpu.Chunk     // TaskExec
 	body   []byte        // TaskExec received into memory the executor lent
+	charge int64         // bytes of budget the message holds
+	from   *budget       // the budget charged
+	alloc  int64         // bytes of BodyBytes the message accounts for
 }
 
-// write sends msgs back to back: no other reply comes between them.  Each
-// message gets its own deadline, so a long series of large messages is not
-// cut off while the client keeps reading.
-func (c *clientConn) write(msgs ...[]byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	for _, msg := range msgs {
-		if err := c.f.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
-			return fmt.Errorf("set write deadline: %w", err)
-		}
-		if _, err := c.f.Write(msg); err != nil {
-			return fmt.Errorf("write reply: %w", err)
-		}
-	}
-	return nil
-}
-
-// close closes the socket; a receiver blocked in read returns at once.
-func (c *clientConn) close() {
-	c.closeOnce.Do(func() { c.f.Close() })
-}
-
-// serveConn registers a new client and starts its receiver.
+// serveConn registers a new client and starts its receiver and writer; a
+// client over the connection cap gets an Error reply and is closed.
 func (s *Server) serveConn(f *os.File) {
-	c := &clientConn{f: f}
+	c := &clientConn{
+		f:          f,
+		closed:     make(chan struct{}),
+		slots:      make(chan struct{}, s.cfg.MaxInflight),
+		writerDone: make(chan struct{}),
+	}
+	c.outCond.L = &c.outMu
+	c.log = func(err error) { s.log.Debug().Err(err).Msg("writing a reply; closing the connection") }
 	s.connsMu.Lock()
 	if s.closed {
 		s.connsMu.Unlock()
 		f.Close()
 		return
 	}
+	if n := len(s.conns); n >= s.cfg.MaxConnections {
+		s.connsMu.Unlock()
+		s.refuse(f, n)
+		return
+	}
 	s.conns[c] = struct{}{}
 	s.connections.Add(1)
 	s.receivers.Add(1)
 	s.connsMu.Unlock()
+	go c.writeLoop(s.cfg.WriteTimeout)
 	go s.receive(c)
+}
+
+// refusalLog rate-limits the log line of refused connections.
+type refusalLog struct {
+	mu     sync.Mutex
+	last   time.Time
+	missed uint64
+}
+
+// refuse answers a client over the connection cap and closes it, without
+// holding up the accept loop.
+func (s *Server) refuse(f *os.File, open int) {
+	s.refused.Add(1)
+	s.refusedLog.mu.Lock()
+	if now := time.Now(); now.Sub(s.refusedLog.last) >= 10*time.Second {
+		s.log.Warn().Int("open", open).Int("max_connections", s.cfg.MaxConnections).
+			Uint64("refused_since_last_report", s.refusedLog.missed+1).
+			Msgf("GPU%d: refusing a client connection: %d connections are open, the most this device's GPU service accepts; the client runs its GPU nodes on the CPU",
+				s.cfg.DeviceIndex, open)
+		s.refusedLog.last, s.refusedLog.missed = now, 0
+	} else {
+		s.refusedLog.missed++
+	}
+	s.refusedLog.mu.Unlock()
+	e := errorReply(protocol.ErrCodeUnsupported, fmt.Sprintf(
+		"GPU%d service has %d connections open, the most it accepts; run on the CPU", s.cfg.DeviceIndex, open))
+	msg := protocol.EncodeError(0, e)
+	go func() {
+		defer f.Close()
+		f.SetWriteDeadline(time.Now().Add(time.Second))
+		f.Write(msg)
+	}()
 }
 
 // dropConn closes and forgets a client.
@@ -94,15 +135,20 @@ func (s *Server) dropConn(c *clientConn) {
 }
 
 // receive reads requests from one client and queues them, until the client
-// goes away, sends something bad, or the server closes.
+// goes away, sends something bad, or the server closes.  Whatever ends it,
+// the connection's queued commands are dropped: they will not run.
 func (s *Server) receive(c *clientConn) {
 	defer s.receivers.Done()
-	defer s.dropConn(c)
-	defer c.endSession()
-	// lent is a body the executor lent that no command owns yet; whatever
-	// ends the loop (an error, a refusal, a panic) gives it back.
-	var lent []byte
-	defer func() { s.returnBody(lent) }()
+	defer func() {
+		s.dropConn(c)
+		<-c.writerDone
+		s.dropCommands(s.queue.take(c))
+		c.endSession()
+	}()
+	// in is a message no command owns yet; whatever ends the loop (an
+	// error, a refusal, a panic) gives its memory back.
+	var in inbound
+	defer func() { s.releaseInbound(&in) }()
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Warn().Interface("panic", r).Str("stack", stack()).Msg("recovered panic while reading a request")
@@ -115,86 +161,114 @@ func (s *Server) receive(c *clientConn) {
 	// bytes it came with; it never enters this process's table.
 	rd := bufio.NewReaderSize(c.f, readBuffer)
 	for {
-		lent = nil
-		msg, hdr, err := protocol.ReadMessageInto(rd, protocol.MaxLength, s.lendBody(&lent))
+		in = inbound{}
+		err := s.readRequest(c, rd, &in)
 		if err != nil {
-			if errors.Is(err, protocol.ErrProtocol) {
-				s.log.Debug().Err(err).Msg("malformed message from a client")
-				s.reject(c, hdr.RequestID, errorReply(protocol.ErrCodeProtocol, err.Error()))
-			} else if !isDisconnect(err) {
+			switch {
+			case errors.Is(err, protocol.ErrProtocol), errors.Is(err, protocol.ErrUnsupported):
+				code := int32(protocol.ErrCodeProtocol)
+				if errors.Is(err, protocol.ErrUnsupported) {
+					code = protocol.ErrCodeUnsupported
+				}
+				s.log.Debug().Err(err).Msg("refusing a message from a client")
+				s.reject(c, in.hdr.RequestID, errorReply(code, err.Error()))
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				s.dropped.Add(1)
+				s.log.Debug().Err(err).Msg("dropping a client past its read deadline")
+			case !isDisconnect(err):
 				s.log.Debug().Err(err).Msg("reading from a client")
 			}
 			return
 		}
-		req, err := protocol.ParseRequest(msg)
-		cmd := command{conn: c, header: hdr, req: req, body: lent}
+		req, err := protocol.ParseRequest(in.msg)
+		if err == nil && !c.takeSlot(s.done) {
+			return
+		}
+		cmd := command{conn: c, header: in.hdr, req: req, body: in.lent, from: in.from, charge: in.charge, alloc: in.alloc}
 		if err == nil {
 			err = s.admit(c, &cmd)
+			if err != nil {
+				c.releaseSlot()
+			}
 		}
 		if err != nil {
 			code := int32(protocol.ErrCodeProtocol)
 			if errors.Is(err, protocol.ErrUnsupported) {
 				code = protocol.ErrCodeUnsupported
 			}
-			s.log.Debug().Err(err).Uint32("request_id", hdr.RequestID).Msg("rejecting a request")
-			s.reject(c, hdr.RequestID, errorReply(code, err.Error()))
+			s.log.Debug().Err(err).Uint32("request_id", in.hdr.RequestID).Msg("rejecting a request")
+			s.reject(c, in.hdr.RequestID, errorReply(code, err.Error()))
 			return
 		}
+		in = inbound{} // the command owns the body now
 		if !s.enqueue(cmd) {
-			cmd.releaseSession()
+			s.dropCommands([]command{cmd})
 			return
 		}
-		lent = nil // the command returns it after its reply
 	}
 }
+
+// takeSlot waits for room in the connection's in-flight bound; false when
+// the connection or the server closes first.
+func (c *clientConn) takeSlot(done <-chan struct{}) bool {
+	select {
+	case c.slots <- struct{}{}:
+		return true
+	case <-c.closed:
+	case <-done:
+	}
+	return false
+}
+
+func (c *clientConn) releaseSlot() { <-c.slots }
 
 // reject sends an Error reply after the client's earlier requests have been
-// answered, so replies keep their order; the caller then closes the
-// connection.
+// answered, so replies keep their order, and waits until it is written;
+// the caller then closes the connection.
 func (s *Server) reject(c *clientConn, requestID uint32, e protocol.ErrorReply) {
 	c.inflight.Wait()
-	if err := c.write(protocol.EncodeError(requestID, e)); err != nil {
+	if err := c.send(outItem{msgs: [][]byte{protocol.EncodeError(requestID, e)}, closeAfter: true}); err != nil {
 		s.log.Debug().Err(err).Msg("sending an error reply")
+		return
 	}
+	<-c.writerDone
 }
 
-// enqueue hands a command to the workers; false when the server is closing.
-// The read lock lets Close know that no enqueue is in progress once it holds
-// the write lock, so it can drain the queue completely.
+// enqueue hands a command to the workers; false when the server is
+// closing: the caller then drops the command (dropCommands).
 func (s *Server) enqueue(cmd command) bool {
-	s.enqueueMu.RLock()
-	defer s.enqueueMu.RUnlock()
-	select {
-	case <-s.done:
-		return false
-	default:
-	}
 	cmd.conn.inflight.Add(1)
-	select {
-	case s.queue <- cmd:
-		return true
-	case <-s.done:
+	return s.queue.push(cmd)
+}
+
+// dropCommands forgets commands no worker will run: those of a closed
+// connection, or of a closing server.
+func (s *Server) dropCommands(cmds []command) {
+	for i := range cmds {
+		cmd := &cmds[i]
+		if _, ok := cmd.req.(protocol.OpenSessionRequest); ok && cmd.sess != nil {
+			// never prepared: wake the session's tasks and let the
+			// last release go
+			cmd.sess.setPrepared(nil, errors.New("the connection closed before the session was opened"))
+		}
+		cmd.releaseSession()
+		s.releaseBody(cmd)
 		cmd.conn.inflight.Done()
-		return false
+		cmd.conn.releaseSlot()
 	}
 }
 
-// drainQueue forgets the commands no worker will run; called by Close after
-// the workers have exited and no enqueue can happen.
-func (s *Server) drainQueue() {
-	for {
-		select {
-		case cmd := <-s.queue:
-			cmd.releaseSession()
-			s.returnBody(cmd.body)
-			cmd.conn.inflight.Done()
-		default:
-			return
-		}
-	}
+// releaseBody gives back a command's body: lent memory to the executor,
+// its share of the budget and of BodyBytes.
+func (s *Server) releaseBody(cmd *command) {
+	s.returnBody(cmd.body)
+	cmd.from.release(cmd.charge)
+	s.bodyBytes.Add(-cmd.alloc)
+	cmd.body, cmd.from, cmd.charge, cmd.alloc = nil, nil, 0, 0
 }
 
 func isDisconnect(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded)
+		errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.Is(err, errConnClosed)
 }

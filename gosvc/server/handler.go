@@ -10,35 +10,38 @@ import (
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 )
 
-// execute runs one command on a worker and writes its reply.  A panic is
-// recovered, answered with ErrCodeInternal, and the connection is closed:
-// whatever state the request touched can no longer be trusted.
+// execute runs one command on a worker and hands its reply to the
+// connection's writer; the command's in-flight slot is freed once the reply
+// is written (or discarded, on a closed connection).  A panic is recovered,
+// answered with ErrCodeInternal, and the connection is closed: whatever
+// state the request touched can no longer be trusted.
 func (s *Server) execute(cmd command) {
-	defer cmd.conn.inflight.Done()
-	defer cmd.releaseSession() // after the reply, so TaskFinal waits for it
-	defer s.returnBody(cmd.body)
+	c := cmd.conn
+	replied := false
+	reply := func(msg []byte, closeAfter bool) {
+		replied = true
+		c.send(outItem{msgs: [][]byte{msg}, closeAfter: closeAfter, done: c.releaseSlot})
+	}
+	defer c.inflight.Done()
+	defer cmd.releaseSession() // after the reply is queued, so TaskFinal's comes after it
+	defer s.releaseBody(&cmd)
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Warn().Interface("panic", r).Str("stack", stack()).
 				Uint32("request_id", cmd.header.RequestID).Msg("recovered panic while handling a request")
-			e := errorReply(protocol.ErrCodeInternal, fmt.Sprintf("internal error: %v", r))
-			if err := cmd.conn.write(protocol.EncodeError(cmd.header.RequestID, e)); err != nil {
-				s.log.Debug().Err(err).Msg("sending an error reply")
+			if replied {
+				c.close()
+				return
 			}
-			cmd.conn.close()
+			e := errorReply(protocol.ErrCodeInternal, fmt.Sprintf("internal error: %v", r))
+			reply(protocol.EncodeError(cmd.header.RequestID, e), true)
 		}
 	}()
-	reply, keepOpen := s.handle(&cmd)
-	if err := cmd.conn.write(reply); err != nil {
-		s.log.Debug().Err(err).Msg("writing a reply; closing the connection")
-		cmd.conn.close()
-		return
+	msg, keepOpen := s.handle(&cmd)
+	reply(msg, !keepOpen)
+	if keepOpen {
+		s.served.Add(1)
 	}
-	if !keepOpen {
-		cmd.conn.close()
-		return
-	}
-	s.served.Add(1)
 }
 
 // handle builds the reply to one request; keepOpen is false when the

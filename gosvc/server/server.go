@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
@@ -25,8 +26,10 @@ type Config struct {
 	SocketPath  string // see SocketPath
 	DeviceIndex int
 	Workers     int // initial worker count (pg_strom.max_async_tasks)
-	QueueDepth  int // command queue capacity; 0 means DefaultQueueDepth
-	Pool        PoolStatser
+	// QueueDepth is kept for compatibility and no longer used: the queue
+	// is bounded by MaxConnections times MaxInflight.
+	QueueDepth int
+	Pool       PoolStatser
 	// Executor runs sessions; nil answers them ErrCodeUnsupported.
 	Executor nodekind.Executor
 	// Kinds are the node kinds whose sessions are accepted; required
@@ -38,6 +41,15 @@ type Config struct {
 	// on the CPU.
 	SharedBuffers uint32
 	Logger        zerolog.Logger
+
+	// Bounds; a zero field takes the default of the same name (see
+	// limits.go for the reasons).
+	MaxConnections int           // open connections (DefaultMaxConnections)
+	MaxInflight    int           // commands in flight per connection (DefaultMaxInflight)
+	MessageTimeout time.Duration // a partial message without progress (DefaultMessageTimeout)
+	IdleTimeout    time.Duration // a connection without session and work (DefaultIdleTimeout)
+	BodyBudget     int64         // request bodies in ordinary memory (DefaultBodyBudget)
+	WriteTimeout   time.Duration // one reply write (DefaultWriteTimeout)
 }
 
 // Limits on the worker count, matching pg_strom.max_async_tasks.
@@ -54,6 +66,17 @@ type Stats struct {
 	Connections    uint32 // open client sockets
 	Queued         uint32 // commands waiting for a worker
 	RequestsServed uint64 // requests answered successfully
+	// BodyBytes is the memory allocated for request bodies the server
+	// holds now (not counting memory the executor lent): it follows the
+	// bytes that arrived, not the lengths that headers claim.
+	BodyBytes int64
+	// BodyReserved is the budget for bodies taken now (Config.BodyBudget
+	// and the small bodies' share).
+	BodyReserved int64
+	// Refused counts connections refused over MaxConnections; Dropped
+	// counts connections closed for a read deadline.
+	Refused uint64
+	Dropped uint64
 }
 
 // Server serves one device's socket.
@@ -62,7 +85,9 @@ type Server struct {
 	log      zerolog.Logger
 	listenFd int
 	accept   *acceptLoop
-	queue    chan command
+	queue    *fairQueue
+	bodies   *budget       // bodies larger than firstPiece
+	small    *budget       // the others, but for the tiny ones
 	done     chan struct{} // closed by Close
 
 	workersMu sync.Mutex
@@ -75,10 +100,12 @@ type Server struct {
 	running     atomic.Int32 // workers actually running
 	connections atomic.Int32
 	served      atomic.Uint64
+	bodyBytes   atomic.Int64
+	refused     atomic.Uint64
+	dropped     atomic.Uint64
+	refusedLog  refusalLog
 
 	probes linkProbes // one LINK_PROBE at a time
-
-	enqueueMu sync.RWMutex // see enqueue
 
 	acceptDone sync.WaitGroup
 	receivers  sync.WaitGroup
@@ -99,6 +126,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueueDepth <= 0 {
 		cfg.QueueDepth = DefaultQueueDepth
 	}
+	cfg.setDefaults()
 	listenFd, err := listenUnix(cfg.SocketPath, listenBacklog)
 	if err != nil {
 		return nil, fmt.Errorf("device %d: %w", cfg.DeviceIndex, err)
@@ -113,7 +141,9 @@ func New(cfg Config) (*Server, error) {
 		log:      cfg.Logger,
 		listenFd: listenFd,
 		accept:   loop,
-		queue:    make(chan command, cfg.QueueDepth),
+		queue:    newFairQueue(),
+		bodies:   newBudget(cfg.BodyBudget),
+		small:    newBudget(max(cfg.BodyBudget/smallBudgetShare, firstPiece)),
 		done:     make(chan struct{}),
 		conns:    make(map[*clientConn]struct{}),
 	}
@@ -141,8 +171,12 @@ func (s *Server) Stats() Stats {
 	return Stats{
 		Workers:        uint32(s.running.Load()),
 		Connections:    uint32(s.connections.Load()),
-		Queued:         uint32(len(s.queue)),
+		Queued:         uint32(s.queue.len()),
 		RequestsServed: s.served.Load(),
+		BodyBytes:      s.bodyBytes.Load(),
+		BodyReserved:   s.bodies.reserved() + s.small.reserved(),
+		Refused:        s.refused.Load(),
+		Dropped:        s.dropped.Load(),
 	}
 }
 
@@ -162,16 +196,16 @@ func (s *Server) Close() error {
 			s.closeErr = errors.Join(s.closeErr, fmt.Errorf("remove %s: %w", s.cfg.SocketPath, err))
 		}
 
-		// Workers see done and exit after their current command; then no
-		// enqueue is in progress (write lock) and the queue can be drained,
-		// which releases every receiver waiting on its client's inflight.
+		// Workers see done and exit after their current command; the
+		// closed queue takes no more commands, and those queued are
+		// dropped, which releases every receiver waiting on its
+		// client's inflight.
 		s.workersMu.Lock()
 		s.workers = nil
 		s.workersMu.Unlock()
+		s.queue.close()
 		s.workerWG.Wait()
-		s.enqueueMu.Lock()
-		s.drainQueue()
-		s.enqueueMu.Unlock()
+		s.dropCommands(s.queue.take(nil))
 
 		s.connsMu.Lock()
 		s.closed = true

@@ -25,6 +25,7 @@ func (s *Server) SetWorkers(n int) {
 		close(s.workers[last])
 		s.workers = s.workers[:last]
 	}
+	s.queue.wake() // stopped workers waiting for a command see their stop
 }
 
 // WantedWorkers is the worker count last asked for.
@@ -37,20 +38,25 @@ func (s *Server) WantedWorkers() int {
 func (s *Server) worker(stop <-chan struct{}) {
 	defer s.workerWG.Done()
 	defer s.running.Add(-1)
+	q := s.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	for {
 		// Check stop first so a shrink takes effect even with a busy queue.
 		select {
 		case <-stop:
 			return
-		default:
-		}
-		select {
-		case <-stop:
-			return
 		case <-s.done:
 			return
-		case cmd := <-s.queue:
-			s.execute(cmd)
+		default:
 		}
+		cmd, ok := q.popLocked()
+		if !ok {
+			q.cond.Wait()
+			continue
+		}
+		q.mu.Unlock()
+		s.execute(cmd)
+		q.mu.Lock()
 	}
 }
