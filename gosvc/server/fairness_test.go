@@ -282,11 +282,20 @@ func TestBudgetIsFirstComeFirstServed(t *testing.T) {
 	if <-res {
 		t.Fatal("a cancelled acquire succeeded")
 	}
-	b.release(8)
-	if a, c := <-got, <-got; a != 5 || c != 1 {
-		t.Fatalf("granted %d then %d, want 5 then 1", a, c)
+	select {
+	case n := <-got:
+		t.Fatalf("%d granted ahead of the waiter before it", n)
+	case <-time.After(50 * time.Millisecond):
 	}
-	if r := b.reserved(); r != 6 {
-		t.Fatalf("reserved %d, want 6", r)
+	b.release(3) // 5 free: the head only
+	if n := <-got; n != 5 {
+		t.Fatalf("granted %d first, want 5", n)
+	}
+	b.release(1)
+	if n := <-got; n != 1 {
+		t.Fatalf("granted %d second, want 1", n)
+	}
+	if r := b.reserved(); r != 10 {
+		t.Fatalf("reserved %d, want 10", r)
 	}
 }
