@@ -219,7 +219,7 @@ func TestConnectionCap(t *testing.T) {
 // running finishes, and the session is closed on the device.
 func TestClosedConnectionQueuedCommandsAreDropped(t *testing.T) {
 	ex := &fakeExecutor{execDelay: 100 * time.Millisecond}
-	s := startLimitedServer(t, 1, ex, Config{})
+	s := startLimitedServer(t, 1, ex, Config{MaxInflight: 64})
 	c := dial(t, s)
 	expectSuccess(t, c, sessionMsg(1))
 	var batch []byte

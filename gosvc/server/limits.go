@@ -29,7 +29,7 @@ const (
 	// running or with a reply not yet written; a backend keeps at most
 	// GPU_TASK_MAX_INFLIGHT (3) chunks and one TaskFinal in flight.  At
 	// the bound the receiver stops reading that connection.
-	DefaultMaxInflight = 64
+	DefaultMaxInflight = 16
 	// DefaultMessageTimeout is how long a partial message may go without
 	// a byte (and, plus MinBodyRate, how long it may take in all).
 	DefaultMessageTimeout = 10 * time.Second
