@@ -6,4 +6,10 @@
 // hash matches, else builds one with nvcc for the devices' architectures.
 // When the caller cannot load a fatbin on some device, Rebuild builds it
 // again for exactly the devices' architectures.
+//
+// Every fatbin written into the cache is followed by "<fatbin>.sha256"
+// (written to a temporary file and renamed once the fatbin is complete).
+// A cached fatbin whose checksum is missing, unreadable or different is not
+// trusted: Ensure replaces it and reports why in Result.Rejected.
+// ReadVerified reads a fatbin and checks the bytes read, for loading.
 package fatbin

@@ -2,6 +2,8 @@ package fatbin
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +77,11 @@ type Result struct {
 	Path       string
 	Origin     Origin
 	SourceHash string
+	SHA256     string // the fatbin's sha256 (hex), as recorded in Path's .sha256
+	// Rejected says why a cached or prebuilt fatbin was found but not
+	// used (its checksum was missing, unreadable or did not match); the
+	// caller logs these.  Empty when nothing was rejected.
+	Rejected []string
 }
 
 // CachePath is where the fatbin for these sources and driver lives:
@@ -88,32 +95,58 @@ func CachePath(dataDir, sourceHash string, driverVersion int) string {
 }
 
 // Ensure returns a fatbin for the current sources and driver: the cached
-// one, else the prebuilt one if its .srchash matches (copied into the
-// cache), else one built with nvcc.
+// one if it matches the sha256 recorded next to it, else the prebuilt one
+// if its .srchash matches (copied into the cache), else one built with
+// nvcc.  A cached file without a matching checksum is never returned: it is
+// replaced, and the reason is in Result.Rejected (or in the error, when it
+// cannot be replaced).
 func Ensure(cfg Config) (Result, error) {
 	hash, err := SourceHash(cfg.KernelSourceDir)
 	if err != nil {
 		return Result{}, err
 	}
 	path := CachePath(cfg.DataDir, hash, cfg.DriverVersion)
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-		return Result{Path: path, Origin: Cached, SourceHash: hash}, nil
+	sum, err := Verify(path)
+	if err == nil {
+		return Result{Path: path, Origin: Cached, SourceHash: hash, SHA256: sum}, nil
 	}
+	var rejected []string
+	if !errors.Is(err, errNoEntry) {
+		rejected = append(rejected, "cached fatbin not trusted: "+err.Error())
+	}
+	res, err := fill(cfg, hash, path, &rejected)
+	if err != nil {
+		if len(rejected) > 0 {
+			err = fmt.Errorf("%s; then: %w", strings.Join(rejected, "; "), err)
+		}
+		return Result{}, err
+	}
+	res.Rejected = rejected
+	return res, nil
+}
+
+// fill puts a fatbin at path: a copy of the prebuilt one, else a build.
+func fill(cfg Config, hash, path string, rejected *[]string) (Result, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return Result{}, fmt.Errorf("create fatbin cache directory: %w", err)
 	}
 	if cfg.PrebuiltFatbin != "" {
 		if prebuiltHash, err := readSrcHash(cfg.PrebuiltFatbin); err == nil && prebuiltHash == hash {
-			if err := copyAtomically(cfg.PrebuiltFatbin, path); err != nil {
+			sum, err := copyAtomically(cfg.PrebuiltFatbin, path)
+			if err == nil {
+				return Result{Path: path, Origin: Prebuilt, SourceHash: hash, SHA256: sum}, nil
+			}
+			if !errors.Is(err, errPrebuiltUntrusted) {
 				return Result{}, err
 			}
-			return Result{Path: path, Origin: Prebuilt, SourceHash: hash}, nil
+			*rejected = append(*rejected, err.Error())
 		}
 	}
-	if err := build(cfg, path); err != nil {
+	sum, err := build(cfg, path)
+	if err != nil {
 		return Result{}, err
 	}
-	return Result{Path: path, Origin: Built, SourceHash: hash}, nil
+	return Result{Path: path, Origin: Built, SourceHash: hash, SHA256: sum}, nil
 }
 
 // Rebuild builds the fatbin with nvcc for cfg.Archs and replaces the cached
@@ -127,10 +160,11 @@ func Rebuild(cfg Config) (Result, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return Result{}, fmt.Errorf("create fatbin cache directory: %w", err)
 	}
-	if err := build(cfg, path); err != nil {
+	sum, err := build(cfg, path)
+	if err != nil {
 		return Result{}, err
 	}
-	return Result{Path: path, Origin: Built, SourceHash: hash}, nil
+	return Result{Path: path, Origin: Built, SourceHash: hash, SHA256: sum}, nil
 }
 
 // NvccPath is the nvcc that Ensure and Rebuild run.
@@ -176,22 +210,22 @@ func distinctArchs(archs []Arch) []Arch {
 	return out[:n]
 }
 
-// build runs nvcc into a temporary file in the cache directory and renames
-// it to path, so a reader never sees a partial fatbin.
-func build(cfg Config, path string) error {
+// build runs nvcc into a temporary file in the cache directory, renames it
+// to path, so a reader never sees a partial fatbin, then records its sha256.
+func build(cfg Config, path string) (string, error) {
 	if len(cfg.Archs) == 0 {
-		return errors.New("cannot build the kernels fatbin: no device architectures given")
+		return "", errors.New("cannot build the kernels fatbin: no device architectures given")
 	}
 	nvcc := NvccPath(cfg.CudaToolkitBaseDir)
 	if st, err := os.Stat(nvcc); err != nil || st.IsDir() {
 		if err == nil {
 			err = errors.New("is a directory")
 		}
-		return fmt.Errorf("cannot build the kernels fatbin: nvcc not found at %s (set pg_strom.cuda_toolkit_basedir): %w", nvcc, err)
+		return "", fmt.Errorf("cannot build the kernels fatbin: nvcc not found at %s (set pg_strom.cuda_toolkit_basedir): %w", nvcc, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".build-*.fatbin")
 	if err != nil {
-		return fmt.Errorf("create temporary fatbin: %w", err)
+		return "", fmt.Errorf("create temporary fatbin: %w", err)
 	}
 	tmpPath := tmp.Name()
 	tmp.Close()
@@ -209,15 +243,16 @@ func build(cfg Config, path string) error {
 	defer cancel()
 	args := append(hostCompilerArgs(ctx, run, cfg.LookPath, nvcc), NvccArgs(cfg.KernelSourceDir, cfg.Archs, tmpPath)...)
 	if out, err := run(ctx, nvcc, args...); err != nil {
-		return fmt.Errorf("build the kernels fatbin: %s %s: %w\n%s", nvcc, strings.Join(args, " "), err, lastLines(out, 20))
+		return "", fmt.Errorf("build the kernels fatbin: %s %s: %w\n%s", nvcc, strings.Join(args, " "), err, lastLines(out, 20))
 	}
 	if st, err := os.Stat(tmpPath); err != nil || st.Size() == 0 {
-		return fmt.Errorf("build the kernels fatbin: %s produced no output in %s", nvcc, tmpPath)
+		return "", fmt.Errorf("build the kernels fatbin: %s produced no output in %s", nvcc, tmpPath)
 	}
-	if err := os.Rename(tmpPath, path); err != nil {
-		return fmt.Errorf("install fatbin %s: %w", path, err)
+	sum, err := hashFile(tmpPath)
+	if err != nil {
+		return "", fmt.Errorf("hash the built fatbin: %w", err)
 	}
-	return nil
+	return sum, install(tmpPath, path, sum)
 }
 
 func lastLines(out []byte, n int) string {
@@ -228,30 +263,50 @@ func lastLines(out []byte, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// copyAtomically copies src to a temporary file next to dst and renames it.
-func copyAtomically(src, dst string) error {
+// errPrebuiltUntrusted marks a prebuilt fatbin that does not match the
+// checksum recorded next to it; Ensure then builds instead.
+var errPrebuiltUntrusted = errors.New("prebuilt fatbin not trusted")
+
+// copyAtomically copies src to a temporary file next to dst, checks the
+// bytes copied against src's .sha256 when make recorded one, installs the
+// copy at dst and records its sha256; it returns that sum.
+func copyAtomically(src, dst string) (string, error) {
+	want := ""
+	if _, err := os.Lstat(ChecksumPath(src)); err == nil {
+		if want, err = readChecksum(src); err != nil {
+			return "", fmt.Errorf("%w: %v", errPrebuiltUntrusted, err)
+		}
+	}
 	in, err := os.Open(src)
 	if err != nil {
-		return fmt.Errorf("open prebuilt fatbin: %w", err)
+		return "", fmt.Errorf("open prebuilt fatbin: %w", err)
 	}
 	defer in.Close()
 	tmp, err := os.CreateTemp(filepath.Dir(dst), ".copy-*.fatbin")
 	if err != nil {
-		return fmt.Errorf("create temporary fatbin: %w", err)
+		return "", fmt.Errorf("create temporary fatbin: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, in); err != nil {
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), in)
+	if err != nil {
 		tmp.Close()
-		return fmt.Errorf("copy prebuilt fatbin %s: %w", src, err)
+		return "", fmt.Errorf("copy prebuilt fatbin %s: %w", src, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("copy prebuilt fatbin %s: %w", src, err)
+		return "", fmt.Errorf("copy prebuilt fatbin %s: %w", src, err)
+	}
+	if n == 0 {
+		return "", fmt.Errorf("%w: %s is empty", errPrebuiltUntrusted, src)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if want != "" {
+		if err := compareSum(src, sum, want); err != nil {
+			return "", fmt.Errorf("%w: %v", errPrebuiltUntrusted, err)
+		}
 	}
 	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
-		return fmt.Errorf("chmod temporary fatbin: %w", err)
+		return "", fmt.Errorf("chmod temporary fatbin: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return fmt.Errorf("install fatbin %s: %w", dst, err)
-	}
-	return nil
+	return sum, install(tmp.Name(), dst, sum)
 }

@@ -190,6 +190,21 @@ func writePrebuilt(t *testing.T, hash string) string {
 	return p
 }
 
+// ensurePrebuilt runs Ensure with a prebuilt fatbin whose .srchash matches
+// and checks that it was copied into the cache.
+func ensurePrebuilt(t *testing.T) (*fakeNvcc, Config, Result) {
+	t.Helper()
+	nvcc := &fakeNvcc{}
+	cfg := testConfig(t, nvcc)
+	hash, _ := SourceHash(cfg.KernelSourceDir)
+	cfg.PrebuiltFatbin = writePrebuilt(t, hash)
+	r, err := Ensure(cfg)
+	if err != nil || r.Origin != Prebuilt {
+		t.Fatalf("Ensure = %+v, %v", r, err)
+	}
+	return nvcc, cfg, r
+}
+
 func TestEnsureUsesPrebuiltWithMatchingHash(t *testing.T) {
 	nvcc := &fakeNvcc{}
 	cfg := testConfig(t, nvcc)
@@ -253,14 +268,7 @@ func TestNvccFailureIsReportedWithOutput(t *testing.T) {
 }
 
 func TestRebuildReplacesCachedFile(t *testing.T) {
-	nvcc := &fakeNvcc{}
-	cfg := testConfig(t, nvcc)
-	hash, _ := SourceHash(cfg.KernelSourceDir)
-	cfg.PrebuiltFatbin = writePrebuilt(t, hash)
-	r, err := Ensure(cfg)
-	if err != nil || r.Origin != Prebuilt {
-		t.Fatalf("Ensure = %+v, %v", r, err)
-	}
+	nvcc, cfg, r := ensurePrebuilt(t)
 	r2, err := Rebuild(cfg)
 	if err != nil || r2.Origin != Built || r2.Path != r.Path || len(nvcc.calls) != 1 {
 		t.Fatalf("Rebuild = %+v, %v after %d nvcc calls", r2, err, len(nvcc.calls))
