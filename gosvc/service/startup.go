@@ -3,7 +3,6 @@ package service
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
@@ -148,6 +147,7 @@ func (s *service) loadKernels(driver int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("kernels fatbin: %w", err)
 	}
+	s.logRejected(res)
 	s.log.Info().Msgf("kernels fatbin %s (%s)", res.Path, res.Origin)
 	loadErr := s.loadOnAll(res.Path)
 	if loadErr == nil {
@@ -161,11 +161,20 @@ func (s *service) loadKernels(driver int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("rebuild kernels fatbin after a load failure (%v): %w", loadErr, err)
 	}
+	s.logRejected(res)
 	s.log.Info().Msgf("kernels fatbin %s (%s)", res.Path, res.Origin)
 	if err := s.loadOnAll(res.Path); err != nil {
 		return "", err
 	}
 	return res.Path, nil
+}
+
+// logRejected tells the DBA which cached or prebuilt fatbin was not
+// trusted (its recorded checksum did not match) and so was not loaded.
+func (s *service) logRejected(res fatbin.Result) {
+	for _, why := range res.Rejected {
+		s.log.Warn().Msg(why)
+	}
 }
 
 // hostExecutorWarning is logged at start by a service with a HostBackend.
@@ -189,7 +198,8 @@ func (s *service) loadHostKernels() (string, error) {
 }
 
 func (s *service) loadOnAll(path string) error {
-	image, err := os.ReadFile(path)
+	// the bytes loaded are the bytes checked against the recorded checksum
+	image, err := fatbin.ReadVerified(path)
 	if err != nil {
 		return fmt.Errorf("read kernels fatbin: %w", err)
 	}
