@@ -314,6 +314,7 @@ extern void gpu_task_error_reply(GpuTaskState *gts, PgStromMsgHeader *msg,
 								 const char *during);
 extern void gpu_task_transport_failed(GpuTaskState *gts, const char *reason,
 									  const char *during);
+extern PgStromMsgHeader *gpu_task_recv(GpuTaskState *gts, const char *during);
 
 /* task_parallel.c: CustomExecMethods of every GPU node */
 extern uint64 gpu_task_make_plan_id(GpuTaskState *gts);

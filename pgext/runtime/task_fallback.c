@@ -143,3 +143,27 @@ gpu_task_transport_failed(GpuTaskState *gts, const char *reason, const char *dur
 	}
 	gpu_task_use_cpu(gts, reason);
 }
+
+/*
+ * The next message from the service, or NULL when there is none to act on:
+ * a broken transport and an Error reply are settled here by the fallback
+ * policy (the node went to the CPU, or this raised).
+ */
+PgStromMsgHeader *
+gpu_task_recv(GpuTaskState *gts, const char *during)
+{
+	char		errbuf[GPU_TASK_REASON_LEN];
+	PgStromMsgHeader *msg = pgstrom_gpu_recv(gts->conn, errbuf, sizeof(errbuf));
+
+	if (msg == NULL)
+	{
+		gpu_task_use_cpu(gts, errbuf);
+		return NULL;
+	}
+	if (msg->tag == PGSTROM_MSG_ERROR)
+	{
+		gpu_task_error_reply(gts, msg, during);
+		return NULL;
+	}
+	return msg;
+}

@@ -124,6 +124,39 @@ tuple_visible(GpuTaskState *gts, Buffer buffer, Page page, BlockNumber blkno,
 }
 
 /*
+ * Decides which tuples of the locked page are visible to the scan, among
+ * the first lines line pointers: each visible one is named in ref (when
+ * given), each invisible LP_NORMAL one is made LP_UNUSED in copy (when
+ * given).  Returns the number of visible tuples.
+ */
+static int
+mark_visible(GpuTaskState *gts, Buffer buffer, BlockNumber blkno,
+			 OffsetNumber lines, bool all_visible, XpuPageRef *ref, Page copy)
+{
+	Page		page = BufferGetPage(buffer);
+	OffsetNumber lineoff;
+	int			nvisible = 0;
+
+	for (lineoff = FirstOffsetNumber; lineoff <= lines; lineoff++)
+	{
+		if (!ItemIdIsNormal(PageGetItemId(page, lineoff)))
+			continue;
+		check_line_pointer(gts, page, blkno, lineoff);
+		/* outside SERIALIZABLE an all-visible page needs no per-tuple check */
+		if ((all_visible && !IsolationIsSerializable()) ||
+			tuple_visible(gts, buffer, page, blkno, lineoff, all_visible))
+		{
+			nvisible++;
+			if (ref)
+				ref_set_visible(ref, lineoff);
+		}
+		else if (copy)
+			ItemIdSetUnused(PageGetItemId(copy, lineoff));
+	}
+	return nvisible;
+}
+
+/*
  * Pins block blkno into the chunk's next slot and records its ref.  False
  * (pin released, chunk unchanged) when the page has no visible tuple.
  */
@@ -132,11 +165,9 @@ pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 {
 	XpuPageRef *ref = &chunk->refs[chunk->nblocks];
 	OffsetNumber lines;
-	OffsetNumber lineoff;
 	bool		all_visible;
-	int			nvisible = 0;
+	int			nvisible;
 	Buffer		buffer = lock_page(gts, blkno, &lines, &all_visible);
-	Page		page = BufferGetPage(buffer);
 
 	/*
 	 * The visible tuples are named one by one even on an all-visible page:
@@ -150,19 +181,7 @@ pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 	ref->buffer = (uint32) (buffer - 1);
 	ref->nlines = lines;
 	ref->flags = 0;
-	for (lineoff = FirstOffsetNumber; lineoff <= lines; lineoff++)
-	{
-		if (!ItemIdIsNormal(PageGetItemId(page, lineoff)))
-			continue;
-		check_line_pointer(gts, page, blkno, lineoff);
-		/* outside SERIALIZABLE an all-visible page needs no per-tuple check */
-		if ((all_visible && !IsolationIsSerializable()) ||
-			tuple_visible(gts, buffer, page, blkno, lineoff, all_visible))
-		{
-			nvisible++;
-			ref_set_visible(ref, lineoff);
-		}
-	}
+	nvisible = mark_visible(gts, buffer, blkno, lines, all_visible, ref, NULL);
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	gts->counters.npages++;
 	if (nvisible == 0)
@@ -186,27 +205,16 @@ copy_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 {
 	Page		copy = (Page) (chunk->pages + (Size) chunk->nblocks * BLCKSZ);
 	OffsetNumber lines;
-	OffsetNumber lineoff;
 	bool		all_visible;
-	int			nvisible = 0;
+	int			nvisible;
 	Buffer		buffer = lock_page(gts, blkno, &lines, &all_visible);
-	Page		page = BufferGetPage(buffer);
 
 	/*
 	 * Copy, then decide visibility on the shared page (where hint bits may
 	 * be set) and remove the invisible tuples from the copy.
 	 */
-	memcpy(copy, page, BLCKSZ);
-	for (lineoff = FirstOffsetNumber; lineoff <= lines; lineoff++)
-	{
-		if (!ItemIdIsNormal(PageGetItemId(page, lineoff)))
-			continue;
-		check_line_pointer(gts, page, blkno, lineoff);
-		if (tuple_visible(gts, buffer, page, blkno, lineoff, all_visible))
-			nvisible++;
-		else
-			ItemIdSetUnused(PageGetItemId(copy, lineoff));
-	}
+	memcpy(copy, BufferGetPage(buffer), BLCKSZ);
+	nvisible = mark_visible(gts, buffer, blkno, lines, all_visible, NULL, copy);
 	UnlockReleaseBuffer(buffer);
 	gts->counters.npages++;
 	if (nvisible == 0)

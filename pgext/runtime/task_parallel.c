@@ -55,6 +55,16 @@ gpu_task_make_plan_id(GpuTaskState *gts)
 	return h;
 }
 
+/* the parallel scan descriptor that follows GpuTaskShared in the DSM */
+static void
+attach_shared(GpuTaskState *gts, void *coordinate)
+{
+	gts->shared = (GpuTaskShared *) coordinate;
+	gts->pscan = (ParallelBlockTableScanDesc)
+		((char *) coordinate + GPU_TASK_SHARED_PSCAN_OFFSET);
+	gts->pscan_inited = false;
+}
+
 Size
 gpu_task_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
@@ -71,20 +81,15 @@ gpu_task_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 {
 	GpuTaskState *gts = (GpuTaskState *) node;
 	GpuTaskShared *shared = (GpuTaskShared *) coordinate;
-	ParallelTableScanDesc pscan;
 
 	memset(shared, 0, sizeof(GpuTaskShared));
 	SpinLockInit(&shared->mutex);
 	gts->shared = NULL;
 	shared->plan_id = gpu_task_make_plan_id(gts);
 
-	pscan = (ParallelTableScanDesc) ((char *) coordinate +
-									 GPU_TASK_SHARED_PSCAN_OFFSET);
-	table_parallelscan_initialize(gts->rel, pscan,
+	attach_shared(gts, coordinate);
+	table_parallelscan_initialize(gts->rel, (ParallelTableScanDesc) gts->pscan,
 								  node->ss.ps.state->es_snapshot);
-	gts->shared = shared;
-	gts->pscan = (ParallelBlockTableScanDesc) pscan;
-	gts->pscan_inited = false;
 	/* the leader scans with its own snapshot, which is the one serialized */
 	gts->snapshot = node->ss.ps.state->es_snapshot;
 }
@@ -95,14 +100,9 @@ gpu_task_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 {
 	GpuTaskState *gts = (GpuTaskState *) node;
 	GpuTaskShared *shared = (GpuTaskShared *) coordinate;
-	ParallelTableScanDesc pscan;
 
-	pscan = (ParallelTableScanDesc) ((char *) coordinate +
-									 GPU_TASK_SHARED_PSCAN_OFFSET);
-	table_parallelscan_reinitialize(gts->rel, pscan);
-	gts->shared = shared;
-	gts->pscan = (ParallelBlockTableScanDesc) pscan;
-	gts->pscan_inited = false;
+	attach_shared(gts, coordinate);
+	table_parallelscan_reinitialize(gts->rel, (ParallelTableScanDesc) gts->pscan);
 	/* the workers of the new run join new query buffers */
 	SpinLockAcquire(&shared->mutex);
 	shared->plan_id = hash_combine64(shared->plan_id, (uint64) shared->plan_id + 1);
@@ -117,11 +117,8 @@ gpu_task_initialize_worker(CustomScanState *node, shm_toc *toc,
 	GpuTaskState *gts = (GpuTaskState *) node;
 	ParallelTableScanDesc pscan;
 
-	pscan = (ParallelTableScanDesc) ((char *) coordinate +
-									 GPU_TASK_SHARED_PSCAN_OFFSET);
-	gts->shared = (GpuTaskShared *) coordinate;
-	gts->pscan = (ParallelBlockTableScanDesc) pscan;
-	gts->pscan_inited = false;
+	attach_shared(gts, coordinate);
+	pscan = (ParallelTableScanDesc) gts->pscan;
 
 	/* as table_beginscan_parallel() */
 	if (!pscan->phs_snapshot_any)

@@ -122,20 +122,14 @@ gpu_step(GpuTaskState *gts)
 	if (gts->inflight == NIL)
 		return;
 
-	msg = pgstrom_gpu_recv(gts->conn, errbuf, sizeof(errbuf));
+	msg = gpu_task_recv(gts, "TaskExec");
 	if (msg == NULL)
-	{
-		gpu_task_use_cpu(gts, errbuf);
 		return;
-	}
 	switch (msg->tag)
 	{
 		case PGSTROM_MSG_SUCCESS:
 		case PGSTROM_MSG_SUCCESS_HALFWAY:
 			accept_chunk_reply(gts, msg);
-			break;
-		case PGSTROM_MSG_ERROR:
-			gpu_task_error_reply(gts, msg, "TaskExec");
 			break;
 		default:
 			pfree(msg);
@@ -171,22 +165,13 @@ gpu_task_send_final(GpuTaskState *gts, char *errbuf, size_t errlen)
 PgStromMsgHeader *
 gpu_task_read_final(GpuTaskState *gts, uint32 final_request_id)
 {
-	char		errbuf[GPU_TASK_REASON_LEN];
 	PgStromMsgHeader *msg;
 
 	if (gts->conn == NULL)
 		return NULL;
-	msg = pgstrom_gpu_recv(gts->conn, errbuf, sizeof(errbuf));
+	msg = gpu_task_recv(gts, "TaskFinal");
 	if (msg == NULL)
-	{
-		gpu_task_use_cpu(gts, errbuf);
 		return NULL;
-	}
-	if (msg->tag == PGSTROM_MSG_ERROR)
-	{
-		gpu_task_error_reply(gts, msg, "TaskFinal");
-		return NULL;
-	}
 	if (msg->request_id != final_request_id)
 	{
 		pfree(msg);

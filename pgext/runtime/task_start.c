@@ -57,17 +57,9 @@ open_session(GpuTaskState *gts, int device)
 	pfree(session->data);
 	pfree(session);
 
-	reply = pgstrom_gpu_recv(gts->conn, errbuf, sizeof(errbuf));
+	reply = gpu_task_recv(gts, "OpenSession");
 	if (reply == NULL)
-	{
-		gpu_task_use_cpu(gts, errbuf);
 		return false;
-	}
-	if (reply->tag == PGSTROM_MSG_ERROR)
-	{
-		gpu_task_error_reply(gts, reply, "OpenSession");
-		return false;
-	}
 	if (reply->tag != PGSTROM_MSG_SUCCESS ||
 		reply->request_id != PGSTROM_SESSION_REQUEST_ID)
 	{
