@@ -567,8 +567,13 @@ typedef struct XpuPreAggTable
  *                        uint32_t *items,       // capacity nblocks * XPU_MAX_TUPLES_PER_PAGE
  *                        uint32_t *counters)    // XPU_COUNTER_*, zeroed by the caller
  *
- * Launched with blockDim.x = XPU_GPUSCAN_THREADS and gridDim.x = nblocks
- * (retry == NULL) or ceil(nretry / XPU_GPUSCAN_THREADS).  items receives,
+ * Launched with blockDim.x = XPU_GPUSCAN_THREADS and, over pages
+ * (retry == NULL), any gridDim.x: block b takes the batches of
+ * XPU_PREAGG_BATCH_PAGES pages b, b + gridDim.x, ..., and folds their rows
+ * into a shared-memory table before it folds each group into `table` once,
+ * so fewer blocks mean fewer updates of the device table; blocks past
+ * ceil(nblocks / XPU_PREAGG_BATCH_PAGES) do nothing.  Over retry items the
+ * grid is ceil(nretry / XPU_GPUSCAN_THREADS), a row per thread.  items receives,
  * in any order, XPU_ITEM_RECHECK entries (rows for the CPU) and
  * XPU_ITEM_RETRY entries (rows not accumulated because the table was full);
  * XPU_COUNTER_NITEMS counts both, XPU_COUNTER_NRECHECK the former.
@@ -581,6 +586,7 @@ typedef struct XpuPreAggTable
  * entry_size and room for all of them), one thread per entry of `from`.
  */
 #define XPU_KERNEL_GPUPREAGG		"kern_gpupreagg_block"
+#define XPU_PREAGG_BATCH_PAGES		8
 #define XPU_KERNEL_GPUPREAGG_REHASH	"kern_gpupreagg_rehash"
 
 /*

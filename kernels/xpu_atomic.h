@@ -90,15 +90,23 @@ xpu_atomic_max_i64(int64_t *p, int64_t v)
 }
 
 /*
- * Loads of table memory that other SMs write during the kernel: L2 only,
- * since an SM's L1 is not coherent and may hold a line of a neighbouring
- * entry from before the entry was filled.
+ * Loads of table memory that other threads write during the kernel.  A
+ * device table is read through L2 only, since an SM's L1 is not coherent and
+ * may hold a line of a neighbouring entry from before the entry was filled.
+ * The loads use generic addressing (ld.relaxed.gpu, which bypasses L1 like
+ * ld.global.cg) because the same find-or-insert code also runs over a
+ * block's table in shared memory (xpu_preagg_local.h).
  */
 XPU_FUNC uint32_t
 xpu_ld_cg_u32(const void *p)
 {
-#ifdef __CUDA_ARCH__
-	return __ldcg((const unsigned int *) p);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+	uint32_t	v;
+
+	asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p));
+	return v;
+#elif defined(__CUDA_ARCH__)
+	return *((const volatile uint32_t *) p);
 #else
 	return *((const uint32_t *) p);
 #endif
@@ -107,21 +115,27 @@ xpu_ld_cg_u32(const void *p)
 XPU_FUNC uint64_t
 xpu_ld_cg_u64(const void *p)
 {
-#ifdef __CUDA_ARCH__
-	return __ldcg((const unsigned long long *) p);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+	uint64_t	v;
+
+	asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p));
+	return v;
+#elif defined(__CUDA_ARCH__)
+	return *((const volatile uint64_t *) p);
 #else
 	return *((const uint64_t *) p);
 #endif
 }
 
-/* a hash slot: acquire, so the entry it links to is seen filled */
+/* a hash slot: acquire, so the entry it links to is seen filled (generic
+ * addressing, as above) */
 XPU_FUNC uint32_t
 xpu_ld_acquire_u32(const uint32_t *p)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
 	uint32_t	v;
 
-	asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
 	return v;
 #elif defined(__CUDA_ARCH__)
 	uint32_t	v = *((const volatile uint32_t *) p);

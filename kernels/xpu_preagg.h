@@ -5,7 +5,8 @@
  * qualifying row is folded into a group entry of a device hash table shared
  * by every session of the plan (see "GpuPreAgg" in pg_strom_xpu.h).
  * This header holds the per-row and per-tuple steps and the kernels
- * kern_gpupreagg_block and kern_gpupreagg_rehash.
+ * kern_gpupreagg_block and kern_gpupreagg_rehash.  Over pages, a block
+ * folds rows into its shared-memory table first (xpu_preagg_local.h).
  *
  * The per-row steps (key normalization and comparison, find-or-insert,
  * accumulator arithmetic) are XPU_FUNC helpers whose atomics become plain
@@ -20,6 +21,7 @@
 #include "xpu_preagg_desc.h"
 #include "xpu_preagg_acc.h"
 #include "xpu_preagg_table.h"
+#include "xpu_preagg_local.h"
 
 /* outcome of a qualifying row that found no room for a new group */
 #define XPU_ROW_RETRY		3
@@ -29,12 +31,19 @@
  * accumulated, XPU_ROW_RECHECK for a key the slot cannot hold, or
  * XPU_ROW_RETRY when its group is new and the table is full.
  */
+/* false when the device cannot hold the row's key or arguments (RECHECK) */
+XPU_FUNC bool
+xpu_preagg_row_fits(const xpu_preagg *pa, const xpu_datum *slots)
+{
+	return xpu_preagg_keys_fit(pa, slots) && xpu_preagg_args_fit(pa, slots);
+}
+
 XPU_NOINLINE int
 xpu_preagg_row(const xpu_preagg *pa, const xpu_preagg_table *tab, const xpu_datum *slots)
 {
 	char	   *entry;
 
-	if (!xpu_preagg_keys_fit(pa, slots) || !xpu_preagg_args_fit(pa, slots))
+	if (!xpu_preagg_row_fits(pa, slots))
 		return XPU_ROW_RECHECK;
 	entry = xpu_preagg_lookup(pa, tab, slots, xpu_preagg_hash(pa, slots));
 	if (entry == (char *) 0)
@@ -185,7 +194,136 @@ xpu_preagg_emit(uint32_t *items, uint32_t *counters, uint32_t item)
 	items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item;
 }
 
-extern "C" __global__ void __launch_bounds__(XPU_GPUSCAN_THREADS)
+/*
+ * xpu_preagg_pages - the first pass of a block: the pages of batches (whose
+ * rows the block's threads share)
+ * blockIdx.x, blockIdx.x + gridDim.x, ... of the chunk, their rows spread
+ * over the block's threads.  A qualifying row finds its group in the local
+ * table (lt; NULL when the entries are too large for one): a thread that
+ * creates a local group finds or creates its device entry, and once every
+ * row is folded each local group is combined into its device entry.  Rows
+ * of a group the device table has no room for, and rows past a full local
+ * table that find none either, are RETRY items; the retry pass (a larger
+ * table, every row straight to it) folds them.  Returns the LP_NORMAL
+ * tuples seen and the RECHECK rows emitted.
+ */
+__device__ static void
+xpu_preagg_pages(const xpu_program *prog, const xpu_preagg *pa, const xpu_preagg_table *tab,
+				 XpuPreAggLocal *local, const xpu_preagg_table *lt,
+				 const char *pages, uint32_t nblocks, uint32_t *items, uint32_t *counters,
+				 xpu_datum *slots, uint32_t *p_ntuples, uint32_t *p_nrecheck)
+{
+	const int	tid = threadIdx.x;
+	const int	nthreads = blockDim.x;
+	uint64_t	batch;
+
+	for (batch = blockIdx.x; batch * XPU_PREAGG_BATCH_PAGES < nblocks; batch += gridDim.x)
+	{
+		uint32_t	blk0 = (uint32_t) (batch * XPU_PREAGG_BATCH_PAGES);
+		uint32_t	first[XPU_PREAGG_BATCH_PAGES + 1];
+		uint32_t	r0;
+		int			j;
+
+		/* a bad page accumulates nothing: it is checked whole first */
+		first[0] = 0;
+		for (j = 0; j < XPU_PREAGG_BATCH_PAGES; j++)
+		{
+			int			n = 0;
+
+			if (blk0 + j < nblocks)
+			{
+				n = xpu_page_checked_nitems(pages + (size_t) (blk0 + j) * XPU_BLCKSZ);
+				if (n < 0)
+				{
+					if (tid == 0)
+						xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
+					n = 0;
+				}
+			}
+			first[j + 1] = first[j] + (uint32_t) n;
+		}
+
+		/* every thread runs every round: the rounds synchronize */
+		for (r0 = 0; r0 < first[XPU_PREAGG_BATCH_PAGES]; r0 += nthreads)
+		{
+			uint32_t	r = r0 + tid;
+			uint32_t	item = 0;
+			uint32_t	hash = 0;
+			int			res = XPU_ROW_NOMATCH;
+			char	   *lentry = (char *) 0;
+			bool		created = false;
+
+			if (r < first[XPU_PREAGG_BATCH_PAGES])
+			{
+				const char *page;
+				uint32_t	lp;
+				int			i;
+
+				for (j = 0; r >= first[j + 1]; j++)
+					;
+				i = (int) (r - first[j]);
+				page = pages + (size_t) (blk0 + j) * XPU_BLCKSZ;
+				lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
+				item = ((blk0 + j) << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1);
+				if (xpu_lp_flags(lp) == XPU_LP_NORMAL)
+				{
+					(*p_ntuples)++;
+					res = xpu_eval_tuple(prog, page + xpu_lp_off(lp),
+										 (int32_t) xpu_lp_len(lp), slots);
+				}
+				if (res == XPU_ROW_MATCH && !xpu_preagg_row_fits(pa, slots))
+					res = XPU_ROW_RECHECK;
+				if (res == XPU_ROW_MATCH && lt != (const xpu_preagg_table *) 0)
+				{
+					hash = xpu_preagg_hash(pa, slots);
+					lentry = xpu_preagg_lookup_created(pa, lt, slots, hash, &created);
+				}
+			}
+			/* the groups created in this round are linked */
+			__syncthreads();
+			if (created)
+			{
+				uint32_t	li = (uint32_t) ((lentry - lt->entries) / lt->entry_size);
+
+				local->global[li] = xpu_preagg_lookup(pa, tab, slots, hash);
+			}
+			/* and have their device entries, or know there is none */
+			__syncthreads();
+			if (res == XPU_ROW_MATCH)
+			{
+				if (lentry == (char *) 0)
+					res = xpu_preagg_row(pa, tab, slots);
+				else if (local->global[(lentry - lt->entries) / lt->entry_size] == (char *) 0)
+					res = XPU_ROW_RETRY;
+				else
+					xpu_preagg_accumulate(pa, lentry, slots);
+			}
+			if (res == XPU_ROW_RECHECK)
+			{
+				xpu_preagg_emit(items, counters, item | XPU_ITEM_RECHECK);
+				(*p_nrecheck)++;
+			}
+			else if (res == XPU_ROW_RETRY)
+				xpu_preagg_emit(items, counters, item | XPU_ITEM_RETRY);
+		}
+	}
+	if (lt != (const xpu_preagg_table *) 0)
+	{
+		uint32_t	i;
+
+		/* every row is folded into the local groups */
+		__syncthreads();
+		for (i = tid; i < xpu_preagg_local_used(lt); i += nthreads)
+			xpu_preagg_local_flush(pa, local, lt, i);
+	}
+}
+
+/*
+ * kern_gpupreagg_block - the first pass over a chunk's pages (retry NULL;
+ * any grid: each block takes batches of XPU_PREAGG_BATCH_PAGES pages), or a
+ * retry pass over retry items (one per thread, grid covering nretry).
+ */
+extern "C" __global__ void __launch_bounds__(XPU_GPUSCAN_THREADS, 4)
 kern_gpupreagg_block(const char *session,
 					 const char *pages,
 					 uint32_t nblocks,
@@ -198,6 +336,9 @@ kern_gpupreagg_block(const char *session,
 	__shared__ xpu_program prog;
 	__shared__ xpu_preagg pa;
 	__shared__ xpu_preagg_table tab;
+	__shared__ __align__(16) XpuPreAggLocal local;
+	__shared__ xpu_preagg_table local_tab;
+	__shared__ bool s_use_local;
 	__shared__ int s_status;
 	__shared__ uint32_t s_ntuples;
 	__shared__ uint32_t s_nrecheck;
@@ -207,7 +348,7 @@ kern_gpupreagg_block(const char *session,
 	uint32_t	ntuples = 0;
 	uint32_t	nrecheck = 0;
 
-	if (retry == NULL ? blockIdx.x >= nblocks :
+	if (retry == NULL ? (uint64_t) blockIdx.x * XPU_PREAGG_BATCH_PAGES >= nblocks :
 		(uint64_t) blockIdx.x * nthreads >= nretry)
 		return;
 	if (!xpu_preagg_setup_block(session, table, &prog, &pa, &tab, &s_status, counters))
@@ -216,42 +357,19 @@ kern_gpupreagg_block(const char *session,
 	{
 		s_ntuples = 0;
 		s_nrecheck = 0;
+		s_use_local = retry == NULL &&
+			xpu_preagg_local_open(&local, pa.entry_size, &local_tab);
+		local.nentries = 0;
 	}
+	for (int i = tid; i < XPU_PREAGG_LOCAL_SLOTS; i += nthreads)
+		local.slots[i] = 0;
+	for (int i = tid; i < XPU_PREAGG_LOCAL_ENTRIES; i += nthreads)
+		local.global[i] = (char *) 0;
+	__syncthreads();
 
 	if (retry == NULL)
-	{
-		const char *page = pages + (size_t) blockIdx.x * XPU_BLCKSZ;
-		/* a bad page accumulates nothing: it is checked whole first */
-		int			nitems = xpu_page_checked_nitems(page);
-		int			i;
-
-		if (nitems < 0)
-		{
-			if (tid == 0)
-				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
-			return;
-		}
-		for (i = tid; i < nitems; i += nthreads)
-		{
-			uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
-			uint32_t	item;
-			int			res;
-
-			if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
-				continue;
-			ntuples++;
-			res = xpu_preagg_tuple(&prog, &pa, &tab, page + xpu_lp_off(lp),
-								   (int32_t) xpu_lp_len(lp), slots);
-			item = ((uint32_t) blockIdx.x << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1);
-			if (res == XPU_ROW_RECHECK)
-			{
-				xpu_preagg_emit(items, counters, item | XPU_ITEM_RECHECK);
-				nrecheck++;
-			}
-			else if (res == XPU_ROW_RETRY)
-				xpu_preagg_emit(items, counters, item | XPU_ITEM_RETRY);
-		}
-	}
+		xpu_preagg_pages(&prog, &pa, &tab, &local, s_use_local ? &local_tab : NULL,
+						 pages, nblocks, items, counters, slots, &ntuples, &nrecheck);
 	else
 	{
 		uint32_t	k = blockIdx.x * (uint32_t) nthreads + tid;
@@ -281,8 +399,7 @@ kern_gpupreagg_block(const char *session,
 		}
 	}
 
-	/* after this, tid 0 has zeroed the block counters */
-	__syncthreads();
+	/* tid 0 zeroed the block counters before the first barrier */
 	if (ntuples > 0)
 		atomicAdd(&s_ntuples, ntuples);
 	if (nrecheck > 0)

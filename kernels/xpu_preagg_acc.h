@@ -14,54 +14,65 @@
 #include "xpu_preagg_desc.h"
 
 /*
- * xpu_acc_add_i128 - (hi:lo) += v, with 64-bit atomics.  The carry out of
- * lo is exact for each addition because it is taken from the value lo had
- * just before it; hi collects the sign extensions and carries in any order,
- * so (hi:lo) is exact once every update has finished.
+ * xpu_acc_add_i128w - (hi:lo) += (vhi:vlo), with 64-bit atomics.  The
+ * carry out of lo is exact for each addition because it is taken from the
+ * value lo had just before it; hi collects the high words and carries in any
+ * order (modulo 2^64, as the 128-bit sum wants), so (hi:lo) is exact once
+ * every update has finished.
  */
 XPU_FUNC void
-xpu_acc_add_i128(uint64_t *lo, int64_t *hi, int64_t v)
+xpu_acc_add_i128w(uint64_t *lo, int64_t *hi, uint64_t vlo, int64_t vhi)
 {
-	uint64_t	u = (uint64_t) v;
-	uint64_t	old = xpu_atomic_add_u64(lo, u);
-	int64_t		dhi = (v < 0 ? -1 : 0) + (old + u < old ? 1 : 0);
+	uint64_t	old = xpu_atomic_add_u64(lo, vlo);
+	int64_t		dhi = vhi + (old + vlo < old ? 1 : 0);
 
 	if (dhi != 0)
 		xpu_atomic_add_u64((uint64_t *) hi, (uint64_t) dhi);
 }
 
+XPU_FUNC void
+xpu_acc_add_i128(uint64_t *lo, int64_t *hi, int64_t v)
+{
+	xpu_acc_add_i128w(lo, hi, (uint64_t) v, v < 0 ? -1 : 0);
+}
+
 /*
- * xpu_acc_add_u192 - (w2:w1:w0) += v, unsigned, with 64-bit atomics.  As in
- * xpu_acc_add_i128, every addition's carry comes from the value the word had
- * just before it, so the sum is exact once all updates have finished; each
- * word gets its own additions (never v + carry, which could wrap unseen).
+ * xpu_acc_add_u192w - (w2:w1:w0) += (v2:v1:v0), unsigned, modulo 2^192, with
+ * 64-bit atomics.  As in xpu_acc_add_i128w, every addition's carry comes
+ * from the value the word had just before it, so the sum is exact once all
+ * updates have finished; the low words get their own additions (never
+ * v + carry, which could wrap unseen), the top word wraps harmlessly.
  */
 XPU_FUNC void
-xpu_acc_add_u192(uint64_t *w, unsigned __int128 v)
+xpu_acc_add_u192w(uint64_t *w, uint64_t v0, uint64_t v1, uint64_t v2)
 {
-	uint64_t	lo = (uint64_t) v;
-	uint64_t	hi = (uint64_t) (v >> 64);
 	uint64_t	carry2 = 0;
 
-	if (lo != 0)
+	if (v0 != 0)
 	{
-		uint64_t	old = xpu_atomic_add_u64(&w[0], lo);
+		uint64_t	old = xpu_atomic_add_u64(&w[0], v0);
 
-		if (old + lo < old)
+		if (old + v0 < old)
 		{
 			uint64_t	o1 = xpu_atomic_add_u64(&w[1], 1);
 
 			carry2 += (o1 == UINT64_MAX);
 		}
 	}
-	if (hi != 0)
+	if (v1 != 0)
 	{
-		uint64_t	old = xpu_atomic_add_u64(&w[1], hi);
+		uint64_t	old = xpu_atomic_add_u64(&w[1], v1);
 
-		carry2 += (old + hi < old);
+		carry2 += (old + v1 < old);
 	}
-	if (carry2 != 0)
-		xpu_atomic_add_u64(&w[2], carry2);
+	if (v2 + carry2 != 0)
+		xpu_atomic_add_u64(&w[2], v2 + carry2);
+}
+
+XPU_FUNC void
+xpu_acc_add_u192(uint64_t *w, unsigned __int128 v)
+{
+	xpu_acc_add_u192w(w, (uint64_t) v, (uint64_t) (v >> 64), 0);
 }
 
 /* float8 in PostgreSQL's order (NaN above +Inf, -0 = 0): min/max updates */
@@ -283,6 +294,89 @@ xpu_preagg_accumulate(const xpu_preagg *pa, char *entry, const xpu_datum *slots)
 		if (xpu_agg_contributes(a, slots))
 			xpu_acc_update(a, entry + a->offset, slots);
 	}
+}
+
+/*
+ * xpu_acc_combine - fold src, a finished partial of the same group and
+ * aggregate (a block's shared-memory entry), into dst.  Integer kinds stay
+ * exact.  VAR_FP's partial is relative to its own shift L, dst's to shift G:
+ * with d = L - G, the sums relative to G are s1 + n d and
+ * s2 + 2 d s1 + n d^2, which is what one pass over the rows at shift G
+ * would give up to rounding.
+ */
+XPU_FUNC void
+xpu_acc_combine(const XpuAggDesc *a, char *dst, const char *src)
+{
+	uint64_t	n = *((const uint64_t *) src);
+
+	if (n == 0)
+		return;
+	xpu_atomic_add_u64((uint64_t *) dst, n);
+	switch (a->kind)
+	{
+		case XPU_AGG_COUNT:
+			break;
+		case XPU_AGG_SUM_INT:
+			xpu_acc_add_i128w((uint64_t *) (dst + 16), (int64_t *) (dst + 24),
+							  *((const uint64_t *) (src + 16)), *((const int64_t *) (src + 24)));
+			break;
+		case XPU_AGG_SUM_FP:
+			xpu_atomic_add_f64((double *) (dst + 8), *((const double *) (src + 8)));
+			if (*((const uint64_t *) (src + 16)) != 0)
+				xpu_atomic_add_u64((uint64_t *) (dst + 16), *((const uint64_t *) (src + 16)));
+			break;
+		case XPU_AGG_MIN_INT:
+			xpu_atomic_min_i64((int64_t *) (dst + 8), *((const int64_t *) (src + 8)));
+			break;
+		case XPU_AGG_MAX_INT:
+			xpu_atomic_max_i64((int64_t *) (dst + 8), *((const int64_t *) (src + 8)));
+			break;
+		case XPU_AGG_MIN_FP:
+		case XPU_AGG_MAX_FP:
+			xpu_acc_minmax_fp((uint64_t *) (dst + 8), *((const double *) (src + 8)),
+							  a->kind == XPU_AGG_MAX_FP);
+			break;
+		case XPU_AGG_VAR_FP:
+			{
+				double		nd = (double) n;
+				double		s1 = *((const double *) (src + 16));
+				double		s2 = *((const double *) (src + 24));
+				double		d = xpu_dsub(*((const double *) (src + 8)),
+										 xpu_bits_to_f8(xpu_ld_cg_u64(dst + 8)));
+
+				xpu_atomic_add_f64((double *) (dst + 16), xpu_dadd(s1, xpu_dmul(nd, d)));
+				xpu_atomic_add_f64((double *) (dst + 24),
+								   xpu_dadd(xpu_dadd(s2, xpu_dmul(xpu_dmul(2.0, d), s1)),
+											xpu_dmul(nd, xpu_dmul(d, d))));
+				if (*((const uint64_t *) (src + 32)) != 0)
+					xpu_atomic_add_u64((uint64_t *) (dst + 32), *((const uint64_t *) (src + 32)));
+			}
+			break;
+		case XPU_AGG_VAR_INT:
+			xpu_acc_add_i128w((uint64_t *) (dst + 16), (int64_t *) (dst + 24),
+							  *((const uint64_t *) (src + 16)), *((const int64_t *) (src + 24)));
+			xpu_acc_add_i128w((uint64_t *) (dst + 32), (int64_t *) (dst + 40),
+							  *((const uint64_t *) (src + 32)), *((const int64_t *) (src + 40)));
+			break;
+		case XPU_AGG_VAR_INT8:
+			xpu_acc_add_i128w((uint64_t *) (dst + 16), (int64_t *) (dst + 24),
+							  *((const uint64_t *) (src + 16)), *((const int64_t *) (src + 24)));
+			xpu_acc_add_u192w((uint64_t *) (dst + 32), *((const uint64_t *) (src + 32)),
+							  *((const uint64_t *) (src + 40)), *((const uint64_t *) (src + 48)));
+			break;
+		default:
+			break;
+	}
+}
+
+/* fold every aggregate of the finished partial entry src into dst */
+XPU_FUNC void
+xpu_preagg_combine(const xpu_preagg *pa, char *dst, const char *src)
+{
+	int			i;
+
+	for (i = 0; i < (int) pa->naggs; i++)
+		xpu_acc_combine(&pa->aggs[i], dst + pa->aggs[i].offset, src + pa->aggs[i].offset);
 }
 
 #endif							/* XPU_PREAGG_ACC_H */

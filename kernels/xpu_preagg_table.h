@@ -130,18 +130,20 @@ xpu_preagg_entry_init(const xpu_preagg *pa, char *e, uint32_t entry_size,
 }
 
 /*
- * xpu_preagg_lookup - the entry of the row's group, created if there is
+ * xpu_preagg_lookup_created - the entry of the row's group, created if there is
  * none; NULL when the table has no room for a new entry.
  *
  * Linear probing.  A new entry is filled and fenced before the CAS that
  * links it, so a reader that sees the link (acquire) sees it whole.  A
  * thread that loses a CAS re-reads the slot and keeps its prepared entry
  * for the next empty slot; if the winner (or any entry further along) has
- * its key, the prepared entry stays unlinked and loses VALID.
+ * its key, the prepared entry stays unlinked and loses VALID.  *created
+ * tells the one thread that linked the entry (the caller sets it false).
+ * The loads are generic, so the table may be in global or shared memory.
  */
 XPU_FUNC char *
-xpu_preagg_lookup(const xpu_preagg *pa, const xpu_preagg_table *tab,
-				  const xpu_datum *slots, uint32_t hash)
+xpu_preagg_lookup_created(const xpu_preagg *pa, const xpu_preagg_table *tab,
+						  const xpu_datum *slots, uint32_t hash, bool *created)
 {
 	const uint32_t none = 0xffffffffU;
 	uint32_t	mask = tab->nslots - 1;
@@ -167,7 +169,10 @@ xpu_preagg_lookup(const xpu_preagg *pa, const xpu_preagg_table *tab,
 				prepared = idx;
 			}
 			if (xpu_atomic_cas_u32(&tab->slots[pos], 0, prepared + 1) == 0)
+			{
+				*created = true;
 				return xpu_preagg_entry(tab, prepared);
+			}
 			continue;			/* read the winner's link with acquire */
 		}
 		if (s - 1 < tab->capacity)
@@ -188,6 +193,15 @@ xpu_preagg_lookup(const xpu_preagg *pa, const xpu_preagg_table *tab,
 	if (prepared != none)
 		((XpuPreAggEntryHeader *) xpu_preagg_entry(tab, prepared))->flags = 0;
 	return (char *) 0;
+}
+
+XPU_FUNC char *
+xpu_preagg_lookup(const xpu_preagg *pa, const xpu_preagg_table *tab,
+				  const xpu_datum *slots, uint32_t hash)
+{
+	bool		created = false;
+
+	return xpu_preagg_lookup_created(pa, tab, slots, hash, &created);
 }
 
 /*

@@ -29,6 +29,9 @@ type Executor struct {
 	// preaggSlots is the slot count of a new GpuPreAgg table (before the
 	// memory cap of initialSlots); tests lower it to force growth.
 	preaggSlots uint32
+	// multiprocessors is the device's SM count, which sizes the grid of the
+	// GpuPreAgg kernel's first pass.
+	multiprocessors int
 
 	probeMu sync.Mutex // one link probe at a time (see ProbeLink)
 
@@ -72,8 +75,13 @@ func newExecutor(d *Device, pool *mempool.Pool, k kernels) *Executor {
 		}
 		return h.Bytes(), h.Free, nil
 	}
+	sms, err := d.dev.Attribute(cu.MultiprocessorCount)
+	if err != nil || sms < 1 {
+		sms = xpu.MaxBlocksPerChunk // unknown: a block per batch of pages
+	}
 	return &Executor{dev: d, pool: pool, kern: k, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
-		Bodies: hostpool.NewBodies(hostpool.New(allocHost, pinnedGrain, lentBodiesLimit()))}
+		multiprocessors: sms,
+		Bodies:          hostpool.NewBodies(hostpool.New(allocHost, pinnedGrain, lentBodiesLimit()))}
 }
 
 // Pool exhaustion is often momentary (other tasks finish and free their

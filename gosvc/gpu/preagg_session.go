@@ -82,7 +82,7 @@ func (t *task) preaggPass(table cu.DevicePtr, retry []uint32) error {
 	counters := t.base
 	var retryPtr cu.DevicePtr
 	nblocks, nretry := uint64(t.chunk.NBlocks), uint64(len(retry))
-	grid := int(t.chunk.NBlocks)
+	grid := t.sess.ex.preaggPagesGrid(int(t.chunk.NBlocks))
 	var err error
 	if retry == nil {
 		err = t.uploadPages()
@@ -107,6 +107,17 @@ func (t *task) preaggPass(table cu.DevicePtr, retry []uint32) error {
 		return fmt.Errorf("%s: cuStreamSynchronize: %w", t.kernel, err)
 	}
 	return t.collect()
+}
+
+// preaggPagesGrid is the grid of a first pass over nblocks pages.  Every
+// block folds its rows into a shared-memory table and then each of its groups
+// into the device table once, so the fewer the blocks, the fewer updates of
+// the device table: two blocks per multiprocessor each take several batches
+// of a large chunk, and the chunks of other sessions running on other
+// streams fill the rest of the device.
+func (e *Executor) preaggPagesGrid(nblocks int) int {
+	batches := (nblocks + xpu.PreAggBatchPages - 1) / xpu.PreAggBatchPages
+	return max(1, min(batches, 2*e.multiprocessors))
 }
 
 // uploadItems queues the copy of items to dst, staged through the lane's

@@ -40,6 +40,9 @@ const (
 	ItemRetry          = uint32(C.XPU_ITEM_RETRY)
 	KernelGpuPreAgg    = C.XPU_KERNEL_GPUPREAGG
 	KernelPreAggRehash = C.XPU_KERNEL_GPUPREAGG_REHASH
+	// PreAggBatchPages is how many pages a block of the GpuPreAgg kernel
+	// takes at a time over a chunk's pages.
+	PreAggBatchPages = int(C.XPU_PREAGG_BATCH_PAGES)
 	// PreAggEntryAlign is the alignment of entry_size and of every key
 	// slot and accumulator offset.
 	PreAggEntryAlign = 16

@@ -37,7 +37,7 @@ dev_table(uint32_t nslots, uint32_t entry_size)
 
 static void
 run_gpu(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &page,
-		uint32_t nblocks, uint32_t nslots)
+		uint32_t nblocks, uint32_t nslots, uint32_t max_grid)
 {
 	std::vector<char> msg = s.message(p);
 	static xpu_program prog;
@@ -80,7 +80,10 @@ run_gpu(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &pag
 	for (int pass = 0; ; pass++)
 	{
 		uint32_t counters[XPU_COUNTER__COUNT];
-		uint32_t grid = pass == 0 ? nblocks :
+		/* the first pass takes any grid; max_grid blocks make each take
+		 * several batches of pages (as the service launches it) */
+		uint32_t batches = (nblocks + XPU_PREAGG_BATCH_PAGES - 1) / XPU_PREAGG_BATCH_PAGES;
+		uint32_t grid = pass == 0 ? std::min(std::max(batches, 1U), max_grid) :
 			(uint32_t) ((retry.size() + XPU_GPUSCAN_THREADS - 1) / XPU_GPUSCAN_THREADS);
 
 		CK(cudaMemset(d_counters, 0, sizeof(counters)));
@@ -135,8 +138,8 @@ run_gpu(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &pag
 	ok &= check_table(name, s, t.h, r);
 	ok &= nrecheck == (uint32_t) r.nrecheck && nrecheck_items == nrecheck;
 	ok &= ntuples == (uint32_t) r.ntuples;
-	printf("%s: %u blocks, %zu groups, %u tuples, %u rechecks, %d growths, %u entries taken: %s\n",
-		   name, nblocks, r.ref.size(), ntuples, nrecheck, ngrowths, t.h->t->nentries,
+	printf("%s: %u blocks (grid <= %u), %zu groups, %u tuples, %u rechecks, %d growths, %u entries taken: %s\n",
+		   name, nblocks, max_grid, r.ref.size(), ntuples, nrecheck, ngrowths, t.h->t->nentries,
 		   ok ? "ok" : "FAILED");
 	CHECK(ok);
 	cudaFree(t.d);
@@ -159,17 +162,19 @@ main(int argc, char **argv)
 		return 2;
 	}
 	for (uint32_t nblocks : {1U, 64U, 4096U})
+	for (uint32_t max_grid : {3U, 264U, 1U << 20})
 	{
 		{
 			KtProg p;
 			PreAggSpec s;
 
 			case_group_by_b_c(p, s);
-			run_gpu("group by b, c", p, s, page, nblocks, 4);
+			run_gpu("group by b, c", p, s, page, nblocks, 4, max_grid);
 		}
 		{
 			KtProg p;
 			int f8 = p.var(A_F8), i2 = p.var(A_I2), i8 = p.var(A_I8);
+			int i2f8 = p.op(OP(CAST), F8, {i2});
 			p.b(true);
 			PreAggSpec s;
 			s.agg(XPU_AGG_COUNT, -1, 0);
@@ -177,7 +182,8 @@ main(int argc, char **argv)
 			s.agg(XPU_AGG_VAR_INT, i2, I2);
 			s.agg(XPU_AGG_SUM_INT, i8, I8);
 			s.agg(XPU_AGG_MAX_FP, f8, F8);
-			run_gpu("no keys", p, s, page, nblocks, 2);
+			s.agg(XPU_AGG_VAR_FP, i2f8, F8);
+			run_gpu("no keys", p, s, page, nblocks, 2, max_grid);
 		}
 		{
 			KtProg p;
@@ -188,7 +194,7 @@ main(int argc, char **argv)
 			s.key(t, TEXT, 32);
 			s.key(f4, F4);
 			s.agg(XPU_AGG_COUNT, -1, 0);
-			run_gpu("group by n, t, f4", p, s, page, nblocks, 2);
+			run_gpu("group by n, t, f4", p, s, page, nblocks, 2, max_grid);
 		}
 	}
 	printf("gpu preagg: %d passed, %d failed\n", npassed, nfailed);

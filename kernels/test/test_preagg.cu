@@ -632,6 +632,7 @@ struct RefGroup
 	std::vector<uint64_t> n;
 	std::vector<xpu_int128> s1, s2;
 	std::vector<double> fsum, fmin, fmax;
+	std::vector<long double> fsq;	/* VAR_FP: sum of squares, wide */
 	std::vector<uint64_t> nspecial;
 	std::vector<unsigned __int128> sq_lo;	/* VAR_INT8: 192-bit sum of squares */
 	std::vector<uint64_t> sq_hi;
@@ -771,6 +772,7 @@ ref_accumulate(RefGroup &g, const PreAggSpec &s, const xpu_datum *slots)
 		g.fsum.assign(na, 0);
 		g.fmin.assign(na, 0.0 / 0.0);
 		g.fmax.assign(na, -1.0 / 0.0);
+		g.fsq.assign(na, 0);
 		g.nspecial.assign(na, 0);
 		g.sq_lo.assign(na, 0);
 		g.sq_hi.assign(na, 0);
@@ -807,6 +809,7 @@ ref_accumulate(RefGroup &g, const PreAggSpec &s, const xpu_datum *slots)
 			case XPU_AGG_MIN_INT: g.s1[i] = g.n[i] == 1 ? d->v.i64 : std::min<xpu_int128>(g.s1[i], d->v.i64); break;
 			case XPU_AGG_MAX_INT: g.s1[i] = g.n[i] == 1 ? d->v.i64 : std::max<xpu_int128>(g.s1[i], d->v.i64); break;
 			case XPU_AGG_SUM_FP: g.fsum[i] += x; break;
+			case XPU_AGG_VAR_FP: g.fsum[i] += x; g.fsq[i] += (long double) x * x; break;
 			case XPU_AGG_MIN_FP: if (!isnan(x) && (isnan(g.fmin[i]) || x < g.fmin[i])) g.fmin[i] = x; break;
 			case XPU_AGG_MAX_FP: if (isnan(x) || (!isnan(g.fmax[i]) && x > g.fmax[i])) g.fmax[i] = x; break;
 			default: break;
@@ -863,6 +866,18 @@ check_entry(const PreAggSpec &s, const char *e, const RefGroup &g)
 				break;
 			case XPU_AGG_VAR_FP:
 				this_ok &= acc_u64(acc, 32) == g.nspecial[i];
+				if (n > 0 && g.nspecial[i] == 0)
+				{
+					/* the same mean and sum of squared deviations, whatever
+					 * the shifts and the order of partials */
+					double shift = acc_f8(acc, 8), s1 = acc_f8(acc, 16), s2 = acc_f8(acc, 24);
+					double mean = shift + s1 / n, ref_mean = (double) (g.fsum[i] / n);
+					double m2 = s2 - s1 * s1 / n;
+					double ref_m2 = (double) (g.fsq[i] - (long double) g.fsum[i] * g.fsum[i] / n);
+
+					this_ok &= fabs(mean - ref_mean) <= 1e-9 * (1 + fabs(ref_mean)) &&
+						fabs(m2 - ref_m2) <= 1e-9 * (1 + fabs(ref_m2));
+				}
 				break;
 			default:
 				break;
@@ -960,9 +975,79 @@ check_table(const char *name, const PreAggSpec &s, HostTable *h, const Run &r)
  * nslots, growing it (rehash) and re-running the RETRY rows as the
  * service does, then checks the table against the reference.
  */
+/*
+ * The kernel's first pass with its block-local table, serially (one valid
+ * order of the threads' steps): each block of `per_block` items folds its
+ * rows into a fresh local table, a new local group finds or creates its
+ * device entry, and the block's groups are combined into the device table
+ * at its end.  Returns the RETRY items; counts RECHECK rows.
+ */
+static std::vector<uint32_t>
+local_pass(const xpu_program *prog, const xpu_preagg *pa, HostTable *h,
+		   const std::vector<char> &page, const std::vector<uint32_t> &items,
+		   size_t per_block, int *nrecheck, int *nlocal_groups)
+{
+	static xpu_datum slots[XPU_GPUSCAN_MAX_SLOTS];
+	static XpuPreAggLocal local alignas(16);
+	std::vector<uint32_t> retry;
+	xpu_preagg_table tab, lt;
+
+	CHECK(xpu_preagg_table_open(h->t, pa->entry_size, &tab));
+	for (size_t b0 = 0; b0 < items.size(); b0 += per_block)
+	{
+		memset(&local, 0, sizeof(local));
+		bool use_local = xpu_preagg_local_open(&local, pa->entry_size, &lt);
+
+		for (size_t k = b0; k < std::min(items.size(), b0 + per_block); k++)
+		{
+			uint32_t item = items[k], lp;
+			int lpi = (int) (item & XPU_ITEM_OFFSET_MASK) - 1;
+			memcpy(&lp, page.data() + XPU_SIZE_OF_PAGE_HEADER + 4 * lpi, 4);
+			if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+				continue;
+			int res = xpu_eval_tuple(prog, page.data() + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp), slots);
+			if (res == XPU_ROW_MATCH && !xpu_preagg_row_fits(pa, slots))
+				res = XPU_ROW_RECHECK;
+			if (res == XPU_ROW_MATCH)
+			{
+				char *le = (char *) 0;
+				bool created = false;
+				uint32_t hash = xpu_preagg_hash(pa, slots);
+
+				if (use_local)
+					le = xpu_preagg_lookup_created(pa, &lt, slots, hash, &created);
+				if (le == (char *) 0)
+					res = xpu_preagg_row(pa, &tab, slots);
+				else
+				{
+					size_t li = (size_t) (le - lt.entries) / lt.entry_size;
+
+					if (created)
+					{
+						local.global[li] = xpu_preagg_lookup(pa, &tab, slots, hash);
+						(*nlocal_groups)++;
+					}
+					if (local.global[li] == (char *) 0)
+						res = XPU_ROW_RETRY;
+					else
+						xpu_preagg_accumulate(pa, le, slots);
+				}
+			}
+			if (res == XPU_ROW_RECHECK)
+				(*nrecheck)++;
+			else if (res == XPU_ROW_RETRY)
+				retry.push_back(item);
+		}
+		if (use_local)
+			for (uint32_t i = 0; i < xpu_preagg_local_used(&lt); i++)
+				xpu_preagg_local_flush(pa, &local, &lt, i);
+	}
+	return retry;
+}
+
 static void
 run_preagg(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &page,
-		   uint32_t nslots, int reps, int expect_groups = -1)
+		   uint32_t nslots, int reps, int expect_groups = -1, size_t local_block = 0)
 {
 	std::vector<char> msg = s.message(p);
 	static xpu_program prog;
@@ -986,14 +1071,17 @@ run_preagg(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &
 			pending.push_back(((uint32_t) rep << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1));
 	ref_run(&prog, &pa, s, page, pending, r);
 
-	int nrecheck = 0;
+	int nrecheck = 0, nlocal_groups = 0;
+	bool first_pass = true;
 	while (!pending.empty())
 	{
 		xpu_preagg_table tab;
 		std::vector<uint32_t> retry;
 
 		CHECK(xpu_preagg_table_open(h->t, pa.entry_size, &tab));
-		for (uint32_t item : pending)
+		if (first_pass && local_block > 0)
+			retry = local_pass(&prog, &pa, h, page, pending, local_block, &nrecheck, &nlocal_groups);
+		for (uint32_t item : first_pass && local_block > 0 ? std::vector<uint32_t>() : pending)
 		{
 			uint32_t lp;
 			int lpi = (int) (item & XPU_ITEM_OFFSET_MASK) - 1;
@@ -1007,6 +1095,7 @@ run_preagg(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &
 			else if (res == XPU_ROW_RETRY)
 				retry.push_back(item);
 		}
+		first_pass = false;
 		pending.swap(retry);
 		if (!pending.empty())
 		{
@@ -1035,8 +1124,8 @@ run_preagg(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &
 				name, r.ref.size(), r.nrecheck, nrecheck, ngrowths);
 	CHECK(ok);
 	if (getenv("VERBOSE"))
-		fprintf(stderr, "note: %s: %d tuples, %zu groups, %d rechecks, %d growths\n",
-				name, r.ntuples, r.ref.size(), r.nrecheck, ngrowths);
+		fprintf(stderr, "note: %s: %d tuples, %zu groups, %d rechecks, %d growths, %d local groups\n",
+				name, r.ntuples, r.ref.size(), r.nrecheck, ngrowths, nlocal_groups);
 	delete h;
 }
 
@@ -1110,6 +1199,8 @@ test_runs(const char *path)
 		case_group_by_b_c(p, s);
 		run_preagg("group by b, c", p, s, page, 1024, 1);
 		run_preagg("group by b, c, small table", p, s, page, 4, 3);
+		run_preagg("group by b, c, local", p, s, page, 1024, 3, -1, 40);
+		run_preagg("group by b, c, local, small table", p, s, page, 4, 3, -1, 1000);
 	}
 	{	/* GROUP BY f4, n: -0 with 0, NaN; numeric by value */
 		KtProg p;
@@ -1119,10 +1210,12 @@ test_runs(const char *path)
 		s.key(f4, F4);
 		s.agg(XPU_AGG_SUM_INT, i8, I8);
 		run_preagg("group by f4", p, s, page, 64, 2);
+		run_preagg("group by f4, local", p, s, page, 64, 2, -1, 7);
 		PreAggSpec s2;
 		s2.key(n, NUM);
 		s2.agg(XPU_AGG_COUNT, -1, 0);
 		run_preagg("group by n", p, s2, page, 2, 2);
+		run_preagg("group by n, local", p, s2, page, 2, 2, -1, 1000);
 	}
 	{	/* text keys too long for the slot: RECHECK; a qual that filters */
 		KtProg p;
@@ -1134,19 +1227,25 @@ test_runs(const char *path)
 		s.key(v, VARCHAR, 32);
 		s.agg(XPU_AGG_MAX_INT, i2, I2);
 		run_preagg("group by t, v", p, s, page, 8, 2);
+		run_preagg("group by t, v, local", p, s, page, 8, 2, -1, 33);
 	}
 	{	/* no keys: one group; SELECT DISTINCT-like: no aggregates */
 		KtProg p;
 		int f8 = p.var(A_F8), i2 = p.var(A_I2);
+		int i2f8 = p.op(OP(CAST), F8, {i2});
 		p.b(true);
 		PreAggSpec s;
 		s.agg(XPU_AGG_COUNT, -1, 0);
 		s.agg(XPU_AGG_SUM_FP, f8, F8);
 		s.agg(XPU_AGG_VAR_INT, i2, I2);
+		/* a spread of finite values, so that partials' shifts differ */
+		s.agg(XPU_AGG_VAR_FP, i2f8, F8);
 		run_preagg("no keys", p, s, page, 2, 4, 1);
+		run_preagg("no keys, local", p, s, page, 2, 4, 1, 50);
 		PreAggSpec s2;
 		s2.key(i2, I2);
 		run_preagg("distinct i2", p, s2, page, 16, 2);
+		run_preagg("distinct i2, local", p, s2, page, 16, 2, -1, 1000);
 	}
 }
 
