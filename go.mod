@@ -5,7 +5,10 @@ go 1.26.8
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/rs/zerolog v1.35.1
+	github.com/vbauerster/mpb/v8 v8.16.2
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
+	gonum.org/v1/plot v0.17.0
 	gorgonia.org/cu v0.9.6
 )
 
@@ -27,9 +30,6 @@ require (
 	github.com/mattn/go-runewidth v0.0.30 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/vbauerster/cupwriter v0.0.5 // indirect
-	github.com/vbauerster/mpb/v8 v8.16.2 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )

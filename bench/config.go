@@ -11,7 +11,7 @@ import (
 
 // Config holds the flags of both steps.
 type Config struct {
-	ConnString string // libpq-style; empty: PGHOST, PGPORT, PGUSER, PGDATABASE, ...
+	ConnString string  // libpq-style; empty: PGHOST, PGPORT, PGUSER, PGDATABASE, ...
 	Scale      float64 // W1 row-count multiplier
 	SF         float64 // SSB scale factor
 	Tables     []Dataset

@@ -14,8 +14,8 @@ type ModeResult struct {
 	Plan    string    `json:"plan"`
 	// JoinDepth is the number of joins the plan does on the GPU (GpuJoin
 	// depths; see planJoinDepth).
-	JoinDepth int `json:"gpu_join_depth"`
-	Error   string    `json:"error,omitempty"`
+	JoinDepth int    `json:"gpu_join_depth"`
+	Error     string `json:"error,omitempty"`
 
 	// Host CPU (see cpu.go): busy core-seconds of the whole host during
 	// each timed run, their median, and the median per heap page.
@@ -48,11 +48,11 @@ type QueryResult struct {
 	PGBest      *float64 `json:"pg_best_s"`
 	SpeedupBest *float64 `json:"speedup_vs_best_pg"`
 	JoinDepth   int      `json:"gpu_join_depth"` // the gpu mode's plan's
-	GPUGBps   *float64     `json:"gpu_gb_per_s"`
-	LinkPct   *float64     `json:"link_pct"`
-	Status    string       `json:"status"` // "ok" or "FAILURE"
-	Failure   string       `json:"failure,omitempty"`
-	Planted   bool         `json:"planted_wrong_result,omitempty"`
+	GPUGBps     *float64 `json:"gpu_gb_per_s"`
+	LinkPct     *float64 `json:"link_pct"`
+	Status      string   `json:"status"` // "ok" or "FAILURE"
+	Failure     string   `json:"failure,omitempty"`
+	Planted     bool     `json:"planted_wrong_result,omitempty"`
 }
 
 // LinkInfo is the host-to-device bandwidth the '% link' column uses.
