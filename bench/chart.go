@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,12 +21,11 @@ var (
 
 // chartBar is one query's figures in the chart.
 type chartBar struct {
-	label    string
-	pg, gpu  float64 // median seconds; 0 when missing
-	speedup  *float64
-	gpuPlan  bool
-	failed   bool
-	hasTimes bool
+	label   string
+	pg, gpu float64 // median seconds; 0 when missing
+	speedup *float64
+	gpuPlan bool
+	failed  bool
 }
 
 func chartBars(rep *Report) []chartBar {
@@ -41,7 +41,7 @@ func chartBars(rep *Report) []chartBar {
 			b.label += "/" + r.Table
 		}
 		if !b.failed && r.PGBest != nil && gi < len(r.Modes) && r.Modes[gi].Median != nil {
-			b.pg, b.gpu, b.hasTimes = *r.PGBest, *r.Modes[gi].Median, true
+			b.pg, b.gpu = *r.PGBest, *r.Modes[gi].Median
 		}
 		out = append(out, b)
 	}
@@ -55,11 +55,18 @@ func chartBars(rep *Report) []chartBar {
 func WriteChart(w io.Writer, rep *Report) error {
 	bars := chartBars(rep)
 	p := plot.New()
-	p.Title.Text = "pg_strom: PostgreSQL (best of JIT on/off) vs GPU, median seconds per query; label: speedup"
-	p.Y.Label.Text = "seconds"
+	var tables []string
+	seen := map[string]bool{}
+	for _, r := range rep.Results {
+		if !seen[r.Table] {
+			seen[r.Table] = true
+			tables = append(tables, r.Table)
+		}
+	}
+	p.Title.Text = "pg_strom on " + strings.Join(tables, ", ") + ": median seconds per query, speedup above"
+	p.Y.Label.Text = "seconds (PostgreSQL: the better of JIT on and off)"
 	p.Y.Min = 0
 	p.Legend.Top = true
-	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
 
 	n := len(bars)
@@ -124,11 +131,12 @@ func WriteChart(w io.Writer, rep *Report) error {
 			lb.TextStyle[i].XAlign = draw.XCenter
 		}
 		p.Add(lb)
-		p.Y.Max = top*1.15 + 1e-3
+		p.Y.Max = top*1.4 + 1e-3 // room for the legend
+		p.X.Min, p.X.Max = -0.7, float64(n)-0.3
 	} else {
 		p.Title.Text += " (no results)"
 	}
-	wd := vg.Length(math.Max(8, 1.5+0.55*float64(n))) * vg.Inch
+	wd := vg.Length(math.Max(9, 1.5+0.6*float64(n))) * vg.Inch
 	wt, err := p.WriterTo(wd, 5*vg.Inch, "png")
 	if err != nil {
 		return fmt.Errorf("chart: %w", err)
