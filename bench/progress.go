@@ -57,14 +57,14 @@ func (pr *progress) bar(name string, total int64) progressBar {
 	label := ""
 	pb := progressBar{mu: &pr.mu, label: &label}
 	b := pr.p.AddBar(total,
-		mpb.PrependDecorators(decor.Name(name, decor.WC{C: decor.DindentRight | decor.DextraSpace}),
-			decor.CountersNoUnit("%d/%d", decor.WCSyncWidth)),
+		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR),
+			decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
 		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace),
 			decor.Any(func(decor.Statistics) string {
 				pr.mu.Lock()
 				defer pr.mu.Unlock()
-				return *pb.label
-			}, decor.WCSyncSpaceR)))
+				return "  " + *pb.label
+			})))
 	pb.b = b
 	pr.mu.Lock()
 	pr.bars = append(pr.bars, b)

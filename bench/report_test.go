@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/color"
 	"image/png"
 	"math"
@@ -156,5 +157,42 @@ func TestErrFailuresWrapped(t *testing.T) {
 	err := errors.Join(errors.New("x"), errFailures)
 	if !errors.Is(err, errFailures) {
 		t.Fatal("errFailures not found")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	var results []QueryResult
+	for i, times := range [][3]float64{{4, 2, 1}, {9, 12, 1}} { // pg_jit, pg_nojit, gpu
+		r := QueryResult{Query: fmt.Sprintf("Q%d", i+1), Table: "ssb", Status: statusOK, JoinDepth: i * 3}
+		for k, m := range Modes {
+			r.Modes = append(r.Modes, ModeResult{Mode: m.Key, Median: f(times[k]), UsedGPU: m.GPU})
+		}
+		r.computeFigures(0)
+		results = append(results, r)
+	}
+	// PG best: 2 and 9; GPU 1 and 1: Σ 11 / 2, geometric mean sqrt(2 × 9)
+	if *results[0].PGBest != 2 || *results[0].SpeedupBest != 2 || *results[0].Speedup != 4 {
+		t.Fatalf("figures: %v %v %v", *results[0].PGBest, *results[0].SpeedupBest, *results[0].Speedup)
+	}
+	s := summarize(results)
+	if len(s) != 1 || !s[0].Complete || *s[0].Ratio != 5.5 || math.Abs(*s[0].GeoMean-math.Sqrt(18)) > 1e-12 ||
+		s[0].MaxJoinDepth != 3 || s[0].GPUPlans != 2 {
+		t.Fatalf("summary: %+v", s)
+	}
+	rep := fakeReport()
+	rep.Results, rep.Summaries, rep.Failures = results, s, 0
+	var b bytes.Buffer
+	if err := WriteTable(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"summary ssb:", "ssb: Σ PG / Σ GPU = 5.50x, geometric mean of the speedups = 4.24x", "join depth up to 3"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	results[1].fail("x")
+	if s := summarize(results); s[0].Complete || s[0].WithFigures != 1 || *s[0].Ratio != 2 {
+		t.Errorf("with a failure: %+v", s)
 	}
 }
