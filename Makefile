@@ -99,15 +99,17 @@ BENCH_BIN = bench/pgstrom-bench
 BENCH_OUT ?= bench-results
 BENCH_FLAGS ?=
 BENCH_RUN_FLAGS ?=
-# one `run` step per table, so that each step stays under 10 minutes at
+# one `run` step per W1 table, so that each step stays under 10 minutes at
 # -scale 1 on 16 cores (both tables in one step took about 7 minutes at
-# -scale 0.5 on the H200 machine)
-BENCH_TABLES ?= w1_narrow w1_wide
+# -scale 0.5 on the H200 machine), and one for SSB (its 13 queries over the
+# five ssb_* tables, at scale factor BENCH_SSB_SF)
+BENCH_TABLES ?= w1_narrow w1_wide ssb
+BENCH_SSB_SF ?= 20
 .PHONY: bench
 bench:
 	$(GO) build -o $(BENCH_BIN) ./bench
 	mkdir -p $(BENCH_OUT)
-	$(BENCH_BIN) load $(BENCH_FLAGS) -tables $(shell echo $(BENCH_TABLES) | tr ' ' ,)
+	$(BENCH_BIN) load -sf $(BENCH_SSB_SF) $(BENCH_FLAGS) -tables $(shell echo $(BENCH_TABLES) | tr ' ' ,)
 	rc=0; for t in $(BENCH_TABLES); do \
 		$(BENCH_BIN) run $(BENCH_FLAGS) -tables $$t $(BENCH_RUN_FLAGS) -json $(BENCH_OUT)/bench-$$t.json \
 			-png $(BENCH_OUT)/bench-$$t.png -plans $(BENCH_OUT)/plans-$$t.txt > $(BENCH_OUT)/bench-$$t.txt || rc=1; \

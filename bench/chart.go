@@ -2,129 +2,145 @@ package main
 
 import (
 	"fmt"
-	"image"
 	"image/color"
-	"image/draw"
-	"image/png"
 	"io"
 	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 var (
-	colBackground = color.RGBA{255, 255, 255, 255}
-	colAxis       = color.RGBA{40, 40, 40, 255}
-	colGrid       = color.RGBA{225, 225, 225, 255}
-	colReference  = color.RGBA{200, 30, 30, 255}
-	colNoGPU      = color.RGBA{170, 170, 170, 255}
-	colTables     = []color.RGBA{{52, 101, 164, 255}, {230, 140, 30, 255}, {78, 154, 6, 255}, {117, 80, 123, 255}}
+	colPG    = color.RGBA{52, 101, 164, 255} // PostgreSQL, the better of JIT on and off
+	colGPU   = color.RGBA{230, 140, 30, 255} // pg_strom, a GPU plan
+	colNoGPU = color.RGBA{170, 170, 170, 255}
 )
 
-const (
-	chartLeft   = 60
-	chartRight  = 24
-	chartTop    = 64
-	chartBottom = 150
-	chartPlotH  = 320
-	barW        = 30
-	barGap      = 18
-)
-
-func fillRect(img *image.RGBA, x, y, w, h int, c color.Color) {
-	draw.Draw(img, image.Rect(x, y, x+w, y+h), &image.Uniform{c}, image.Point{}, draw.Src)
+// chartBar is one query's figures in the chart.
+type chartBar struct {
+	label   string
+	pg, gpu float64 // median seconds; 0 when missing
+	speedup *float64
+	gpuPlan bool
+	failed  bool
 }
 
-// niceStep picks a tick step (1, 2 or 5 times a power of ten) giving about
-// five ticks up to top.
-func niceStep(top float64) float64 {
-	raw := top / 5
-	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= raw {
-			return m * p
-		}
+func chartBars(rep *Report) []chartBar {
+	tables := map[string]bool{}
+	for _, r := range rep.Results {
+		tables[r.Table] = true
 	}
-	return 10 * p
+	var out []chartBar
+	gi := gpuMode()
+	for _, r := range rep.Results {
+		b := chartBar{label: r.Query, speedup: r.SpeedupBest, gpuPlan: r.GPUUsed(), failed: r.Status == statusFailure}
+		if len(tables) > 1 {
+			b.label += "/" + r.Table
+		}
+		if !b.failed && r.PGBest != nil && gi < len(r.Modes) && r.Modes[gi].Median != nil {
+			b.pg, b.gpu = *r.PGBest, *r.Modes[gi].Median
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
-// WriteChart draws one bar per query and table: the speedup (plain
-// PostgreSQL with JIT time / GPU time), a red line at 1.0x, bars colored by
-// table (gray when the GPU mode's plan had no pg_strom node), FAIL for failures.
+// WriteChart draws, with gonum.org/v1/plot, one group of bars per query:
+// PostgreSQL's median seconds (the better of JIT on and off) beside the
+// GPU mode's, gray where the GPU mode's plan had no pg_strom node, the
+// speedup written above each group and FAIL where the query failed.
 func WriteChart(w io.Writer, rep *Report) error {
-	n := len(rep.Results)
-	width := max(720, chartLeft+chartRight+n*(barW+barGap)+barGap)
-	height := chartTop + chartPlotH + chartBottom
-	img := image.NewRGBA(image.Rect(0, 0, width, height))
-	fillRect(img, 0, 0, width, height, colBackground)
-	drawText(img, chartLeft, 12, "pg_strom speedup = PG time (jit=on) / GPU time", 2, colAxis)
-
-	top := 1.0
-	for _, r := range rep.Results {
-		if r.Speedup != nil {
-			top = math.Max(top, *r.Speedup)
-		}
-	}
-	top *= 1.15
-	step := niceStep(top)
-	top = math.Ceil(top/step) * step
-	base := chartTop + chartPlotH
-	yOf := func(v float64) int { return base - int(math.Round(v/top*chartPlotH)) }
-	plotW := width - chartLeft - chartRight
-	for v := 0.0; v <= top+step/2; v += step {
-		y := yOf(v)
-		fillRect(img, chartLeft, y, plotW, 1, colGrid)
-		label := trimFloat(v) + "x"
-		drawText(img, chartLeft-6-textWidth(label, 1), y-3, label, 1, colAxis)
-	}
-
-	tableColor := map[string]color.RGBA{}
+	bars := chartBars(rep)
+	p := plot.New()
 	var tables []string
+	seen := map[string]bool{}
 	for _, r := range rep.Results {
-		if _, ok := tableColor[r.Table]; !ok {
-			tableColor[r.Table] = colTables[len(tables)%len(colTables)]
+		if !seen[r.Table] {
+			seen[r.Table] = true
 			tables = append(tables, r.Table)
 		}
 	}
-	lx := chartLeft
-	for _, t := range tables {
-		fillRect(img, lx, 42, 10, 10, tableColor[t])
-		drawText(img, lx+14, 44, t, 1, colAxis)
-		lx += 14 + textWidth(t, 1) + 16
-	}
-	fillRect(img, lx, 46, 16, 2, colReference)
-	drawText(img, lx+20, 44, "1.0x", 1, colAxis)
-	fillRect(img, lx+52, 42, 10, 10, colNoGPU)
-	drawText(img, lx+66, 44, "no GPU node in plan", 1, colAxis)
+	p.Title.Text = "pg_strom on " + strings.Join(tables, ", ") + ": median seconds per query, speedup above"
+	p.Y.Label.Text = "seconds (PostgreSQL: the better of JIT on and off)"
+	p.Y.Min = 0
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
 
-	for i, r := range rep.Results {
-		x := chartLeft + barGap + i*(barW+barGap)
-		label := r.Query + "/" + r.Table
-		drawTextUp(img, x+barW/2-3, base+8+textWidth(label, 1), label, 1, colAxis)
-		if r.Speedup == nil {
-			drawTextUp(img, x+barW/2-3, base-6, "FAIL", 1, colReference)
-			continue
+	n := len(bars)
+	names := make([]string, n)
+	pg := make(plotter.Values, n)
+	gpu := make(plotter.Values, n)
+	noGPU := make(plotter.Values, n)
+	var labels plotter.XYLabels
+	top := 0.0
+	for i, b := range bars {
+		names[i] = b.label
+		pg[i] = b.pg
+		if b.gpuPlan {
+			gpu[i] = b.gpu
+		} else {
+			noGPU[i] = b.gpu
 		}
-		c := tableColor[r.Table]
-		if !r.GPUUsed() {
-			c = colNoGPU
+		top = math.Max(top, math.Max(b.pg, b.gpu))
+	}
+	for i, b := range bars {
+		text := "-"
+		switch {
+		case b.failed:
+			text = "FAIL"
+		case b.speedup != nil:
+			text = fmt.Sprintf("%.1fx", *b.speedup)
 		}
-		y := yOf(*r.Speedup)
-		fillRect(img, x, y, barW, base-y, c)
-		v := fmt.Sprintf("%.1fx", *r.Speedup)
-		drawText(img, x+barW/2-textWidth(v, 1)/2, y-10, v, 1, colAxis)
+		labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: math.Max(b.pg, b.gpu) + top*0.02})
+		labels.Labels = append(labels.Labels, text)
 	}
-	fillRect(img, chartLeft, yOf(1), plotW, 2, colReference)
-	fillRect(img, chartLeft, chartTop, 1, chartPlotH+1, colAxis)
-	fillRect(img, chartLeft, base, plotW, 1, colAxis)
-	return png.Encode(w, img)
-}
-
-func trimFloat(v float64) string {
-	s := fmt.Sprintf("%.2f", v)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
+	width := 0.25 * vg.Inch
+	if n > 0 {
+		p.NominalX(names...)
+		p.X.Tick.Label.Rotation = math.Pi / 4
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+		series := []struct {
+			vals  plotter.Values
+			name  string
+			color color.Color
+			off   vg.Length
+		}{
+			{pg, "PostgreSQL", colPG, -width / 2},
+			{gpu, "pg_strom (GPU plan)", colGPU, width / 2},
+			{noGPU, "pg_strom (no GPU node in the plan)", colNoGPU, width / 2},
+		}
+		for _, s := range series {
+			bc, err := plotter.NewBarChart(s.vals, width)
+			if err != nil {
+				return fmt.Errorf("chart: %w", err)
+			}
+			bc.Color, bc.Offset = s.color, s.off
+			bc.LineStyle.Width = 0
+			p.Add(bc)
+			p.Legend.Add(s.name, bc)
+		}
+		lb, err := plotter.NewLabels(labels)
+		if err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].XAlign = draw.XCenter
+		}
+		p.Add(lb)
+		p.Y.Max = top*1.4 + 1e-3 // room for the legend
+		p.X.Min, p.X.Max = -0.7, float64(n)-0.3
+	} else {
+		p.Title.Text += " (no results)"
 	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
+	wd := vg.Length(math.Max(9, 1.5+0.6*float64(n))) * vg.Inch
+	wt, err := p.WriterTo(wd, 5*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("chart: %w", err)
 	}
-	return s
+	_, err = wt.WriteTo(w)
+	return err
 }

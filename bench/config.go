@@ -11,8 +11,9 @@ import (
 
 // Config holds the flags of both steps.
 type Config struct {
-	ConnString string // libpq-style; empty: PGHOST, PGPORT, PGUSER, PGDATABASE, ...
-	Scale      float64
+	ConnString string  // libpq-style; empty: PGHOST, PGPORT, PGUSER, PGDATABASE, ...
+	Scale      float64 // W1 row-count multiplier
+	SF         float64 // SSB scale factor
 	Tables     []Dataset
 	Timeout    time.Duration
 
@@ -37,6 +38,14 @@ type Config struct {
 	Stderr io.Writer
 }
 
+// scaleOf is the scale d is loaded at: -sf for SSB, -scale for W1.
+func (c *Config) scaleOf(d Dataset) float64 {
+	if d.Group == ssbGroup {
+		return c.SF
+	}
+	return c.Scale
+}
+
 func defaultWorkers() int { return min(runtime.NumCPU(), 16) }
 
 // parseConfig parses the flags of step (load or run).
@@ -46,8 +55,9 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	cfg := &Config{Stdout: stdout, Stderr: stderr, CPU: newProcSampler()}
 	var tables, queries, plant, gpuSet string
 	fs.StringVar(&cfg.ConnString, "dsn", "", "connection string (default: the PGHOST, PGPORT, PGUSER, PGDATABASE, ... environment)")
-	fs.Float64Var(&cfg.Scale, "scale", 1.0, "row-count multiplier: 1.0 = 200M narrow rows and 25M wide rows (load)")
-	fs.StringVar(&tables, "tables", "w1_narrow,w1_wide", "comma-separated datasets")
+	fs.Float64Var(&cfg.Scale, "scale", 1.0, "W1 row-count multiplier: 1.0 = 200M narrow rows and 25M wide rows (load)")
+	fs.Float64Var(&cfg.SF, "sf", 1.0, "SSB scale factor: 1 = 6M lineorder rows, 30,000 customers, 2,000 suppliers, 200,000 parts (load)")
+	fs.StringVar(&tables, "tables", "w1_narrow,w1_wide", "comma-separated datasets: w1_narrow, w1_wide, ssb (the five ssb_* tables) or single ssb_* tables (load)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "statement_timeout of every statement (0: none)")
 	fs.IntVar(&cfg.Workers, "workers", defaultWorkers(), "parallel loader connections (load)")
 	fs.BoolVar(&cfg.Prewarm, "prewarm", true, "pg_prewarm the tables (at the end of load, and before run)")
@@ -69,6 +79,9 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	if cfg.Scale <= 0 {
 		return nil, fmt.Errorf("-scale must be positive, got %g", cfg.Scale)
 	}
+	if cfg.SF <= 0 {
+		return nil, fmt.Errorf("-sf must be positive, got %g", cfg.SF)
+	}
 	if cfg.Workers < 1 {
 		return nil, fmt.Errorf("-workers must be at least 1, got %d", cfg.Workers)
 	}
@@ -78,15 +91,32 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	if cfg.LinkGBps < 0 {
 		return nil, fmt.Errorf("-link-gbps must not be negative, got %g", cfg.LinkGBps)
 	}
+	seen := map[string]bool{}
 	for _, name := range splitList(tables) {
-		d, err := FindDataset(name)
+		ds, err := FindDatasets(name)
 		if err != nil {
 			return nil, fmt.Errorf("-tables: %w", err)
 		}
-		cfg.Tables = append(cfg.Tables, d)
+		for _, d := range ds {
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				cfg.Tables = append(cfg.Tables, d.At(cfg.scaleOf(d)))
+			}
+		}
 	}
 	if len(cfg.Tables) == 0 {
 		return nil, fmt.Errorf("-tables: no dataset given")
+	}
+	if step == "run" {
+		n := 0
+		for _, d := range cfg.Tables {
+			if d.Group == ssbGroup {
+				n++
+			}
+		}
+		if n > 0 && n < len(ssbDatasets) {
+			return nil, fmt.Errorf("-tables: the SSB queries need all five SSB tables: give -tables ssb")
+		}
 	}
 	var err error
 	if cfg.Queries, err = SelectQueries(queries); err != nil {

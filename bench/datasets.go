@@ -17,9 +17,10 @@ import (
 // rerun and every mode sees the same data. Floats are multiples of 1/4 or 1/8,
 // so sums over them are exact in float8 whatever the summation order.
 //
-// SSB (scale factor 20) goes here as more Dataset entries (lineorder, date,
-// customer, supplier, part) once joins run on the GPU; the loader and the
-// bench_meta bookkeeping already handle any number of datasets.
+// SSB's five tables (ssb.go) are more entries, of the group "ssb": their row
+// counts and lineorder's foreign keys depend on the SSB scale factor (-sf),
+// so they give functions of it (RowsAt, ColumnsAt) instead of BaseRows and
+// Columns; the loader and the bench_meta bookkeeping treat them like W1's.
 
 // Column is one column of a generated table.
 type Column struct {
@@ -35,6 +36,10 @@ type Dataset struct {
 	BaseRows    int64 // rows at scale 1.0
 	Parts       int   // load parts (transactions), fixed so that resumes line up
 	Columns     []Column
+
+	Group     string                       // "" for W1 (per-table queries); "ssb" (queries over the group)
+	RowsAt    func(scale float64) int64    // row count at a scale; nil: BaseRows × scale
+	ColumnsAt func(scale float64) []Column // columns at a scale; nil: Columns
 }
 
 // w1Core are the columns every W1 query reads; both W1 tables have them.
@@ -68,7 +73,10 @@ func w1WideExtra() []Column {
 }
 
 // Datasets lists every dataset the loader knows, in load order.
-var Datasets = []Dataset{
+var Datasets = append(append([]Dataset{}, W1Datasets...), ssbDatasets...)
+
+// W1Datasets are the single-table datasets every W1 query runs on.
+var W1Datasets = []Dataset{
 	{
 		Name:        "w1_narrow",
 		Description: "W1 narrow: 8 int/float/date columns, 68 bytes a row (about 13.7 GB of heap at scale 1)",
@@ -95,17 +103,38 @@ func FindDataset(name string) (Dataset, error) {
 	return Dataset{}, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(DatasetNames(), ", "))
 }
 
-// DatasetNames lists the known dataset names.
+// DatasetNames lists the known dataset names, and "ssb" (all five SSB tables).
 func DatasetNames() []string {
 	names := make([]string, len(Datasets))
 	for i, d := range Datasets {
 		names[i] = d.Name
 	}
-	return names
+	return append(names, ssbGroup)
+}
+
+// FindDatasets resolves a -tables entry: a dataset name, or "ssb" for the
+// five SSB tables.
+func FindDatasets(name string) ([]Dataset, error) {
+	if name == ssbGroup {
+		return ssbDatasets, nil
+	}
+	d, err := FindDataset(name)
+	return []Dataset{d}, err
+}
+
+// At returns d with its columns for the given scale.
+func (d Dataset) At(scale float64) Dataset {
+	if d.ColumnsAt != nil {
+		d.Columns = d.ColumnsAt(scale)
+	}
+	return d
 }
 
 // Rows is the row count at the given scale (at least 1).
 func (d Dataset) Rows(scale float64) int64 {
+	if d.RowsAt != nil {
+		return d.RowsAt(scale)
+	}
 	n := int64(math.Round(float64(d.BaseRows) * scale))
 	if n < 1 {
 		n = 1

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -39,9 +40,24 @@ func explain(ctx context.Context, conn *pgx.Conn, sql string) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-// planUsesGPU says whether a plan has a pg_strom node (GpuScan, GpuPreAgg).
+// planUsesGPU says whether a plan has a pg_strom node (GpuScan, GpuPreAgg,
+// GpuJoin).
 func planUsesGPU(plan string) bool {
-	return strings.Contains(plan, "(GpuScan)") || strings.Contains(plan, "(GpuPreAgg)")
+	return strings.Contains(plan, "(GpuScan)") || strings.Contains(plan, "(GpuPreAgg)") || strings.Contains(plan, "(GpuJoin)")
+}
+
+// depthLine is a GPU join depth in EXPLAIN, as PG-Strom prints them under
+// its GpuJoin (and GpuPreAgg over GpuJoin) nodes: "Depth 1: GpuHashJoin ...".
+var depthLine = regexp.MustCompile(`(?m)^\s*(->\s*)?Depth\s*[0-9]+\s*:`)
+
+// planJoinDepth is the number of joins a plan does on the GPU: its "Depth
+// N:" lines, or, where a GpuJoin node prints none, one per GpuJoin node. 0
+// for a plan whose joins all run on the CPU.
+func planJoinDepth(plan string) int {
+	if n := len(depthLine.FindAllStringIndex(plan, -1)); n > 0 {
+		return n
+	}
+	return strings.Count(plan, "(GpuJoin)")
 }
 
 // fetch runs sql and returns every row and the seconds until the last row

@@ -25,7 +25,7 @@ func Load(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	defer conn.Close(context.Background())
-	fmt.Fprintf(out, "load: scale %g, %d loader connections\n", cfg.Scale, cfg.Workers)
+	fmt.Fprintf(out, "load: scale %g (W1), SSB scale factor %g, %d loader connections\n", cfg.Scale, cfg.SF, cfg.Workers)
 
 	var jobs []partJob
 	var states []DatasetState
@@ -37,7 +37,7 @@ func Load(ctx context.Context, cfg *Config) error {
 			fmt.Fprintf(out, "  warning: CREATE EXTENSION pg_strom: %v (run needs pg_strom preloaded)\n", err)
 		}
 		for _, d := range cfg.Tables {
-			rows := d.Rows(cfg.Scale)
+			rows := d.Rows(cfg.scaleOf(d))
 			st, note, err := prepareDataset(ctx, conn, d, rows)
 			if err != nil {
 				return fmt.Errorf("prepare %s: %w", d.Name, err)
@@ -100,6 +100,20 @@ func insertParts(ctx context.Context, cfg *Config, jobs []partJob) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	prog := newProgress(cfg.Stderr)
+	bars := map[string]progressBar{}
+	for _, j := range jobs {
+		if _, ok := bars[j.d.Name]; !ok {
+			n := 0
+			for _, k := range jobs {
+				if k.d.Name == j.d.Name {
+					n++
+				}
+			}
+			bars[j.d.Name] = prog.bar(j.d.Name, int64(n))
+		}
+	}
+	logw := prog.writer()
 	ch := make(chan partJob)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -112,9 +126,10 @@ func insertParts(ctx context.Context, cfg *Config, jobs []partJob) error {
 				mu.Lock()
 				done++
 				if done%max(1, len(jobs)/16) == 0 || done == len(jobs) {
-					fmt.Fprintf(cfg.Stderr, "  [%d/%d] %s part %d/%d (%d rows) in %.1f s\n",
+					fmt.Fprintf(logw, "  [%d/%d] %s part %d/%d (%d rows) in %.1f s\n",
 						done, len(jobs), j.d.Name, j.part+1, j.parts, j.hi-j.lo+1, secs)
 				}
+				bars[j.d.Name].increment(fmt.Sprintf("part %d/%d", j.part+1, j.parts))
 				mu.Unlock()
 			}); err != nil {
 				cancel(err)
@@ -131,6 +146,7 @@ feed:
 	}
 	close(ch)
 	wg.Wait()
+	prog.wait()
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}

@@ -5,11 +5,15 @@ import (
 	"strings"
 )
 
-// Query is one benchmark query over a W1 table; {t} stands for the table.
+// Query is one benchmark query: a W1 query runs on each W1 table, {t}
+// standing for the table; an SSB query (Group "ssb") runs once over the
+// ssb_* tables it names.
 type Query struct {
 	Name        string
 	Description string
 	SQL         string
+	Group       string  // "" (W1) or "ssb"
+	SpecFF      float64 // SSB: the spec's filter factor (ssb.go)
 }
 
 // Queries run on every W1 table (they read only the w1Core columns).
@@ -61,16 +65,19 @@ var Queries = []Query{
 // For returns the query text for table t.
 func (q Query) For(t Dataset) string { return strings.ReplaceAll(q.SQL, "{t}", t.ident()) }
 
+// AllQueries are the W1 queries, then SSB's.
+func AllQueries() []Query { return append(append([]Query{}, Queries...), SSBQueries...) }
+
 // SelectQueries keeps the queries named in the comma-separated filter (all
-// when it is empty).
+// W1 and SSB queries when it is empty).
 func SelectQueries(filter string) ([]Query, error) {
 	if strings.TrimSpace(filter) == "" {
-		return Queries, nil
+		return AllQueries(), nil
 	}
 	var out []Query
 	for _, name := range splitList(filter) {
 		found := false
-		for _, q := range Queries {
+		for _, q := range AllQueries() {
 			if q.Name == name {
 				out = append(out, q)
 				found = true
@@ -85,9 +92,9 @@ func SelectQueries(filter string) ([]Query, error) {
 
 // QueryNames lists the known query names.
 func QueryNames() []string {
-	names := make([]string, len(Queries))
-	for i, q := range Queries {
-		names[i] = q.Name
+	var names []string
+	for _, q := range AllQueries() {
+		names = append(names, q.Name)
 	}
 	return names
 }

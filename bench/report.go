@@ -10,7 +10,7 @@ import (
 // tableHeader lists the columns of the text table (see README: bench).
 var tableHeader = []string{"query", "table", "rows", "heap GB", "PG jit=on s", "PG jit=off s", "GPU s",
 	"speedup", "GPU GB/s", "% link", "PG core-s", "PG core-µs/page", "GPU core-s", "GPU core-µs/page",
-	"svc core-µs/page", "GPU used", "status"}
+	"svc core-µs/page", "GPU used", "join depth", "status"}
 
 func fmtOpt(f *float64, format string) string {
 	if f == nil {
@@ -33,7 +33,7 @@ func tableRows(rep *Report) [][]string {
 		}
 		row = append(row, fmtOpt(r.Speedup, "%.2fx"), fmtOpt(r.GPUGBps, "%.1f"), fmtOpt(r.LinkPct, "%.0f%%"))
 		row = append(row, cpuCells(r)...)
-		row = append(row, yesNo(r.GPUUsed()), r.Status)
+		row = append(row, yesNo(r.GPUUsed()), fmt.Sprint(r.JoinDepth), r.Status)
 		out = append(out, row)
 	}
 	return out
@@ -94,6 +94,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 			fmt.Fprintf(&b, "FAILURE %s on %s: %s%s\n", r.Query, r.Table, r.Failure, planted)
 		}
 	}
+	for _, s := range rep.Summaries {
+		writeSummary(&b, rep, s)
+	}
 	fmt.Fprintf(&b, "\n%d queries, %d failures\n", len(rep.Results), rep.Failures)
 	for _, p := range rep.Phases {
 		fmt.Fprintf(&b, "phase %-22s %8.1f s\n", p.Name, p.Seconds)
@@ -136,4 +139,31 @@ func writeColumns(b *strings.Builder, header []string, rows [][]string) {
 	for _, r := range rows {
 		line(r)
 	}
+}
+
+// writeSummary prints one table's (or SSB's) per-query figures against the
+// better of the two plain modes, Σ PG / Σ GPU and the geometric mean.
+func writeSummary(b *strings.Builder, rep *Report, s Summary) {
+	fmt.Fprintf(b, "\nsummary %s: PG s = the better of the jit=on and jit=off medians\n", s.Table)
+	var rows [][]string
+	gi := gpuMode()
+	for _, r := range rep.Results {
+		if r.Table != s.Table {
+			continue
+		}
+		var gpu *float64
+		if gi < len(r.Modes) && r.Status != statusFailure {
+			gpu = r.Modes[gi].Median
+		}
+		rows = append(rows, []string{r.Query, r.Table, fmtOpt(r.PGBest, "%.3f"), fmtOpt(gpu, "%.3f"),
+			fmtOpt(r.SpeedupBest, "%.2fx"), yesNo(r.GPUUsed()), fmt.Sprint(r.JoinDepth), r.Status})
+	}
+	rows = append(rows, []string{"Σ", s.Table, fmtOpt(s.SumPG, "%.3f"), fmtOpt(s.SumGPU, "%.3f"), fmtOpt(s.Ratio, "%.2fx"), "", "", ""})
+	writeColumns(b, []string{"query", "table", "PG s", "GPU s", "speedup", "GPU used", "join depth", "status"}, rows)
+	note := ""
+	if !s.Complete {
+		note = fmt.Sprintf(" (over the %d of %d queries with figures)", s.WithFigures, s.Queries)
+	}
+	fmt.Fprintf(b, "%s: Σ PG / Σ GPU = %s, geometric mean of the speedups = %s%s; %d of %d GPU plans, join depth up to %d\n",
+		s.Table, fmtOpt(s.Ratio, "%.2fx"), fmtOpt(s.GeoMean, "%.2fx"), note, s.GPUPlans, s.Queries, s.MaxJoinDepth)
 }

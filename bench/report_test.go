@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"image/color"
 	"image/png"
 	"math"
 	"strings"
@@ -127,37 +129,27 @@ func TestChartEncodes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: not a PNG: %v", name, err)
 		}
-		if img.Bounds().Dx() < 720 || img.Bounds().Dy() < chartPlotH {
+		if img.Bounds().Dx() < 500 || img.Bounds().Dy() < 300 {
 			t.Errorf("%s: image %v", name, img.Bounds())
 		}
 	}
+	// both bar colors are drawn
 	var b bytes.Buffer
 	if err := WriteChart(&b, fakeReport()); err != nil {
 		t.Fatal(err)
 	}
 	img, _ := png.Decode(&b)
-	// the first bar (speedup 4.0) is filled with the first table color
-	x, y := chartLeft+barGap+barW/2, chartTop+chartPlotH-5
-	r, g, bl, _ := img.At(x, y).RGBA()
-	c := colTables[0]
-	if uint8(r>>8) != c.R || uint8(g>>8) != c.G || uint8(bl>>8) != c.B {
-		t.Errorf("bar pixel at (%d,%d) = %v, want %v", x, y, img.At(x, y), c)
-	}
-}
-
-func TestFont(t *testing.T) {
-	for r, g := range font5x7 {
-		for _, row := range g {
-			if row >= 1<<glyphW {
-				t.Errorf("glyph %q is wider than %d pixels", r, glyphW)
-			}
+	found := map[[3]uint8]bool{}
+	for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			found[[3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)}] = true
 		}
 	}
-	if glyph('~') != font5x7['?'] || glyph('G') != font5x7['G'] {
-		t.Errorf("glyph fallback is wrong")
-	}
-	if textWidth("abc", 2) != 3*cellW*2 {
-		t.Errorf("textWidth")
+	for _, c := range []color.RGBA{colPG, colGPU} {
+		if !found[[3]uint8{c.R, c.G, c.B}] {
+			t.Errorf("no pixel of color %v", c)
+		}
 	}
 }
 
@@ -165,5 +157,42 @@ func TestErrFailuresWrapped(t *testing.T) {
 	err := errors.Join(errors.New("x"), errFailures)
 	if !errors.Is(err, errFailures) {
 		t.Fatal("errFailures not found")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	var results []QueryResult
+	for i, times := range [][3]float64{{4, 2, 1}, {9, 12, 1}} { // pg_jit, pg_nojit, gpu
+		r := QueryResult{Query: fmt.Sprintf("Q%d", i+1), Table: "ssb", Status: statusOK, JoinDepth: i * 3}
+		for k, m := range Modes {
+			r.Modes = append(r.Modes, ModeResult{Mode: m.Key, Median: f(times[k]), UsedGPU: m.GPU})
+		}
+		r.computeFigures(0)
+		results = append(results, r)
+	}
+	// PG best: 2 and 9; GPU 1 and 1: Σ 11 / 2, geometric mean sqrt(2 × 9)
+	if *results[0].PGBest != 2 || *results[0].SpeedupBest != 2 || *results[0].Speedup != 4 {
+		t.Fatalf("figures: %v %v %v", *results[0].PGBest, *results[0].SpeedupBest, *results[0].Speedup)
+	}
+	s := summarize(results)
+	if len(s) != 1 || !s[0].Complete || *s[0].Ratio != 5.5 || math.Abs(*s[0].GeoMean-math.Sqrt(18)) > 1e-12 ||
+		s[0].MaxJoinDepth != 3 || s[0].GPUPlans != 2 {
+		t.Fatalf("summary: %+v", s)
+	}
+	rep := fakeReport()
+	rep.Results, rep.Summaries, rep.Failures = results, s, 0
+	var b bytes.Buffer
+	if err := WriteTable(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"summary ssb:", "ssb: Σ PG / Σ GPU = 5.50x, geometric mean of the speedups = 4.24x", "join depth up to 3"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	results[1].fail("x")
+	if s := summarize(results); s[0].Complete || s[0].WithFigures != 1 || *s[0].Ratio != 2 {
+		t.Errorf("with a failure: %+v", s)
 	}
 }

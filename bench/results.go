@@ -12,7 +12,10 @@ type ModeResult struct {
 	Median  *float64  `json:"median_s"`
 	UsedGPU bool      `json:"used_gpu"`
 	Plan    string    `json:"plan"`
-	Error   string    `json:"error,omitempty"`
+	// JoinDepth is the number of joins the plan does on the GPU (GpuJoin
+	// depths; see planJoinDepth).
+	JoinDepth int    `json:"gpu_join_depth"`
+	Error     string `json:"error,omitempty"`
 
 	// Host CPU (see cpu.go): busy core-seconds of the whole host during
 	// each timed run, their median, and the median per heap page.
@@ -40,11 +43,16 @@ type QueryResult struct {
 	HeapPages int64        `json:"heap_pages"` // heap_bytes / 8192
 	Modes     []ModeResult `json:"modes"`
 	Speedup   *float64     `json:"speedup"`
-	GPUGBps   *float64     `json:"gpu_gb_per_s"`
-	LinkPct   *float64     `json:"link_pct"`
-	Status    string       `json:"status"` // "ok" or "FAILURE"
-	Failure   string       `json:"failure,omitempty"`
-	Planted   bool         `json:"planted_wrong_result,omitempty"`
+	// PGBest is the better of the plain modes' medians (JIT on or off), and
+	// SpeedupBest PGBest / GPU median: the figures of the summaries.
+	PGBest      *float64 `json:"pg_best_s"`
+	SpeedupBest *float64 `json:"speedup_vs_best_pg"`
+	JoinDepth   int      `json:"gpu_join_depth"` // the gpu mode's plan's
+	GPUGBps     *float64 `json:"gpu_gb_per_s"`
+	LinkPct     *float64 `json:"link_pct"`
+	Status      string   `json:"status"` // "ok" or "FAILURE"
+	Failure     string   `json:"failure,omitempty"`
+	Planted     bool     `json:"planted_wrong_result,omitempty"`
 }
 
 // LinkInfo is the host-to-device bandwidth the '% link' column uses.
@@ -81,6 +89,65 @@ type Report struct {
 	Results    []QueryResult `json:"results"`
 	Failures   int           `json:"failures"`
 	Phases     []PhaseTime   `json:"phases"`
+	Summaries  []Summary     `json:"summaries"`
+}
+
+// Summary sums up the queries of one table or of SSB: PG time is the
+// better of JIT on and off (each a median), per query; Ratio is Σ PG / Σ GPU
+// and GeoMean the geometric mean of the per-query speedups, both over the
+// queries with figures (Complete: all of them).
+type Summary struct {
+	Table        string   `json:"table"`
+	Queries      int      `json:"queries"`
+	WithFigures  int      `json:"queries_with_figures"`
+	Complete     bool     `json:"complete"`
+	SumPG        *float64 `json:"sum_pg_best_s"`
+	SumGPU       *float64 `json:"sum_gpu_s"`
+	Ratio        *float64 `json:"sum_pg_over_sum_gpu"`
+	GeoMean      *float64 `json:"geomean_speedup"`
+	GPUPlans     int      `json:"gpu_plans"`
+	MaxJoinDepth int      `json:"max_gpu_join_depth"`
+}
+
+// summarize makes one Summary per table (or "ssb"), in results order.
+func summarize(results []QueryResult) []Summary {
+	var out []Summary
+	idx := map[string]int{}
+	logSum := map[string]float64{}
+	for _, r := range results {
+		i, ok := idx[r.Table]
+		if !ok {
+			i = len(out)
+			idx[r.Table] = i
+			out = append(out, Summary{Table: r.Table, Complete: true})
+		}
+		s := &out[i]
+		s.Queries++
+		if r.GPUUsed() {
+			s.GPUPlans++
+		}
+		s.MaxJoinDepth = max(s.MaxJoinDepth, r.JoinDepth)
+		gi := gpuMode()
+		if r.PGBest == nil || r.SpeedupBest == nil || gi >= len(r.Modes) || r.Modes[gi].Median == nil {
+			s.Complete = false
+			continue
+		}
+		s.WithFigures++
+		if s.SumPG == nil {
+			s.SumPG, s.SumGPU = new(float64), new(float64)
+		}
+		*s.SumPG += *r.PGBest
+		*s.SumGPU += *r.Modes[gi].Median
+		logSum[r.Table] += math.Log(*r.SpeedupBest)
+	}
+	for i := range out {
+		s := &out[i]
+		if s.WithFigures > 0 {
+			s.Ratio = ptr(*s.SumPG / *s.SumGPU)
+			s.GeoMean = ptr(math.Exp(logSum[s.Table] / float64(s.WithFigures)))
+		}
+	}
+	return out
 }
 
 const (
@@ -103,6 +170,7 @@ func (r *QueryResult) fail(reason string) {
 	}
 	r.Status = statusFailure
 	r.Speedup, r.GPUGBps, r.LinkPct = nil, nil, nil
+	r.PGBest, r.SpeedupBest = nil, nil
 }
 
 // computeFigures fills speedup, GB/s and % of link for a passing result.
@@ -116,6 +184,12 @@ func (r *QueryResult) computeFigures(linkGBps float64) {
 		return
 	}
 	r.Speedup = ptr(*ref / *gpu)
+	for i, m := range Modes {
+		if med := r.Modes[i].Median; !m.GPU && med != nil && (r.PGBest == nil || *med < *r.PGBest) {
+			r.PGBest = ptr(*med)
+		}
+	}
+	r.SpeedupBest = ptr(*r.PGBest / *gpu)
 	r.GPUGBps = ptr(r.HeapGB / *gpu)
 	if linkGBps > 0 && r.GPUGBps != nil {
 		r.LinkPct = ptr(*r.GPUGBps / linkGBps * 100)

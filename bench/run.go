@@ -29,9 +29,10 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 		cfg.CPU = nil // unreadable: every CPU column is "-", the header says why
 	}
 	rep.CPU.Service = "not measured: no gpu mode run"
+	logw := cfg.Stderr // while bars are drawn: above them
 	timed := func(name string, f func() error) error {
 		t0 := time.Now()
-		err := phase(cfg.Stderr, name, f)
+		err := phase(logw, name, f)
 		rep.Phases = append(rep.Phases, PhaseTime{Name: name, Seconds: time.Since(t0).Seconds()})
 		return err
 	}
@@ -76,30 +77,51 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 			return rep, err
 		}
 	}
-	for _, d := range cfg.Tables {
-		err := timed("queries on "+d.Name, func() error {
-			for _, q := range cfg.Queries {
-				r, err := runQuery(ctx, conn, cfg, q, d, heap[d.Name], rep.Link.gbps())
+	targets := runTargets(cfg)
+	prog := newProgress(cfg.Stderr)
+	total := 0
+	for _, tg := range targets {
+		total += len(tg.Queries)
+	}
+	bar := prog.bar("queries", int64(total))
+	qcfg := *cfg
+	qcfg.Stderr = prog.writer()
+	logw = qcfg.Stderr
+	for _, tg := range targets {
+		var heapSum int64
+		for _, d := range tg.Tables {
+			heapSum += heap[d.Name]
+		}
+		err := timed("queries on "+tg.Name, func() error {
+			for _, q := range tg.Queries {
+				r, err := runQuery(ctx, conn, &qcfg, q, tg, heapSum, rep.Link.gbps())
 				if err != nil {
 					return err
 				}
 				rep.Results = append(rep.Results, r)
+				bar.increment(q.Name + " on " + tg.Name)
 			}
 			return nil
 		})
 		if err != nil {
+			prog.wait()
+			logw = cfg.Stderr
 			rep.FinishedAt = time.Now()
 			rep.CPU.Service = serviceNote(rep.Results)
+			rep.Summaries = summarize(rep.Results)
 			if werr := writeOutputs(cfg, rep); werr != nil {
 				fmt.Fprintf(cfg.Stderr, "writing the partial results: %v\n", werr)
 			}
 			return rep, fmt.Errorf("stopped after %d results (written above): %w", len(rep.Results), err)
 		}
 	}
+	prog.wait()
+	logw = cfg.Stderr
 	if rep.Server.ServiceAfter, err = serviceState(ctx, conn); err != nil {
 		return rep, err
 	}
 	rep.CPU.Service = serviceNote(rep.Results)
+	rep.Summaries = summarize(rep.Results)
 	for _, r := range rep.Results {
 		if r.Status == statusFailure {
 			rep.Failures++
@@ -137,25 +159,76 @@ func readLoaded(ctx context.Context, conn *pgx.Conn, d Dataset) (DatasetState, e
 	return st, nil
 }
 
-// runQuery runs q on d in every mode, then judges the results; linkGBps
-// (0: unknown) is the host-to-device bandwidth of the '% link' column.
-func runQuery(ctx context.Context, conn *pgx.Conn, cfg *Config, q Query, d Dataset, heap int64, linkGBps float64) (QueryResult, error) {
-	sql := q.For(d)
-	r := QueryResult{Query: q.Name, Table: d.Name, SQL: sql, HeapBytes: heap, HeapGB: gb(heap), HeapPages: heapPages(heap), Status: statusOK}
-	r.Planted = cfg.Plant.Matches(q.Name, d.Name)
+// target is what one set of queries runs on: a W1 table (the W1 queries,
+// each on that table) or the SSB group (the SSB queries over its tables).
+type target struct {
+	Name    string // the table, or "ssb"; the results' table column
+	Tables  []Dataset
+	Queries []Query
+}
+
+// sql is q's text for this target.
+func (t target) sql(q Query) string {
+	if q.Group == "" {
+		return q.For(t.Tables[0])
+	}
+	return q.SQL
+}
+
+// runTargets lists what Run runs, in -tables order: each W1 table with the
+// selected W1 queries, then the SSB tables with the selected SSB queries;
+// a target without a selected query is left out.
+func runTargets(cfg *Config) []target {
+	var out []target
+	ssb := target{Name: ssbGroup}
+	for _, d := range cfg.Tables {
+		if d.Group == ssbGroup {
+			ssb.Tables = append(ssb.Tables, d)
+			continue
+		}
+		t := target{Name: d.Name, Tables: []Dataset{d}}
+		for _, q := range cfg.Queries {
+			if q.Group == "" {
+				t.Queries = append(t.Queries, q)
+			}
+		}
+		if len(t.Queries) > 0 {
+			out = append(out, t)
+		}
+	}
+	if len(ssb.Tables) > 0 {
+		for _, q := range cfg.Queries {
+			if q.Group == ssbGroup {
+				ssb.Queries = append(ssb.Queries, q)
+			}
+		}
+		if len(ssb.Queries) > 0 {
+			out = append(out, ssb)
+		}
+	}
+	return out
+}
+
+// runQuery runs q on tg in every mode, then judges the results; heap is
+// the bytes of tg's tables and linkGBps (0: unknown) the host-to-device
+// bandwidth of the '% link' column.
+func runQuery(ctx context.Context, conn *pgx.Conn, cfg *Config, q Query, tg target, heap int64, linkGBps float64) (QueryResult, error) {
+	sql := tg.sql(q)
+	r := QueryResult{Query: q.Name, Table: tg.Name, SQL: sql, HeapBytes: heap, HeapGB: gb(heap), HeapPages: heapPages(heap), Status: statusOK}
+	r.Planted = cfg.Plant.Matches(q.Name, tg.Name)
 	runs := make([]modeRun, len(Modes))
 	errs := make([]error, len(Modes))
 	for i, m := range Modes {
 		runs[i], errs[i] = runMode(ctx, conn, cfg, m, sql)
 		if errs[i] != nil && ctx.Err() != nil {
-			return r, fmt.Errorf("%s on %s: %w", q.Name, d.Name, errs[i])
+			return r, fmt.Errorf("%s on %s: %w", q.Name, tg.Name, errs[i])
 		}
-		fmt.Fprintf(cfg.Stderr, "  %-11s %-10s %-8s %s\n", q.Name, d.Name, m.Key, runText(runs[i], errs[i]))
+		fmt.Fprintf(cfg.Stderr, "  %-11s %-10s %-8s %s\n", q.Name, tg.Name, m.Key, runText(runs[i], errs[i]))
 	}
 	judge(&r, runs, errs, cfg.Runs)
 	r.computeFigures(linkGBps)
 	if r.Status == statusFailure {
-		fmt.Fprintf(cfg.Stderr, "  %-11s %-10s FAILURE: %s\n", q.Name, d.Name, r.Failure)
+		fmt.Fprintf(cfg.Stderr, "  %-11s %-10s FAILURE: %s\n", q.Name, tg.Name, r.Failure)
 	}
 	return r, nil
 }
@@ -169,7 +242,7 @@ func judge(r *QueryResult, runs []modeRun, errs []error, timedRuns int) {
 	haveRef := false
 	for i, m := range Modes {
 		mr := runs[i]
-		res := ModeResult{Mode: m.Key, Times: mr.times, Plan: mr.plan, UsedGPU: planUsesGPU(mr.plan)}
+		res := ModeResult{Mode: m.Key, Times: mr.times, Plan: mr.plan, UsedGPU: planUsesGPU(mr.plan), JoinDepth: planJoinDepth(mr.plan)}
 		if len(mr.times) == timedRuns {
 			res.Median = ptr(Median(mr.times))
 		}
@@ -177,6 +250,7 @@ func judge(r *QueryResult, runs []modeRun, errs []error, timedRuns int) {
 		res.CPUNote, res.ServicePID = mr.cpuNote, mr.servicePID
 		if m.GPU {
 			res.ServiceCPUNote = mr.serviceNote
+			r.JoinDepth = res.JoinDepth
 		}
 		if errs[i] != nil {
 			res.Error = errs[i].Error()

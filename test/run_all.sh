@@ -89,6 +89,7 @@ step kernel-host-tests kernel_host_tests
 step cuda13-headers cuda13
 step pg_regress bash test/run_regress.sh
 step pg_regress-hostexec bash test/run_regress_hostexec.sh
+step bench-ssb bash bench/itest.sh
 step lifecycle lifecycle
 
 echo
