@@ -44,7 +44,15 @@ typedef enum PgStromMsgTag
  *				until the end (GpuPreAgg: XpuPreAggGroups + entries); the
  *				closing SUCCESS has no payload
  * Other requests are answered by one SUCCESS or ERROR.
+ *
+ * TaskFinal's header may carry PGSTROM_FINAL_COLLECT: the node sends what
+ * the plan kept on the device now, although other sessions of the plan
+ * still hold it (they are idle: the backend's participants agreed that
+ * this one collects, see runtime/task_kept.c); afterwards the plan holds
+ * nothing, and a session that joins it later is refused.  Without the
+ * flag the session's last holder gets it.  Every other header has flags 0.
  */
+#define PGSTROM_FINAL_COLLECT		0x0001
 #define PGSTROM_SESSION_REQUEST_ID	1	/* OpenSession's; tasks count up
 										 * from here */
 
@@ -52,7 +60,8 @@ typedef struct PgStromMsgHeader
 {
 	uint32_t	magic;			/* PGSTROM_MSG_MAGIC */
 	uint16_t	tag;			/* PgStromMsgTag */
-	uint16_t	flags;			/* must be 0 for now */
+	uint16_t	flags;			/* 0, but TaskFinal may carry
+								 * PGSTROM_FINAL_COLLECT */
 	uint32_t	length;			/* whole message, header included */
 	uint32_t	request_id;		/* echoed in the reply */
 } PgStromMsgHeader;

@@ -219,6 +219,22 @@ pgstrom_gpu_conn_path(GpuServiceConn *conn)
 }
 
 /*
+ * The pid of the service process at the other end (the one that listened),
+ * which tells service instances apart: 0 when it cannot be read.
+ */
+int
+pgstrom_gpu_conn_service_pid(GpuServiceConn *conn)
+{
+	struct ucred cred;
+	socklen_t	len = sizeof(cred);
+
+	if (getsockopt(conn->sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+		len != sizeof(cred))
+		return 0;
+	return (int) cred.pid;
+}
+
+/*
  * Reads whatever the socket has without blocking; complete messages go to
  * the queue.  Returns false when the transport failed.
  */

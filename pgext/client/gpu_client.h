@@ -28,6 +28,7 @@ extern PgStromMsgHeader *pgstrom_gpu_recv(GpuServiceConn *conn,
 										  char *errbuf, size_t errlen);
 extern void pgstrom_gpu_close(GpuServiceConn *conn);
 extern const char *pgstrom_gpu_conn_path(GpuServiceConn *conn);
+extern int	pgstrom_gpu_conn_service_pid(GpuServiceConn *conn);
 extern void pgstrom_init_gpu_client(void);
 
 /* the SQLSTATE of a PgStromMsgError code */

@@ -163,7 +163,7 @@ gpupreagg_finish(GpuTaskState *gts)
 	GpuPreAggState *pas = (GpuPreAggState *) gts;
 	char		errbuf[GPU_TASK_REASON_LEN];
 
-	pas->final_request_id = gpu_task_send_final(gts, errbuf, sizeof(errbuf));
+	pas->final_request_id = gpu_task_send_final(gts, PGSTROM_FINAL_COLLECT, errbuf, sizeof(errbuf));
 	if (pas->final_request_id == 0)
 	{
 		gpu_task_use_cpu(gts, errbuf);

@@ -21,6 +21,9 @@
  *					or every visible tuple through the device quals
  *	task_fallback.c	the CPU-fallback policy and the service's errors
  *	task_parallel.c	DSM, block distribution, shared counters
+ *	task_kept.c		nodes whose rows stay on the device until TaskFinal:
+ *					which participant collects them, and the CPU redo of
+ *					a participant's blocks when they are lost
  *	task_explain.c	EXPLAIN helpers
  *
  * The node supplies, through GpuTaskOps, its OpenSession message, how it
@@ -40,6 +43,7 @@
 #include "nodes/extensible.h"
 #include "storage/block.h"
 #include "storage/buf.h"
+#include "storage/condition_variable.h"
 #include "storage/bufpage.h"
 #include "storage/spin.h"
 #include "utils/snapshot.h"
@@ -67,6 +71,8 @@ typedef struct GpuTaskCounters
 	uint64		nrows_out;		/* rows the node's scan produced */
 	uint64		nrecheck;		/* RECHECK rows evaluated on the CPU */
 	uint64		gpu_time_ns;	/* reported by the service */
+	uint64		npages_redone;	/* pages evaluated again on the CPU after
+								 * the device lost their rows */
 	uint64		node[GPU_TASK_NODE_COUNTERS];	/* the node's own, summed
 												 * like the others */
 } GpuTaskCounters;
@@ -84,6 +90,18 @@ typedef struct GpuTaskShared
 								 * device may hold rows of this plan_id */
 	char		cpu_reason[GPU_TASK_REASON_LEN];	/* first CPU path reason */
 	char		copy_reason[GPU_TASK_REASON_LEN];	/* first page copy reason */
+
+	/* device_keeps_rows nodes (task_kept.c) */
+	int			nactive;		/* participants whose session may hold
+								 * rows of the plan, not finished */
+	bool		closed;			/* the last of them collects: later
+								 * sessions must not add rows */
+	bool		collect_done;	/* the collector is through */
+	int			delivered_pid;	/* the service that delivered the rows
+								 * whole, 0 if none did */
+	bool		tainted;		/* a participant lost or left its session:
+								 * the plan's rows are not delivered */
+	ConditionVariable collect_cv;	/* broadcast with collect_done */
 } GpuTaskShared;
 
 #define GPU_TASK_SHARED_PSCAN_OFFSET	MAXALIGN(sizeof(GpuTaskShared))
@@ -175,10 +193,17 @@ typedef struct GpuTaskOps
 	void		(*finish) (GpuTaskState *gts);
 
 	/*
-	 * Rows the device accepts stay on the device until TaskFinal, so once a
-	 * chunk was sent (by any participant) they cannot be redone on the CPU.
+	 * Rows the device accepts stay on the device until TaskFinal (the
+	 * plan's participants share them): task_kept.c decides who collects
+	 * them, and when the service is lost first, each participant redoes the
+	 * blocks of its answered chunks on the CPU.  discard_kept then drops
+	 * what the node made of those chunks' replies (RECHECK rows, groups
+	 * received), so nothing is counted twice.  finish, called with
+	 * gts->collecting set, must read the whole TaskFinal reply before the
+	 * node emits anything.
 	 */
 	bool		device_keeps_rows;
+	void		(*discard_kept) (GpuTaskState *gts);
 } GpuTaskOps;
 
 /* ----------------------------------------------------------------
@@ -252,6 +277,18 @@ struct GpuTaskState
 	bool		reason_published;
 	bool		copy_reason_published;
 	char		cpu_reason[GPU_TASK_REASON_LEN];	/* "" unless CPU path */
+
+	/* device_keeps_rows (task_kept.c) */
+	bool		kept_registered;	/* counted in the plan's active sessions */
+	int			kept_service_pid;	/* the service holding our rows */
+	bool		kept_lost;		/* the service went with rows of ours */
+	bool		kept_settled;	/* left the plan's active sessions */
+	bool		collecting;		/* finish() collects the plan's rows */
+	bool		redoing;		/* the blocks come from redo_blocks */
+	BlockNumber *redo_blocks;	/* blocks of answered chunks */
+	uint32		nredo;
+	uint32		redo_cap;
+	uint32		redo_next;
 };
 
 /* the node the user sees in EXPLAIN: messages name it */
@@ -272,8 +309,8 @@ extern void gpu_task_start(GpuTaskState *gts);
 
 /* task_pipeline.c */
 extern bool gpu_task_next_tuple(GpuTaskState *gts, TupleTableSlot *slot);
-extern uint32 gpu_task_send_final(GpuTaskState *gts, char *errbuf,
-								  size_t errlen);
+extern uint32 gpu_task_send_final(GpuTaskState *gts, uint16 flags,
+								  char *errbuf, size_t errlen);
 extern PgStromMsgHeader *gpu_task_read_final(GpuTaskState *gts,
 											 uint32 final_request_id);
 
@@ -329,6 +366,14 @@ extern void gpu_task_shutdown(CustomScanState *node);
 extern void gpu_task_publish_counters(GpuTaskState *gts);
 extern bool gpu_task_device_used(GpuTaskState *gts);
 extern void gpu_task_mark_chunk_sent(GpuTaskState *gts);
+
+/* task_kept.c */
+extern bool gpu_task_kept_register(GpuTaskState *gts);
+extern void gpu_task_kept_note_answer(GpuTaskState *gts, GpuTaskChunk *chunk);
+extern bool gpu_task_kept_rows_lost(GpuTaskState *gts);
+extern bool gpu_task_kept_settle(GpuTaskState *gts);
+extern BlockNumber gpu_task_kept_next_redo_block(GpuTaskState *gts);
+extern void gpu_task_kept_reset(GpuTaskState *gts);
 
 /* task_explain.c */
 typedef struct GpuExplainCounter

@@ -13,9 +13,8 @@
  * pg_strom.cpu_fallback off the query fails with an explanation instead.
  *
  * A node whose rows stay on the device until TaskFinal (device_keeps_rows)
- * cannot carry on once a chunk went to the device, here or in another
- * participant: those rows come back only with the plan's last TaskFinal,
- * so losing the service then is an ERROR.
+ * carries on too: the blocks of its answered chunks are evaluated again on
+ * the CPU at the end of its scan (task_kept.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -29,13 +28,16 @@
 void
 gpu_task_use_cpu(GpuTaskState *gts, const char *reason)
 {
-	if (gts->ops->device_keeps_rows && gpu_task_device_used(gts))
+	if (gts->ops->device_keeps_rows && gts->kept_registered &&
+		!pgstrom_cpu_fallback_enabled)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
 				 errmsg("GPU service failed during %s on \"%s\"",
 						gpu_task_node_name(gts), RelationGetRelationName(gts->rel)),
-				 errdetail("%s. Rows already processed on the GPU are lost, so the query cannot continue on the CPU.",
-						   reason)));
+				 errdetail("%s.", reason),
+				 errhint("Set pg_strom.cpu_fallback = on to evaluate again on the CPU the rows the GPU had.")));
+	if (gts->ops->device_keeps_rows)
+		(void) gpu_task_kept_rows_lost(gts);
 	if (!pgstrom_cpu_fallback_enabled)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),

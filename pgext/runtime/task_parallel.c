@@ -84,6 +84,7 @@ gpu_task_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 
 	memset(shared, 0, sizeof(GpuTaskShared));
 	SpinLockInit(&shared->mutex);
+	ConditionVariableInit(&shared->collect_cv);
 	gts->shared = NULL;
 	shared->plan_id = gpu_task_make_plan_id(gts);
 
@@ -107,6 +108,11 @@ gpu_task_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	SpinLockAcquire(&shared->mutex);
 	shared->plan_id = hash_combine64(shared->plan_id, (uint64) shared->plan_id + 1);
 	shared->device_used = false;
+	shared->nactive = 0;
+	shared->closed = false;
+	shared->collect_done = false;
+	shared->delivered_pid = 0;
+	shared->tainted = false;
 	SpinLockRelease(&shared->mutex);
 }
 
@@ -177,6 +183,7 @@ counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
 	dst->nrows_out += sign * (int64) (a->nrows_out - b->nrows_out);
 	dst->nrecheck += sign * (int64) (a->nrecheck - b->nrecheck);
 	dst->gpu_time_ns += sign * (int64) (a->gpu_time_ns - b->gpu_time_ns);
+	dst->npages_redone += sign * (int64) (a->npages_redone - b->npages_redone);
 	for (i = 0; i < GPU_TASK_NODE_COUNTERS; i++)
 		dst->node[i] += sign * (int64) (a->node[i] - b->node[i]);
 }

@@ -64,6 +64,8 @@ accept_chunk_reply(GpuTaskState *gts, PgStromMsgHeader *msg)
 		gts->inflight = list_delete_ptr(gts->inflight, chunk);
 		gts->current = chunk;
 		chunk->cpu_mode = false;
+		if (ops->device_keeps_rows)
+			gpu_task_kept_note_answer(gts, chunk);
 	}
 	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
 	chunk->replies = lappend(chunk->replies, msg);
@@ -138,17 +140,19 @@ gpu_step(GpuTaskState *gts)
 }
 
 /*
- * Sends TaskFinal on gts's connection: its request id, or 0 (request ids
- * start at 1) when the send failed, with the reason in errbuf.
+ * Sends TaskFinal (flags: 0 or PGSTROM_FINAL_COLLECT) on gts's connection:
+ * its request id, or 0 (request ids start at 1) when the send failed, with
+ * the reason in errbuf.
  */
 uint32
-gpu_task_send_final(GpuTaskState *gts, char *errbuf, size_t errlen)
+gpu_task_send_final(GpuTaskState *gts, uint16 flags, char *errbuf, size_t errlen)
 {
 	PgStromMsgHeader hdr;
 
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = PGSTROM_MSG_MAGIC;
 	hdr.tag = PGSTROM_MSG_TASK_FINAL;
+	hdr.flags = flags;
 	hdr.length = sizeof(hdr);
 	hdr.request_id = gts->next_request_id++;
 	if (!pgstrom_gpu_send(gts->conn, &hdr, sizeof(hdr), errbuf, errlen))
@@ -199,7 +203,7 @@ static void
 finish_plain(GpuTaskState *gts)
 {
 	char		errbuf[GPU_TASK_REASON_LEN];
-	uint32		request_id = gpu_task_send_final(gts, errbuf, sizeof(errbuf));
+	uint32		request_id = gpu_task_send_final(gts, 0, errbuf, sizeof(errbuf));
 	PgStromMsgHeader *reply;
 
 	if (request_id == 0)
@@ -276,7 +280,12 @@ gpu_task_next_tuple(GpuTaskState *gts, TupleTableSlot *slot)
 			gpu_step(gts);
 			if (gts->mode == GPU_TASK_MODE_GPU && gts->current == NULL &&
 				gts->inflight == NIL)
-				break;			/* every chunk answered and emitted */
+			{
+				/* every chunk answered and emitted */
+				if (ops->device_keeps_rows && gpu_task_kept_settle(gts))
+					continue;
+				break;
+			}
 		}
 		else if (gts->inflight != NIL)
 			take_unanswered_chunk(gts);
@@ -284,16 +293,21 @@ gpu_task_next_tuple(GpuTaskState *gts, TupleTableSlot *slot)
 		{
 			chunk = gpu_task_build_chunk(gts);
 			if (chunk == NULL)
+			{
+				/* the rows the device kept: collected, or redone here */
+				if (ops->device_keeps_rows && gpu_task_kept_settle(gts))
+					continue;
 				break;
+			}
 			chunk->cpu_mode = true;
 			gts->current = chunk;
 		}
 	}
 
-	/* end of scan */
+	/* end of scan (device_keeps_rows nodes finished in the settling) */
 	if (gts->conn != NULL)
 	{
-		if (ops->finish)
+		if (ops->finish && !ops->device_keeps_rows)
 			ops->finish(gts);
 		else
 			finish_plain(gts);

@@ -71,7 +71,9 @@ gpu_task_next_block(GpuTaskState *gts)
 
 	if (gts->source_done)
 		return InvalidBlockNumber;
-	if (gts->pscan == NULL)
+	if (gts->redoing)
+		blkno = gpu_task_kept_next_redo_block(gts);
+	else if (gts->pscan == NULL)
 	{
 		if (gts->next_blkno >= gts->nblocks)
 			blkno = InvalidBlockNumber;

@@ -119,5 +119,10 @@ gpu_task_start(GpuTaskState *gts)
 	gts->plan_id = gpu_task_make_plan_id(gts);
 	if (!open_session(gts, device))
 		return;
+	if (gts->ops->device_keeps_rows && !gpu_task_kept_register(gts))
+	{
+		gpu_task_use_cpu(gts, "the other participants' rows on the GPU were already being collected");
+		return;
+	}
 	gts->mode = GPU_TASK_MODE_GPU;
 }
