@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,7 +24,19 @@ import (
 
 var nextPort atomic.Int32
 
-func init() { nextPort.Store(55460) }
+// Clusters take ports from 55461 up, or from PGSTROM_LIFECYCLE_PORT_BASE+1
+// when it is set, so that two runs on one machine need not collide.
+func init() {
+	base := int32(55460)
+	if v := os.Getenv("PGSTROM_LIFECYCLE_PORT_BASE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1024 || n > 65000 {
+			panic(fmt.Sprintf("PGSTROM_LIFECYCLE_PORT_BASE=%q is not a port between 1024 and 65000", v))
+		}
+		base = int32(n)
+	}
+	nextPort.Store(base)
+}
 
 type cluster struct {
 	t      *testing.T
