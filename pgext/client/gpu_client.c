@@ -41,9 +41,9 @@
 #include "nodes/pg_list.h"
 #include "postmaster/postmaster.h"
 #include "storage/latch.h"
-#include "utils/timestamp.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "core/pg_strom.h"
