@@ -369,8 +369,8 @@ func vmRSS(t *testing.T, pid int) int64 {
 
 // Clients that send only a header claiming a 1 GB message (the most a
 // message may be): the service does not commit memory for what they claim,
-// and drops each after the message deadline (10 s without a byte, counted
-// once its turn at the 1 GB body budget came, so one after the other).
+// and drops each after the message deadline (10 s without a byte; where
+// the body budget is taken first, in turn, so the test allows for both).
 func TestHeaderOnlyClientsAreBoundedAndDropped(t *testing.T) {
 	const clients = 2
 	ctx := context.Background()
