@@ -45,7 +45,8 @@ RETURNS TABLE (
     pool_total bigint,
     connections int,
     dropped_log_lines bigint,
-    host_pinned bigint)
+    host_pinned bigint,
+    last_exit text)
 AS 'MODULE_PATHNAME', 'pgstrom_gpu_service_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 

@@ -27,16 +27,60 @@ import (
 	"gorgonia.org/cu"
 )
 
-// cuError turns a raw CUresult into an error naming the call.
+// stickyResults are the CUDA errors after which a context is unusable: the
+// driver API documents that each "leaves the process in an inconsistent
+// state and any further CUDA work will return the same error; to continue
+// using CUDA, the process must be terminated and relaunched" (an illegal
+// or misaligned address, an illegal instruction or PC, a hardware stack
+// error, a failed or timed-out launch, a device-side assert, an
+// uncorrectable ECC or NVLink error).  A destroyed context and an unknown
+// error are treated alike: nothing says the context still works.  Each
+// maps to gorgonia's value, so a cu call's error and a raw call's (cuError)
+// are recognized the same way (isSticky).
+var stickyResults = map[C.CUresult]error{
+	C.CUDA_ERROR_ECC_UNCORRECTABLE:     cu.EccUncorrectable,
+	C.CUDA_ERROR_NVLINK_UNCORRECTABLE:  cu.NvlinkUncorrectable,
+	C.CUDA_ERROR_ILLEGAL_ADDRESS:       cu.IllegalAddress,
+	C.CUDA_ERROR_LAUNCH_TIMEOUT:        cu.LaunchTimeout,
+	C.CUDA_ERROR_CONTEXT_IS_DESTROYED:  cu.ContextIsDestroyed,
+	C.CUDA_ERROR_ASSERT:                cu.Assert,
+	C.CUDA_ERROR_HARDWARE_STACK_ERROR:  cu.HardwareStackError,
+	C.CUDA_ERROR_ILLEGAL_INSTRUCTION:   cu.IllegalInstruction,
+	C.CUDA_ERROR_MISALIGNED_ADDRESS:    cu.MisalignedAddress,
+	C.CUDA_ERROR_INVALID_ADDRESS_SPACE: cu.InvalidAddressSpace,
+	C.CUDA_ERROR_INVALID_PC:            cu.InvalidPc,
+	C.CUDA_ERROR_LAUNCH_FAILED:         cu.LaunchFailed,
+	C.CUDA_ERROR_UNKNOWN:               cu.Unknown,
+}
+
+// isSticky reports whether err carries one of stickyResults.
+func isSticky(err error) bool {
+	if err == nil {
+		return false
+	}
+	for _, e := range stickyResults {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// cuError turns a raw CUresult into an error naming the call; a sticky
+// result is wrapped so that isSticky finds it.
 func cuError(call string, r C.CUresult) error {
 	if r == C.CUDA_SUCCESS {
 		return nil
 	}
+	what := fmt.Sprintf("CUresult %d", int(r))
 	var name *C.char
 	if C.cuGetErrorName(r, &name) == C.CUDA_SUCCESS && name != nil {
-		return fmt.Errorf("%s: %s (%d)", call, C.GoString(name), int(r))
+		what = fmt.Sprintf("%s (%d)", C.GoString(name), int(r))
 	}
-	return fmt.Errorf("%s: CUresult %d", call, int(r))
+	if e, ok := stickyResults[r]; ok {
+		return fmt.Errorf("%s: %s: %w", call, what, e)
+	}
+	return fmt.Errorf("%s: %s", call, what)
 }
 
 // pciBusID is cuDeviceGetPCIBusId, e.g. "0000:3B:00.0".

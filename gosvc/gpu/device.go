@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 
 	"gorgonia.org/cu"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
 )
 
 // Device is one GPU with its retained primary context.  CUDA calls go
@@ -15,6 +18,9 @@ type Device struct {
 	index int
 	dev   cu.Device
 	ctx   cu.CUContext
+	// lost is the first sticky error (isSticky) a call met, wrapping
+	// server.ErrDeviceLost; from then on Do fails at once with it.
+	lost atomic.Pointer[error]
 	// shared is PostgreSQL's shared buffers as this device reads them;
 	// nil until Backend.RegisterShared succeeded for it.
 	shared *sharedMapping
@@ -52,17 +58,38 @@ func OpenDevice(index, stackLimit int) (*Device, error) {
 func (d *Device) Index() int { return d.index }
 
 // Do runs fn with the device's context current on a locked OS thread.
+// Every CUDA call of the executor goes through here, so this is where a
+// sticky error is noticed: the error is returned wrapping
+// server.ErrDeviceLost (the server then has the service exit and be
+// restarted), and every later Do, from tasks in flight or new ones, fails
+// with it without touching the poisoned context.
 func (d *Device) Do(fn func() error) error {
+	if lost := d.lost.Load(); lost != nil {
+		return *lost
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cu.PushCurrentCtx(d.ctx); err != nil {
-		return fmt.Errorf("device %d: cuCtxPushCurrent: %w", d.index, err)
+		return d.checkLost(fmt.Errorf("device %d: cuCtxPushCurrent: %w", d.index, err))
 	}
 	fnErr := fn()
 	if _, err := cu.PopCurrentCtx(); err != nil {
-		return errors.Join(fnErr, fmt.Errorf("device %d: cuCtxPopCurrent: %w", d.index, err))
+		fnErr = errors.Join(fnErr, fmt.Errorf("device %d: cuCtxPopCurrent: %w", d.index, err))
 	}
-	return fnErr
+	return d.checkLost(fnErr)
+}
+
+// checkLost marks the device lost when err is sticky and returns err
+// wrapping server.ErrDeviceLost then.
+func (d *Device) checkLost(err error) error {
+	if !isSticky(err) {
+		return err
+	}
+	lost := fmt.Errorf("device %d: %w: %w", d.index, server.ErrDeviceLost, err)
+	if !d.lost.CompareAndSwap(nil, &lost) {
+		return fmt.Errorf("%w: %w", server.ErrDeviceLost, err)
+	}
+	return lost
 }
 
 // Alloc allocates device memory (cuMemAlloc); with Free it implements

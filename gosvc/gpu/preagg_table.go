@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -20,6 +21,12 @@ type devTable struct {
 	mem     mempool.Chunk
 	layout  xpu.PreAggTable // as written; NEntries is the device's business
 	growths uint32          // also identifies this version of the table
+	// cannotGrow is why growing this table failed for want of room
+	// (wrapping preagg.ErrCannotGrow), under the entry's write lock: later
+	// growths fail at once instead of waiting for memory again
+	// (allocWait) while every session of the plan waits on the lock;
+	// their rows go to the CPU meanwhile.
+	cannotGrow error
 }
 
 func (t *devTable) ptr() cu.DevicePtr { return cu.DevicePtr(t.mem.Ptr) }
@@ -92,6 +99,19 @@ func readHeader(t *devTable) (xpu.PreAggTable, error) {
 // room for every entry its kernels asked for, copying the groups over with
 // the rehash kernel; the caller holds the entry's write lock.
 func (e *Executor) growTable(old *devTable, l *lane) (*devTable, error) {
+	if old.cannotGrow != nil {
+		return nil, old.cannotGrow
+	}
+	nt, err := e.growTableOnce(old, l)
+	if err != nil && nt == nil && (errors.Is(err, ErrTableTooLarge) ||
+		errors.Is(err, mempool.ErrExhausted) || errors.Is(err, cu.OutOfMemory)) {
+		err = fmt.Errorf("%w: %w", preagg.ErrCannotGrow, err)
+		old.cannotGrow = err
+	}
+	return nt, err
+}
+
+func (e *Executor) growTableOnce(old *devTable, l *lane) (*devTable, error) {
 	var hdr xpu.PreAggTable
 	err := e.dev.Do(func() (err error) {
 		hdr, err = readHeader(old)

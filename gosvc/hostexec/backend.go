@@ -34,6 +34,7 @@ type Backend struct {
 	mem       *hostMemory
 	shared    xpu.SharedRegion // registered shared buffers; NBuffers 0: none
 	executors []*Executor
+	faults    *faults // FaultsEnv, read by Devices; nil: none
 }
 
 // NewBackend returns the backend; nothing is taken until OpenDevice.
@@ -53,10 +54,23 @@ func (b *Backend) Devices() ([]control.DeviceInfo, error) {
 	if os.Getenv(EnvVar) != "1" {
 		return nil, fmt.Errorf("the TEST-ONLY host executor was loaded without %s=1 in the environment", EnvVar)
 	}
+	// The environment is the service's by now (service.ApplyEnviron ran
+	// before the backend is asked anything).
+	f, err := parseFaults(os.Getenv(FaultsEnv))
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.faults = f
+	b.mu.Unlock()
+	total := hostMemoryFigure()
+	if f.devicePool > 0 {
+		total = f.devicePool
+	}
 	return []control.DeviceInfo{{
 		Index:           0,
 		Name:            DeviceName,
-		TotalMemory:     hostMemoryFigure(),
+		TotalMemory:     total,
 		Multiprocessors: runtime.NumCPU(),
 		PCIBusID:        "host",
 		PCIeLink:        "none (host memory)",
@@ -132,6 +146,7 @@ func (b *Backend) Executor(index int, pool *mempool.Pool) (nodekind.Executor, er
 		return nil, fmt.Errorf("host executor: executor for device %d asked before its pool or module", index)
 	}
 	e := newExecutor(index, pool, b.mem, b.shared)
+	e.faults = b.faults
 	b.executors = append(b.executors, e)
 	return e, nil
 }

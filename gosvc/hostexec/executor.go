@@ -29,6 +29,8 @@ type Executor struct {
 	// shared is PostgreSQL's shared buffers in this process, registered
 	// before the executor was made; NBuffers 0: zero-copy chunks fail.
 	shared xpu.SharedRegion
+	// faults are the injected ones (FaultsEnv); nil: none
+	faults *faults
 }
 
 var (

@@ -128,3 +128,64 @@ func TestGpuPreAggGrowsAndFinal(t *testing.T) {
 		}
 	}
 }
+
+// A pool too small for the table to grow: the rows whose new groups found
+// the table full come back as RECHECK rows (the backend aggregates them
+// on the CPU) instead of failing the chunk, and every row is either in a
+// device group or returned, never both.
+func TestGpuPreAggFullTableReturnsRows(t *testing.T) {
+	mem := newHostMemory()
+	pool, err := mempool.New(mem, mempool.Config{SegmentSize: 64 << 10, MaxRatio: 0.5, ReleaseDelay: time.Second, DeviceMemory: 256 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	e := newExecutor(0, pool, mem, xpu.SharedRegion{})
+	e.preaggSlots = 64
+	b := xputest.New()
+	b.Attr(4, 4, true, xpu.TypeInt4)
+	k := b.Var(0, xpu.TypeInt4)
+	b.ConstBool(true)
+	b.GroupBy(k, 0)
+	b.Aggregate(xpu.AggCount, -1, -1)
+	b.PlanID = 98
+	s := prepare(t, e, b)
+	const rows = 2000
+	pages := intPages(rows)
+	returned := map[uint32]bool{}
+	for off := 0; off < len(pages); off += 2 * xpu.BlockSize {
+		piece := pages[off:min(off+2*xpu.BlockSize, len(pages))]
+		c := xpu.Chunk{NBlocks: uint32(len(piece) / xpu.BlockSize), ChunkID: uint32(off / xpu.BlockSize)}
+		res, items, err := kindtest.Exec(s, c, nodekind.Pages{Bytes: piece})
+		if err != nil {
+			t.Fatalf("chunk %d: %v, want the rows that do not fit returned", c.ChunkID, err)
+		}
+		if int(res.NRecheck) != len(items) {
+			t.Fatalf("chunk %d: NRecheck %d, %d items", c.ChunkID, res.NRecheck, len(items))
+		}
+		for _, it := range items {
+			if it&xpu.ItemRecheck == 0 || returned[c.ChunkID<<16|it] {
+				t.Fatalf("chunk %d: item %#x not RECHECK, or returned twice", c.ChunkID, it)
+			}
+			returned[c.ChunkID<<16|it] = true
+		}
+	}
+	msgs, err := kindtest.Final(s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups uint32
+	for _, m := range msgs {
+		g, _, err := xpu.DecodePreAggGroups(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups += g.NEntries
+	}
+	if len(returned) == 0 || groups == 0 || int(groups)+len(returned) != rows {
+		t.Fatalf("%d groups on the device and %d rows returned, want both > 0 and %d in all", groups, len(returned), rows)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

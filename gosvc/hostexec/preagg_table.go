@@ -1,11 +1,13 @@
 package hostexec
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"sync"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
@@ -22,6 +24,9 @@ type hostTable struct {
 	bytes   []byte
 	layout  xpu.PreAggTable // as written; NEntries is the kernels' business
 	growths uint32          // also identifies this version of the table
+	// cannotGrow is why growing this table failed for want of room, as
+	// the gpu package's devTable: later growths fail at once.
+	cannotGrow error
 }
 
 // EntrySize, Growths and Bytes make a hostTable a preagg.Table.
@@ -66,13 +71,29 @@ func (t *hostTable) header() (xpu.PreAggTable, error) {
 // and room for every entry its kernels asked for, copying the groups over
 // with the rehash code; the caller holds the entry's write lock.
 func (e *Executor) growTable(old *hostTable) (*hostTable, error) {
+	if old.cannotGrow != nil {
+		return nil, old.cannotGrow
+	}
+	nt, err := e.growTableOnce(old)
+	if err != nil && nt == nil && (errors.Is(err, errTableTooLarge) || errors.Is(err, mempool.ErrExhausted)) {
+		err = fmt.Errorf("%w: %w", preagg.ErrCannotGrow, err)
+		old.cannotGrow = err
+	}
+	return nt, err
+}
+
+// errTableTooLarge: the groups do not fit the largest table the header
+// can describe.
+var errTableTooLarge = errors.New("GpuPreAgg table cannot grow further")
+
+func (e *Executor) growTableOnce(old *hostTable) (*hostTable, error) {
 	hdr, err := old.header()
 	if err != nil {
 		return nil, fmt.Errorf("grow: %w", err)
 	}
 	nslots, err := xpu.PreAggSlotsFor(hdr.NSlots, hdr.NEntries)
 	if err != nil {
-		return nil, fmt.Errorf("GpuPreAgg table cannot grow further: %w", err)
+		return nil, fmt.Errorf("%w: %w", errTableTooLarge, err)
 	}
 	nt, err := e.newTable(nslots, hdr.EntrySize)
 	if err != nil {

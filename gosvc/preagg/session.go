@@ -60,8 +60,17 @@ type Task[T Table] interface {
 	// Grow returns a larger table with every group of old, with the
 	// entry's write lock held.  No table (the zero T) keeps old in use; a
 	// table with an error is used anyway (old could not be freed, say).
+	// An error wrapping ErrCannotGrow says the table cannot grow now (no
+	// device memory for a larger one, or past the largest table): the
+	// rows that found it full go to the backend instead of failing.
 	Grow(old T) (T, error)
 }
+
+// ErrCannotGrow marks a Grow that failed for want of room, not because
+// something broke: Accumulate then returns the chunk's RETRY rows to the
+// backend as RECHECK rows, which it aggregates on the CPU (a RETRY row
+// accumulated nothing on the device, so no row is lost or counted twice).
+var ErrCannotGrow = errors.New("the GpuPreAgg table cannot grow")
 
 // Executor is what a plan's tables need from the executor that made them.
 type Executor[T Table] interface {
@@ -137,7 +146,10 @@ type Result struct {
 // Accumulate runs one chunk into the shared table.  Rows the full table
 // turned away (RETRY) run again, alone, once the table has grown; the
 // result holds only the RECHECK rows and the first pass's NTuples (the
-// chunk's rows, not counting the retries again).
+// chunk's rows, not counting the retries again).  When the table cannot
+// grow (ErrCannotGrow), the RETRY rows join the RECHECK rows: the backend
+// evaluates and aggregates them on the CPU, and EXPLAIN ANALYZE counts
+// them in Recheck Rows and CPU Groups.
 func (s *Session[T]) Accumulate(t Task[T]) (Result, error) {
 	var recheck, retry []uint32
 	var ntuples, nrecheck uint32
@@ -176,7 +188,14 @@ func (s *Session[T]) Accumulate(t Task[T]) (Result, error) {
 			break
 		}
 		if err := s.grow(version, t); err != nil {
-			return Result{}, err
+			if !errors.Is(err, ErrCannotGrow) {
+				return Result{}, err
+			}
+			for _, pos := range retry {
+				recheck = append(recheck, pos|xpu.ItemRecheck)
+			}
+			nrecheck += uint32(len(retry))
+			break
 		}
 	}
 	if uint32(len(recheck)) != nrecheck {

@@ -2,6 +2,7 @@ package preagg
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -333,6 +334,35 @@ func TestGrowFailureKeepsTable(t *testing.T) {
 	}
 	if g := groupsOf(t, msgs); g.NGrowths != 0 {
 		t.Fatalf("groups %+v of a table that never grew", g)
+	}
+}
+
+// TestFullTableSendsRetryRowsToTheCPU: a growth that fails for want of
+// room (ErrCannotGrow) turns the RETRY rows into RECHECK rows, merged in
+// order with the chunk's own RECHECK rows and counted once, and the table
+// keeps its groups.
+func TestFullTableSendsRetryRowsToTheCPU(t *testing.T) {
+	x := &fakeExec{}
+	tables := querybuf.NewTable()
+	s := x.join(t, tables, 16)
+	task := &fakeTask{growErr: fmt.Errorf("grow to 1024 slots: pool exhausted: %w", ErrCannotGrow),
+		pass: func(*fakeTable, []uint32) ([]uint32, Counters, error) {
+			return []uint32{7 | rt, 4 | rc, 2 | rt}, Counters{NTuples: 10, NRecheck: 1}, nil
+		}}
+	r, err := s.Accumulate(task)
+	if err != nil {
+		t.Fatalf("Accumulate: %v, want the RETRY rows returned", err)
+	}
+	want := Result{Recheck: []uint32{2 | rc, 4 | rc, 7 | rc}, Counters: Counters{NTuples: 10, NRecheck: 3}}
+	if !slices.Equal(r.Recheck, want.Recheck) || r.Counters != want.Counters || len(task.retries) != 1 {
+		t.Fatalf("result %+v after %d passes, want %+v after 1", r, len(task.retries), want)
+	}
+	msgs, err := kindtest.Final(s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := groupsOf(t, msgs); g.NGrowths != 0 || g.NGroupsTotal != 1 {
+		t.Fatalf("groups %+v, want the table's one group, never grown", g)
 	}
 }
 

@@ -14,11 +14,10 @@ const minLentBody = 1 << 20
 // large TaskExec bodies go into pinned memory the executor lends, when it
 // does (the lender bounds what it lends).
 func (s *Server) lend(h protocol.Header) []byte {
-	lender, ok := s.cfg.Executor.(BodyLender)
-	if !ok || h.Tag != protocol.TagTaskExec || h.Length < minLentBody {
+	if !s.lendable(h) {
 		return nil
 	}
-	b := lender.LendBody(int(h.Length))
+	b := s.cfg.Executor.(BodyLender).LendBody(int(h.Length))
 	if b == nil {
 		return nil
 	}
@@ -27,6 +26,13 @@ func (s *Server) lend(h protocol.Header) []byte {
 		return nil
 	}
 	return b
+}
+
+// lendable reports whether a message of header h is received into lent
+// memory when the executor has some.
+func (s *Server) lendable(h protocol.Header) bool {
+	_, ok := s.cfg.Executor.(BodyLender)
+	return ok && h.Tag == protocol.TagTaskExec && h.Length >= minLentBody
 }
 
 // returnBody gives a lent body back to the executor; nil is a no-op.

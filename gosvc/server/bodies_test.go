@@ -195,3 +195,29 @@ func TestReleaseIdleFreesLentBodies(t *testing.T) {
 		t.Fatalf("after the release, the next chunk was not lent a new body (%d lent Execs)", ex.pinnedExecs)
 	}
 }
+
+// A header alone does not make the server borrow the executor's (pinned)
+// memory for its body: the body must begin to arrive first.
+func TestHeaderAloneBorrowsNoLentMemory(t *testing.T) {
+	ex := newLendingExecutor(256<<20, nil)
+	s := startExecServer(t, 2, ex)
+	c := dial(t, s)
+	expectSuccess(t, c, sessionMsg(1))
+	msg := xputest.ChunkMessage(2, 7, bigPages(256, 1)) // 2 MB: lent
+	if _, err := c.Write(msg[:protocol.HeaderSize]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := ex.lends.Load(); n != 0 {
+		t.Fatalf("%d bodies lent for a header whose body has not begun", n)
+	}
+	if _, err := c.Write(msg[protocol.HeaderSize:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, h, err := protocol.ReadMessage(c, 0); err != nil || h.Tag != protocol.TagSuccess {
+		t.Fatalf("chunk reply %v, %v", h.Tag, err)
+	}
+	if n := ex.lends.Load(); n != 1 {
+		t.Fatalf("%d bodies lent for the chunk, want 1", n)
+	}
+}

@@ -39,8 +39,11 @@ type clientConn struct {
 
 	// the writer's outbox
 	outMu      sync.Mutex
-	outCond    sync.Cond
+	outCond    sync.Cond // the writer waits for work
+	roomCond   sync.Cond // bounded sends wait for outBytes to fall
 	out        []outItem
+	outBytes   int64         // bytes in out and being written
+	outBusy    bool          // the writer is writing an item
 	outDead    bool          // the writer has exited: sends are discarded
 	writerDone chan struct{} // closed when the writer exits
 	log        func(error)   // reports a failed write
@@ -71,6 +74,7 @@ func (s *Server) serveConn(f *os.File) {
 		writerDone: make(chan struct{}),
 	}
 	c.outCond.L = &c.outMu
+	c.roomCond.L = &c.outMu
 	c.log = func(err error) { s.log.Debug().Err(err).Msg("writing a reply; closing the connection") }
 	s.connsMu.Lock()
 	if s.closed {

@@ -53,11 +53,24 @@ type LinkProber interface {
 // the connection stays open.
 var ErrNoMemory = errors.New("out of device memory")
 
+// ErrDeviceLost marks an executor error after which the device cannot run
+// anything until the service restarts: a sticky CUDA error (an illegal
+// address, a failed launch, an uncorrectable ECC error...) poisons the
+// context for every later call.  The request is answered
+// PGSTROM_ERR_DEVICE (the backend continues on the CPU), and the server
+// reports the loss once through Config.OnDeviceLost, so that the service
+// exits and its supervisor starts a fresh one.
+var ErrDeviceLost = errors.New("the device cannot be used until the GPU service restarts")
+
 // executorErrorCode classifies an executor error for the Error reply, and
 // says whether the connection must be closed: only for errors that blame
 // the client's data (protocol errors, e.g. xpu.ErrBadPage).
 func executorErrorCode(err error) (code int32, closeConn bool) {
 	switch {
+	case errors.Is(err, ErrDeviceLost):
+		// before the others: a lost device explains whatever else the
+		// error says
+		return protocol.ErrCodeDevice, false
 	case errors.Is(err, protocol.ErrBadReply):
 		return protocol.ErrCodeInternal, false
 	case errors.Is(err, protocol.ErrUnsupported):

@@ -45,10 +45,17 @@ const (
 	// a sixteenth of the body budget, so that they never wait behind a
 	// large one.
 	smallBudgetShare = 16
-	// DefaultWriteTimeout bounds one reply write; a client that stops
-	// reading for that long is disconnected.  Only that connection's
+	// DefaultWriteTimeout is how long a reply may wait for the client to
+	// read a byte; a client that stops reading for that long is
+	// disconnected.  Only that connection's
 	// writer waits: workers never write to a socket.
 	DefaultWriteTimeout = 30 * time.Second
+
+	// DefaultOutboxBytes bounds the SuccessHalfway replies a connection
+	// has queued for its writer: two of GpuPreAgg's largest groups
+	// messages (64 MB).  A node that has more waits for the client to
+	// read, which a backend emitting groups does one message at a time.
+	DefaultOutboxBytes = 128 << 20
 
 	// MinBodyRate is the slowest a message body may arrive, on average.
 	MinBodyRate = 16 << 20 // bytes per second
@@ -83,6 +90,9 @@ func (cfg *Config) setDefaults() {
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.OutboxBytes <= 0 {
+		cfg.OutboxBytes = DefaultOutboxBytes
 	}
 }
 

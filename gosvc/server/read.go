@@ -88,6 +88,17 @@ func (s *Server) readRequest(c *clientConn, rd *bufio.Reader, in *inbound) error
 	}
 	n := int(h.Length)
 	var buf []byte
+	if s.lendable(h) {
+		// Lent memory (pinned, on a GPU) is taken whole at once: only
+		// once the body has begun to arrive, so that a header alone
+		// never commits it.
+		if _, err := rd.Peek(min(n-protocol.HeaderSize, firstPiece)); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("read %s message body of %d bytes: %w", h.Tag, n-protocol.HeaderSize, err)
+		}
+	}
 	if in.lent = s.lend(h); in.lent != nil {
 		buf = in.lent[:n:n]
 	} else {

@@ -15,8 +15,9 @@ import (
 // SUCCESS or ERROR that ends the request.  The first failure is kept, and
 // the request is answered with an Error reply.
 type halfways struct {
-	conn *clientConn
-	id   uint32
+	conn  *clientConn
+	id    uint32
+	limit int64 // Config.OutboxBytes: a send waits while the outbox is full
 
 	mu    sync.Mutex
 	ended bool
@@ -24,8 +25,8 @@ type halfways struct {
 	err   error // the first failed send
 }
 
-func newHalfways(conn *clientConn, id uint32) *halfways {
-	return &halfways{conn: conn, id: id}
+func newHalfways(conn *clientConn, id uint32, limit int64) *halfways {
+	return &halfways{conn: conn, id: id, limit: limit}
 }
 
 // send frames p and writes it at once, under the lock, so end waits for a
@@ -45,7 +46,7 @@ func (h *halfways) send(p protocol.Payload, bad error) error {
 		return fmt.Errorf("%w: request %d: a SuccessHalfway reply after the request was answered", protocol.ErrBadReply, h.id)
 	}
 	if bad == nil {
-		if bad = h.conn.write(msg); bad != nil {
+		if bad = h.conn.sendBounded(outItem{msgs: [][]byte{msg}}, h.limit); bad != nil {
 			h.conn.close() // a partial write desynchronizes the stream
 		}
 	}

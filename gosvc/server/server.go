@@ -50,6 +50,13 @@ type Config struct {
 	IdleTimeout    time.Duration // a connection without session and work (DefaultIdleTimeout)
 	BodyBudget     int64         // request bodies in ordinary memory (DefaultBodyBudget)
 	WriteTimeout   time.Duration // one reply write (DefaultWriteTimeout)
+	// OutboxBytes bounds the SuccessHalfway replies of one connection
+	// queued for its writer (DefaultOutboxBytes).
+	OutboxBytes int64
+
+	// OnDeviceLost, when set, is called once, from a worker, with the
+	// first executor error that wraps ErrDeviceLost; it must not block.
+	OnDeviceLost func(error)
 }
 
 // Limits on the worker count, matching pg_strom.max_async_tasks.
@@ -106,6 +113,8 @@ type Server struct {
 	refusedLog  refusalLog
 
 	probes linkProbes // one LINK_PROBE at a time
+
+	lostOnce sync.Once // OnDeviceLost is called once
 
 	acceptDone sync.WaitGroup
 	receivers  sync.WaitGroup
@@ -216,4 +225,42 @@ func (s *Server) Close() error {
 		s.receivers.Wait()
 	})
 	return s.closeErr
+}
+
+// deviceLost reports, once, that the executor's device cannot be used any
+// more.  Requests keep being answered (with the executor's errors) until
+// the service closes the server.
+func (s *Server) deviceLost(err error) {
+	s.lostOnce.Do(func() {
+		s.log.Warn().Err(err).Msgf("GPU%d cannot be used any more; the GPU service must restart", s.cfg.DeviceIndex)
+		if s.cfg.OnDeviceLost != nil {
+			s.cfg.OnDeviceLost(err)
+		}
+	})
+}
+
+// FlushReplies waits until every connection's writer has written what it
+// was given, or until timeout: a service about to exit lets the Error
+// replies of a lost device reach their clients first.  It reports whether
+// everything was written.
+func (s *Server) FlushReplies(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		s.connsMu.Lock()
+		busy := false
+		for c := range s.conns {
+			if c.writing() {
+				busy = true
+				break
+			}
+		}
+		s.connsMu.Unlock()
+		if !busy {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -12,6 +12,9 @@ import (
 // executorError answers a failed executor call.
 func (s *Server) executorError(id uint32, what string, err error) ([]byte, bool) {
 	code, closeConn := executorErrorCode(err)
+	if errors.Is(err, ErrDeviceLost) {
+		s.deviceLost(fmt.Errorf("%s: %w", what, err))
+	}
 	s.log.Debug().Err(err).Uint32("request_id", id).Int32("code", code).Msg(what + " failed")
 	return protocol.EncodeError(id, errorReply(code, fmt.Sprintf("%s: %v", what, err))), !closeConn
 }
@@ -62,7 +65,7 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	} else {
 		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(msg), Pinned: cmd.body != nil}
 	}
-	out := newHalfways(cmd.conn, id)
+	out := newHalfways(cmd.conn, id, s.cfg.OutboxBytes)
 	defer out.end() // also when Exec panics: nothing more goes out
 	reply, err := sess.prepared.Exec(cmd.chunk, pages, chunkHalfways{out, cmd.chunk.ChunkID})
 	if err = errors.Join(out.end(), err); err != nil {
@@ -84,7 +87,7 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 func (s *Server) taskFinal(cmd *command) ([]byte, bool) {
 	id := cmd.header.RequestID
 	sess := cmd.sess
-	out := newHalfways(cmd.conn, id)
+	out := newHalfways(cmd.conn, id, s.cfg.OutboxBytes)
 	sess.requestFinal(out)
 	cmd.releaseSession()
 	<-sess.released

@@ -24,8 +24,24 @@ type outItem struct {
 // messages are discarded (done is still called) and errConnClosed is
 // returned.  Messages sent by one goroutine go out in order.
 func (c *clientConn) send(it outItem) error {
+	return c.sendBounded(it, 0)
+}
+
+// sendBounded is send, but with limit > 0 it first waits while the outbox
+// holds other bytes and adding it's would pass limit: the writer then
+// has room again, or the connection closed (errConnClosed).  Replies
+// without such a bound are few per connection (one per command in flight,
+// MaxInflight); a node may send any number of SuccessHalfway replies, so
+// they wait here, and a client that does not read holds at most limit
+// bytes plus one message of service memory until its write deadline
+// closes it.
+func (c *clientConn) sendBounded(it outItem, limit int64) error {
+	size := itemBytes(it)
 	c.outMu.Lock()
-	if c.outDead {
+	for limit > 0 && !c.outDead && !c.isClosed() && c.outBytes > 0 && c.outBytes+size > limit {
+		c.roomCond.Wait()
+	}
+	if c.outDead || c.isClosed() {
 		c.outMu.Unlock()
 		if it.done != nil {
 			it.done()
@@ -33,9 +49,18 @@ func (c *clientConn) send(it outItem) error {
 		return errConnClosed
 	}
 	c.out = append(c.out, it)
+	c.outBytes += size
 	c.outCond.Signal()
 	c.outMu.Unlock()
 	return nil
+}
+
+func itemBytes(it outItem) int64 {
+	var n int64
+	for _, m := range it.msgs {
+		n += int64(len(m))
+	}
+	return n
 }
 
 // write queues msgs; see send.
@@ -43,10 +68,20 @@ func (c *clientConn) write(msgs ...[]byte) error {
 	return c.send(outItem{msgs: msgs})
 }
 
-// writeLoop is the connection's writer: it writes the outbox in order,
-// each message under its own deadline, until the connection closes; then
-// it discards what is left.  A failed write closes the connection (a
-// partial write desynchronizes the stream).
+// writing reports whether the writer has something left to write.
+func (c *clientConn) writing() bool {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	return !c.outDead && (len(c.out) > 0 || c.outBusy)
+}
+
+// writeLoop is the connection's writer: it writes the outbox in order
+// until the connection closes; then it discards what is left.  A client
+// that takes no byte for timeout is disconnected (an idle cursor's
+// connection, say: its backend then finds the connection closed and
+// continues on the CPU), so it cannot hold service memory for longer.  A
+// failed write closes the connection (a partial write desynchronizes the
+// stream).
 func (c *clientConn) writeLoop(timeout time.Duration) {
 	defer close(c.writerDone)
 	for {
@@ -56,7 +91,8 @@ func (c *clientConn) writeLoop(timeout time.Duration) {
 		}
 		if c.isClosed() {
 			rest := c.out
-			c.out, c.outDead = nil, true
+			c.out, c.outDead, c.outBytes = nil, true, 0
+			c.roomCond.Broadcast()
 			c.outMu.Unlock()
 			for _, it := range rest {
 				if it.done != nil {
@@ -68,9 +104,15 @@ func (c *clientConn) writeLoop(timeout time.Duration) {
 		it := c.out[0]
 		c.out[0] = outItem{}
 		c.out = c.out[1:]
+		c.outBusy = true
 		c.outMu.Unlock()
 
 		err := c.writeNow(it.msgs, timeout)
+		c.outMu.Lock()
+		c.outBusy = false
+		c.outBytes -= itemBytes(it)
+		c.roomCond.Broadcast()
+		c.outMu.Unlock()
 		if it.done != nil {
 			it.done()
 		}
@@ -83,13 +125,23 @@ func (c *clientConn) writeLoop(timeout time.Duration) {
 	}
 }
 
+// writePiece is the most written under one deadline: a client that reads
+// a large reply slowly but steadily is not cut off, one that stops
+// reading is, timeout after its last read.
+const writePiece = 1 << 20
+
 func (c *clientConn) writeNow(msgs [][]byte, timeout time.Duration) error {
 	for _, msg := range msgs {
-		if err := c.f.SetWriteDeadline(time.Now().Add(timeout)); err != nil {
-			return fmt.Errorf("set write deadline: %w", err)
-		}
-		if _, err := c.f.Write(msg); err != nil {
-			return fmt.Errorf("write reply: %w", err)
+		for off := 0; off < len(msg); {
+			end := min(off+writePiece, len(msg))
+			if err := c.f.SetWriteDeadline(time.Now().Add(timeout)); err != nil {
+				return fmt.Errorf("set write deadline: %w", err)
+			}
+			n, err := c.f.Write(msg[off:end])
+			if err != nil {
+				return fmt.Errorf("write reply (%d of %d bytes written): %w", off+n, len(msg), err)
+			}
+			off = end
 		}
 	}
 	return nil
@@ -112,6 +164,7 @@ func (c *clientConn) close() {
 		c.f.Close()
 		c.outMu.Lock()
 		c.outCond.Broadcast()
+		c.roomCond.Broadcast()
 		c.outMu.Unlock()
 	})
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
@@ -30,6 +31,8 @@ func (s *service) loop() int {
 				s.log.Info().Msg("stop requested; shutting down")
 				return control.ExitStopped
 			}
+		case err := <-s.lost:
+			return s.exitForLostDevice(err)
 		case now := <-ticker.C:
 			for _, p := range s.pools {
 				p.ReleaseIdle(now)
@@ -40,6 +43,44 @@ func (s *service) loop() int {
 			s.sendStatus()
 		}
 	}
+}
+
+// Timings of the exit after a lost device; tests shorten them.
+var (
+	// lostFlush is how long the Error replies of requests that met the
+	// lost device may take to reach their clients before the servers
+	// close.
+	lostFlush = time.Second
+	// lostExitGrace bounds the whole shutdown after a lost device: a
+	// kernel that never returns must not keep the service (and its
+	// unusable device) alive, so past it the process exits at once.
+	lostExitGrace = 15 * time.Second
+)
+
+// deviceLost is the servers' OnDeviceLost: the loop exits.
+func (s *service) deviceLost(err error) {
+	select {
+	case s.lost <- err:
+	default: // one is enough
+	}
+}
+
+// exitForLostDevice ends the service after a sticky device error: a CUDA
+// context that met one fails every later call, and only a new process
+// gets a new context.  The clients' Error replies go out first (their
+// backends continue on the CPU), then the service reports FATAL and exits
+// with PGSTROM_EXIT_FAILED, and the supervisor starts a fresh service.
+func (s *service) exitForLostDevice(err error) int {
+	s.log.Warn().Msgf("GPU service exits to get a usable device context: %v", err)
+	for _, srv := range s.servers {
+		srv.FlushReplies(lostFlush)
+	}
+	// stopped by run once shutdown has finished
+	s.exitTimer = time.AfterFunc(lostExitGrace, func() {
+		s.log.Warn().Msgf("GPU service did not shut down within %v after losing its device; exiting now", lostExitGrace)
+		os.Exit(control.ExitFailed)
+	})
+	return s.fatal(fmt.Errorf("device lost: %w", err))
 }
 
 func (s *service) sendStatus() {

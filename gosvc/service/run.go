@@ -58,7 +58,7 @@ func run(ctlFd, logFd int, backend Backend, envProblems []string) int {
 		log.Warn().Err(err).Msg("GPU service cannot use its control channel")
 		return control.ExitFailed
 	}
-	s := &service{log: log, logw: w, ch: ch, backend: backend, quit: make(chan struct{})}
+	s := &service{log: log, logw: w, ch: ch, backend: backend, quit: make(chan struct{}), lost: make(chan error, 1)}
 	return s.run()
 }
 
@@ -75,9 +75,12 @@ type service struct {
 	pools   []*mempool.Pool
 	servers []*server.Server
 
-	msgs     chan received
-	quit     chan struct{}
-	readerWG sync.WaitGroup
+	msgs chan received
+	lost chan error // a device's context is unusable: exit (deviceLost)
+	// exitTimer ends the process if shutdown after a lost device hangs
+	exitTimer *time.Timer
+	quit      chan struct{}
+	readerWG  sync.WaitGroup
 }
 
 func (s *service) run() (code int) {
@@ -86,6 +89,9 @@ func (s *service) run() (code int) {
 			code = s.fatal(fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
 		}
 		s.shutdown()
+		if s.exitTimer != nil {
+			s.exitTimer.Stop()
+		}
 	}()
 	s.startReader()
 

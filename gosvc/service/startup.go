@@ -242,6 +242,7 @@ func (s *service) startDevices() error {
 			Kinds:         kinds.All(),
 			SharedBuffers: shared,
 			Logger:        devLog,
+			OnDeviceLost:  s.deviceLost,
 		})
 		if err != nil {
 			return fmt.Errorf("GPU%d server: %w", d.Index, err)

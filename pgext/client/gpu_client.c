@@ -20,6 +20,13 @@
  * header) are returned to the caller with a reason, never raised: the
  * caller decides whether to continue on the CPU.
  *
+ * A service that stops answering (a hung kernel, a device gone bad) is one
+ * more such failure: when a wait for a reply, or for room to send, sees no
+ * byte move for pg_strom.gpu_task_timeout, the connection is closed and
+ * marked failed.  Closing it, rather than only giving up on it, makes the
+ * service drop the connection's queued work, and a reply that arrives
+ * afterwards can never be taken for the answer to a later request.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -36,6 +43,7 @@
 #include "storage/latch.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "core/pg_strom.h"
@@ -62,6 +70,9 @@ struct GpuServiceConn
 
 	/* complete messages not yet returned */
 	List	   *queue;
+
+	/* bytes moved either way: a wait that sees them change made progress */
+	uint64		progress;
 };
 
 static GpuServiceConn *open_conns = NULL;
@@ -130,19 +141,105 @@ set_failed(GpuServiceConn *conn, char *errbuf, size_t errlen,
 		strlcpy(errbuf, conn->reason, errlen);
 }
 
-/* wait for the socket or the latch; interrupts are processed here */
-static int
-wait_socket(GpuServiceConn *conn, int events)
+/*
+ * The time since which a wait has seen no byte move; a wait loop keeps one
+ * and passes it to wait_socket.
+ */
+typedef struct WaitClock
+{
+	TimestampTz since;
+	uint64		progress;		/* conn->progress at since */
+} WaitClock;
+
+static void
+wait_clock_start(GpuServiceConn *conn, WaitClock *clock)
+{
+	clock->since = GetCurrentTimestamp();
+	clock->progress = conn->progress;
+}
+
+/* pg_strom.gpu_task_timeout as it reads in a message: "60s", "1500ms" */
+static void
+format_task_timeout(char *buf, size_t len)
+{
+	int			ms = pgstrom_gpu_task_timeout_ms;
+
+	if (ms % 60000 == 0)
+		snprintf(buf, len, "%dmin", ms / 60000);
+	else if (ms % 1000 == 0)
+		snprintf(buf, len, "%ds", ms / 1000);
+	else
+		snprintf(buf, len, "%dms", ms);
+}
+
+/*
+ * Gives up on a service that moved no byte for pg_strom.gpu_task_timeout:
+ * the socket is closed at once, so the service sees the client gone and
+ * drops its work, and nothing it sends later can be read.  Messages
+ * already complete stay queued (they were answers in time).
+ */
+static void
+conn_timed_out(GpuServiceConn *conn, char *errbuf, size_t errlen)
+{
+	char		timeout[32];
+
+	format_task_timeout(timeout, sizeof(timeout));
+	if (conn->sock != PGINVALID_SOCKET)
+	{
+		close(conn->sock);
+		conn->sock = PGINVALID_SOCKET;
+	}
+	if (conn->msg)
+	{
+		pfree(conn->msg);
+		conn->msg = NULL;
+	}
+	conn->msg_got = 0;
+	conn->hdr_got = 0;
+	set_failed(conn, errbuf, errlen,
+			   "GPU service did not reply within pg_strom.gpu_task_timeout (%s)",
+			   timeout);
+}
+
+/*
+ * Waits for the socket or the latch; interrupts (query cancel,
+ * statement_timeout, termination) are processed here, so they work while
+ * the service is silent.  With pg_strom.gpu_task_timeout set, a wait that
+ * has seen no byte move since clock->since for that long closes the
+ * connection and returns false; the caller then finds it failed.
+ */
+static bool
+wait_socket(GpuServiceConn *conn, int events, WaitClock *clock,
+			char *errbuf, size_t errlen)
 {
 	int			rc;
+	long		timeout_ms = -1L;
 
+	if (conn->progress != clock->progress)
+		wait_clock_start(conn, clock);
+	if (pgstrom_gpu_task_timeout_ms > 0)
+	{
+		TimestampTz deadline;
+		TimestampTz now = GetCurrentTimestamp();
+
+		deadline = TimestampTzPlusMilliseconds(clock->since,
+											   pgstrom_gpu_task_timeout_ms);
+		timeout_ms = TimestampDifferenceMilliseconds(now, deadline);
+		if (timeout_ms <= 0)
+		{
+			conn_timed_out(conn, errbuf, errlen);
+			return false;
+		}
+		events |= WL_TIMEOUT;
+	}
 	rc = WaitLatchOrSocket(MyLatch,
 						   WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events,
-						   conn->sock, -1L, PG_WAIT_EXTENSION);
+						   conn->sock, timeout_ms, PG_WAIT_EXTENSION);
 	if (rc & WL_LATCH_SET)
 		ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
-	return rc;
+	/* the deadline is checked on the next call, after the socket is read */
+	return true;
 }
 
 GpuServiceConn *
@@ -273,6 +370,7 @@ pump_read(GpuServiceConn *conn, char *errbuf, size_t errlen)
 			return false;
 		}
 
+		conn->progress += n;
 		if (conn->hdr_got < sizeof(PgStromMsgHeader))
 		{
 			conn->hdr_got += n;
@@ -313,12 +411,14 @@ pgstrom_gpu_send(GpuServiceConn *conn, const void *msg, size_t len,
 				 char *errbuf, size_t errlen)
 {
 	size_t		off = 0;
+	WaitClock	clock;
 
 	if (conn->failed)
 	{
 		strlcpy(errbuf, conn->reason, errlen);
 		return false;
 	}
+	wait_clock_start(conn, &clock);
 	while (off < len)
 	{
 		ssize_t		n;
@@ -329,16 +429,21 @@ pgstrom_gpu_send(GpuServiceConn *conn, const void *msg, size_t len,
 		if (n > 0)
 		{
 			off += n;
+			conn->progress += n;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		{
-			int			rc = wait_socket(conn, WL_SOCKET_WRITEABLE |
-										 WL_SOCKET_READABLE);
-
-			if ((rc & WL_SOCKET_READABLE) && !pump_read(conn, errbuf, errlen))
+			/*
+			 * Replies that arrived are read whether or not the wait said
+			 * so: it may have returned for the latch alone.
+			 */
+			if (!pump_read(conn, errbuf, errlen))
+				return false;
+			if (!wait_socket(conn, WL_SOCKET_WRITEABLE | WL_SOCKET_READABLE,
+							 &clock, errbuf, errlen))
 				return false;
 			continue;
 		}
@@ -363,12 +468,16 @@ pgstrom_gpu_send(GpuServiceConn *conn, const void *msg, size_t len,
 
 /*
  * Returns the next complete message (allocated in msg_cxt; the caller
- * pfrees it), waiting for it as long as needed.  NULL when the transport
- * failed, with the reason in errbuf.
+ * pfrees it), waiting for it up to pg_strom.gpu_task_timeout without a
+ * byte arriving.  NULL when the transport failed or the wait timed out,
+ * with the reason in errbuf.
  */
 PgStromMsgHeader *
 pgstrom_gpu_recv(GpuServiceConn *conn, char *errbuf, size_t errlen)
 {
+	WaitClock	clock;
+
+	wait_clock_start(conn, &clock);
 	for (;;)
 	{
 		if (conn->queue != NIL)
@@ -387,7 +496,7 @@ pgstrom_gpu_recv(GpuServiceConn *conn, char *errbuf, size_t errlen)
 			continue;			/* returns a queued message first, if any */
 		if (conn->queue != NIL)
 			continue;
-		(void) wait_socket(conn, WL_SOCKET_READABLE);
+		(void) wait_socket(conn, WL_SOCKET_READABLE, &clock, errbuf, errlen);
 	}
 }
 

@@ -45,6 +45,7 @@ double		pgstrom_gpu_page_cost;
 double		pgstrom_gpu_tuple_cost;
 double		pgstrom_gpu_operator_cost;
 bool		pgstrom_cpu_fallback_enabled;
+int			pgstrom_gpu_task_timeout_ms;
 bool		pgstrom_zero_copy;
 bool		pgstrom_regression_test_mode;
 
@@ -349,6 +350,22 @@ init_planner_gucs(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	/*
+	 * A user may shorten it for his own queries: a timeout only sends his
+	 * node to the CPU (or fails it, with cpu_fallback off), and closing
+	 * the connection makes the service drop its queued work.
+	 */
+	DefineCustomIntVariable("pg_strom.gpu_task_timeout",
+							"How long a backend waits for a reply of the GPU service before it gives up on the service.",
+							"The connection is then closed and the node continues on the CPU (pg_strom.cpu_fallback) or fails. 0 waits without limit.",
+							&pgstrom_gpu_task_timeout_ms,
+							60000,
+							0,
+							INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("pg_strom.zero_copy",
 							 "Lets the GPU read heap pages where they lie in shared buffers.",

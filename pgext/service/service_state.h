@@ -32,6 +32,8 @@ typedef struct PgStromServiceShared
 	char		reason[PGSTROM_REASON_LEN];	/* "" when there is none */
 	pid_t		service_pid;	/* 0 when no service process runs */
 	int32		restarts;
+	/* how the last service process that did not stop cleanly ended; kept */
+	char		last_exit[PGSTROM_REASON_LEN];	/* "" when none did */
 	int			supervisor_procno;	/* -1 when no supervisor runs */
 
 	PgStromCtlDevices devices;	/* last READY message */

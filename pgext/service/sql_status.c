@@ -23,7 +23,7 @@ PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
 PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);
 
 #define GPU_DEVICE_INFO_COLS		10
-#define GPU_SERVICE_STATUS_COLS		11
+#define GPU_SERVICE_STATUS_COLS		12
 
 /* a consistent snapshot of the shared state */
 static PgStromServiceShared *
@@ -122,6 +122,11 @@ pgstrom_gpu_service_status(PG_FUNCTION_ARGS)
 	else
 		nulls[2] = true;
 	values[3] = Int32GetDatum(snap->restarts);
+	snap->last_exit[PGSTROM_REASON_LEN - 1] = '\0';
+	if (snap->last_exit[0] != '\0')
+		values[11] = CStringGetTextDatum(snap->last_exit);
+	else
+		nulls[11] = true;
 	values[9] = Int64GetDatum((int64) (snap->dropped_log_lines +
 									   snap->stats.dropped_log_lines));
 

@@ -252,6 +252,8 @@ handle_child_exit(int status)
 				 (int) pid, what);
 	ss->state = PGSTROM_SERVICE_FAILED;
 	strlcpy(ss->reason, reason, sizeof(ss->reason));
+	/* reason is cleared when the next service is ready; this stays */
+	strlcpy(ss->last_exit, reason, sizeof(ss->last_exit));
 	LWLockRelease(ss->lock);
 
 	/* a reason the service gave was logged when it arrived */

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,9 +22,41 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-var nextPort atomic.Int32
+var (
+	nextPort atomic.Int32
+	portBase int32 = 55460
+	portSpan int32 // 0: no limit
+)
 
-func init() { nextPort.Store(55460) }
+// Clusters take ports from 55461 up, or from PGSTROM_LIFECYCLE_PORT_BASE+1
+// when it is set, so that two runs on one machine need not collide; with
+// PGSTROM_LIFECYCLE_PORT_SPAN=N they cycle through N ports (tests run one
+// at a time and stop their clusters when they end).
+func init() {
+	if v := os.Getenv("PGSTROM_LIFECYCLE_PORT_BASE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1024 || n > 65000 {
+			panic(fmt.Sprintf("PGSTROM_LIFECYCLE_PORT_BASE=%q is not a port between 1024 and 65000", v))
+		}
+		portBase = int32(n)
+	}
+	if v := os.Getenv("PGSTROM_LIFECYCLE_PORT_SPAN"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			panic(fmt.Sprintf("PGSTROM_LIFECYCLE_PORT_SPAN=%q is not a positive count", v))
+		}
+		portSpan = int32(n)
+	}
+}
+
+// newPort is the port of the next cluster.
+func newPort() int {
+	n := nextPort.Add(1) - 1
+	if portSpan > 0 {
+		n %= portSpan
+	}
+	return int(portBase + 1 + n)
+}
 
 type cluster struct {
 	t      *testing.T
@@ -93,7 +126,7 @@ func (c *cluster) run(args ...string) {
 // newCluster initdb's a cluster with pg_strom preloaded; it is not started.
 func newCluster(t *testing.T, extraConf ...string) *cluster {
 	t.Helper()
-	c := &cluster{t: t, bindir: pgBindir(t), owner: ownerName(t), port: int(nextPort.Add(1))}
+	c := &cluster{t: t, bindir: pgBindir(t), owner: ownerName(t), port: newPort()}
 	dir, err := os.MkdirTemp("", "pg_strom_lifecycle.")
 	if err != nil {
 		t.Fatal(err)

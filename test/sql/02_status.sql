@@ -113,3 +113,6 @@ GRANT EXECUTE ON FUNCTION pgstrom.gpu_link_bandwidth(int, int) TO regress_pgstro
 SELECT has_function_privilege('regress_pgstrom_user', 'pgstrom.gpu_link_bandwidth(int, int)', 'EXECUTE') AS after_grant;
 REVOKE EXECUTE ON FUNCTION pgstrom.gpu_link_bandwidth(int, int) FROM regress_pgstrom_user;
 DROP ROLE regress_pgstrom_user;
+
+-- no service process has exited abnormally in a fresh cluster
+SELECT bool_and(last_exit IS NULL) AS no_exit_yet FROM pgstrom.gpu_service_status();
