@@ -113,6 +113,15 @@ type FinalSink interface {
 	Halfway(p protocol.Payload) error
 }
 
+// Collector is a Session whose plan keeps results on the device that one
+// session collects for all (TaskFinal with PGSTROM_FINAL_COLLECT): Collect
+// sends them although other sessions of the plan still hold them (the
+// backend guarantees they are idle), and leaves the plan holding nothing.
+// A session that is not a Collector runs Final for such a TaskFinal.
+type Collector interface {
+	Collect(out FinalSink) error
+}
+
 // NoFinal is Final for kinds that keep nothing until TaskFinal (GpuScan).
 type NoFinal struct{}
 

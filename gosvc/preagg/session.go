@@ -66,6 +66,11 @@ type Task[T Table] interface {
 	Grow(old T) (T, error)
 }
 
+// ErrCollected refuses a session of a plan whose groups were collected
+// (TaskFinal with PGSTROM_FINAL_COLLECT): the backend's late participant
+// then aggregates on the CPU.
+var ErrCollected = fmt.Errorf("%w: the plan's groups were already collected", protocol.ErrUnsupported)
+
 // ErrCannotGrow marks a Grow that failed for want of room, not because
 // something broke: Accumulate then returns the chunk's RETRY rows to the
 // backend as RECHECK rows, which it aggregates on the CPU (a RETRY row
@@ -101,6 +106,10 @@ func Join[T Table](tables *querybuf.Table, key querybuf.Key, entrySize uint32, p
 		return nil, errors.Join(fmt.Errorf("GpuPreAgg table of plan %#x: %w", key.PlanID, err), prog.Close())
 	}
 	s := &Session[T]{tables: tables, ex: ex, prog: prog, entry: entry}
+	var none T
+	if entry.Value().(T) == none {
+		return nil, errors.Join(fmt.Errorf("GpuPreAgg plan %#x: %w", key.PlanID, ErrCollected), s.Close())
+	}
 	if got := entry.Value().(T).EntrySize(); got != entrySize {
 		err := fmt.Errorf("%w: GpuPreAgg plan %#x: entry_size %d, but another session of the plan uses %d",
 			protocol.ErrProtocol, key.PlanID, entrySize, got)
@@ -163,6 +172,11 @@ func (s *Session[T]) Accumulate(t Task[T]) (Result, error) {
 		var err error
 		s.entry.Shared(func(v any) {
 			tab := v.(T)
+			var none T
+			if tab == none {
+				err = ErrCollected
+				return
+			}
 			version = tab.Growths()
 			items, c, err = t.Pass(tab, retry)
 		})
@@ -236,7 +250,12 @@ func (s *Session[T]) Final(out nodekind.FinalSink) error {
 	}
 	var groups []xpu.GroupsPayload
 	var ferr error
-	_, err := s.tables.Release(s.entry, func(v any) { groups, ferr = s.final(v.(T)) })
+	_, err := s.tables.Release(s.entry, func(v any) {
+		var none T
+		if t := v.(T); t != none { // not collected
+			groups, ferr = s.final(t)
+		}
+	})
 	s.entry = nil
 	if err != nil {
 		return fmt.Errorf("GpuPreAgg session: release the table: %w", err)
@@ -244,6 +263,51 @@ func (s *Session[T]) Final(out nodekind.FinalSink) error {
 	if ferr != nil {
 		return fmt.Errorf("GpuPreAgg session: groups: %w", ferr)
 	}
+	return sendGroups(out, groups)
+}
+
+// Collect sends the groups of the plan's table now, although other sessions
+// of the plan may still hold it: the backend's participants agreed that
+// this one collects, and the others are idle (TaskFinal with
+// PGSTROM_FINAL_COLLECT).  The table is freed and the plan's entry left
+// empty, so a session that joins later is refused (ErrCollected) and the
+// last release frees nothing.
+func (s *Session[T]) Collect(out nodekind.FinalSink) error {
+	if s.entry == nil {
+		return errors.New("GpuPreAgg session: Collect after the table was released")
+	}
+	var groups []xpu.GroupsPayload
+	var ferr error
+	s.entry.Exclusive(func(v any) any {
+		var none T
+		t := v.(T)
+		if t == none {
+			ferr = ErrCollected
+			return v
+		}
+		groups, ferr = s.final(t)
+		return none
+	})
+	var rerr error
+	_, err := s.tables.Release(s.entry, func(v any) { rerr = s.freeTable(v) })
+	s.entry = nil
+	if err = errors.Join(ferr, err, rerr); err != nil {
+		return fmt.Errorf("GpuPreAgg session: collect the groups: %w", err)
+	}
+	return sendGroups(out, groups)
+}
+
+// freeTable is the teardown of a release that sends nothing: a collected
+// entry holds no table.
+func (s *Session[T]) freeTable(v any) error {
+	var none T
+	if t := v.(T); t != none {
+		return s.ex.FreeTable(t)
+	}
+	return nil
+}
+
+func sendGroups(out nodekind.FinalSink, groups []xpu.GroupsPayload) error {
 	for i, g := range groups {
 		if err := out.Halfway(g); err != nil {
 			return fmt.Errorf("GpuPreAgg session: send groups %d of %d: %w", i+1, len(groups), err)
@@ -275,7 +339,7 @@ func (s *Session[T]) Close() error {
 	var errs []error
 	if s.entry != nil {
 		var ferr error
-		_, err := s.tables.Release(s.entry, func(v any) { ferr = s.ex.FreeTable(v.(T)) })
+		_, err := s.tables.Release(s.entry, func(v any) { ferr = s.freeTable(v) })
 		s.entry = nil
 		errs = append(errs, err, ferr)
 	}

@@ -392,3 +392,47 @@ func TestPrepared(t *testing.T) {
 		t.Fatalf("Close: %v, %d frees, %d programs closed; want 1 and 1", err, x.frees.Load(), x.progCloses.Load())
 	}
 }
+
+// A collecting session gets the groups while another session of the plan
+// still holds the table; the table is then gone: nobody gets the groups
+// again, a late session is refused, and the last Close frees nothing more.
+func TestCollectWhileOthersHoldTheTable(t *testing.T) {
+	x := &fakeExec{}
+	tables := querybuf.NewTable()
+	a, b := x.join(t, tables, 16), x.join(t, tables, 16)
+	sink := &kindtest.Sink{RequestID: 7}
+	if err := b.Collect(sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if g := groupsOf(t, sink.Msgs); g.NEntries != 1 || g.EntrySize != 16 {
+		t.Fatalf("collected groups %+v, want the table's one group", g)
+	}
+	if x.groups.Load() != 1 || x.frees.Load() != 1 || tables.Len() != 1 {
+		t.Fatalf("%d reads, %d frees, %d entries after Collect; want 1, 1, 1 (a still holds the entry)",
+			x.groups.Load(), x.frees.Load(), tables.Len())
+	}
+	_, err := Join(tables, querybuf.Key{PlanID: 0x42}, 16, x, x, func() (*fakeTable, error) {
+		t.Error("a late session created a table for a collected plan")
+		return &fakeTable{entrySize: 16}, nil
+	})
+	if !errors.Is(err, ErrCollected) || !errors.Is(err, protocol.ErrUnsupported) {
+		t.Fatalf("late Join: %v, want ErrCollected (unsupported: the backend falls back)", err)
+	}
+	if _, err := a.Accumulate(&fakeTask{pass: func(*fakeTable, []uint32) ([]uint32, Counters, error) {
+		t.Error("a chunk ran into a collected table")
+		return nil, Counters{}, nil
+	}}); !errors.Is(err, ErrCollected) {
+		t.Fatalf("Accumulate after Collect: %v, want ErrCollected", err)
+	}
+	msgs, err := kindtest.Final(a, 8)
+	if err != nil || msgs != nil {
+		t.Fatalf("Final after Collect: %v, %v; want no groups, no error", msgs, err)
+	}
+	if err := errors.Join(a.Close(), b.Close()); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if x.groups.Load() != 1 || x.frees.Load() != 1 || x.progCloses.Load() != 3 || tables.Len() != 0 {
+		t.Fatalf("%d reads, %d frees, %d programs closed, %d entries; want 1, 1, 3, 0",
+			x.groups.Load(), x.frees.Load(), x.progCloses.Load(), tables.Len())
+	}
+}

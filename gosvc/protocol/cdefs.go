@@ -119,3 +119,8 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.h2d_ns)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.d2h_ns)-8]
 )
+
+// FinalCollect is TaskFinal's PGSTROM_FINAL_COLLECT flag: collect what the
+// plan kept on the device now, although other sessions of the plan still
+// hold it.
+const FinalCollect = uint16(C.PGSTROM_FINAL_COLLECT)

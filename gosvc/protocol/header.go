@@ -30,8 +30,8 @@ func DecodeHeader(b []byte) (Header, error) {
 	switch {
 	case h.Magic != Magic:
 		return Header{}, fmt.Errorf("%w: bad magic %#08x", ErrProtocol, h.Magic)
-	case h.Flags != 0:
-		return Header{}, fmt.Errorf("%w: flags %#04x, must be 0", ErrProtocol, h.Flags)
+	case h.Flags != 0 && !(h.Tag == TagTaskFinal && h.Flags == FinalCollect):
+		return Header{}, fmt.Errorf("%w: flags %#04x, must be 0 (TaskFinal: 0 or %#04x)", ErrProtocol, h.Flags, FinalCollect)
 	case h.Tag == TagRetiredAttachBuffer:
 		return Header{}, fmt.Errorf("%w: AttachBuffer (tag %d) is no longer supported: shared chunk buffers were removed; send chunks zero-copy (XPU_BUFFER_SHARED) or with their pages inline (buffer_id 0)", ErrProtocol, uint16(h.Tag))
 	case !h.Tag.IsRequest() && !h.Tag.IsReply():

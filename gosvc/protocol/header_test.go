@@ -34,15 +34,17 @@ func TestDecodeHeaderValid(t *testing.T) {
 func TestDecodeHeaderRejects(t *testing.T) {
 	good := EncodeRequest(TagStatus, 1, nil)
 	cases := map[string][]byte{
-		"empty":          nil,
-		"short":          good[:HeaderSize-1],
-		"bad magic":      withU32(good, offHdrMagic, 0xdeadbeef),
-		"flags":          withU16(good, offHdrFlags, 1),
-		"unknown tag":    withU16(good, offHdrTag, 7),
-		"tag zero":       withU16(good, offHdrTag, 0),
-		"length too low": withU32(good, offHdrLength, uint32(HeaderSize-1)),
-		"length huge":    withU32(good, offHdrLength, MaxLength+1),
-		"length max u32": withU32(good, offHdrLength, ^uint32(0)),
+		"empty":                       nil,
+		"short":                       good[:HeaderSize-1],
+		"bad magic":                   withU32(good, offHdrMagic, 0xdeadbeef),
+		"flags":                       withU16(good, offHdrFlags, 1),
+		"collect flag on another tag": withU16(good, offHdrFlags, FinalCollect),
+		"other flag on TaskFinal":     withU16(EncodeRequest(TagTaskFinal, 1, nil), offHdrFlags, 2),
+		"unknown tag":                 withU16(good, offHdrTag, 7),
+		"tag zero":                    withU16(good, offHdrTag, 0),
+		"length too low":              withU32(good, offHdrLength, uint32(HeaderSize-1)),
+		"length huge":                 withU32(good, offHdrLength, MaxLength+1),
+		"length max u32":              withU32(good, offHdrLength, ^uint32(0)),
 	}
 	for name, b := range cases {
 		if _, err := DecodeHeader(b); !errors.Is(err, ErrProtocol) {
@@ -51,5 +53,8 @@ func TestDecodeHeaderRejects(t *testing.T) {
 	}
 	if _, err := DecodeHeader(withU32(good, offHdrLength, MaxLength)); err != nil {
 		t.Errorf("length == MaxLength rejected: %v", err)
+	}
+	if h, err := DecodeHeader(withU16(EncodeRequest(TagTaskFinal, 1, nil), offHdrFlags, FinalCollect)); err != nil || h.Flags != FinalCollect {
+		t.Errorf("TaskFinal with PGSTROM_FINAL_COLLECT: %+v, %v; want it accepted", h, err)
 	}
 }

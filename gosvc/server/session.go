@@ -32,8 +32,9 @@ type session struct {
 
 	// TaskFinal asks for Final with the sink of its replies; the last
 	// release runs it.  finalErr is valid after released.
-	finalOut *halfways // nil: no TaskFinal (a disconnect)
-	finalErr error
+	finalOut     *halfways // nil: no TaskFinal (a disconnect)
+	finalCollect bool      // TaskFinal with PGSTROM_FINAL_COLLECT
+	finalErr     error
 }
 
 // newSession returns a session with refs references.
@@ -85,10 +86,12 @@ func (s *session) release() {
 	close(s.released)
 }
 
-// requestFinal makes the last release call Final, which sends through out.
-func (s *session) requestFinal(out *halfways) {
+// requestFinal makes the last release call Final (or, to collect the
+// plan's kept results, Collect), which sends through out.
+func (s *session) requestFinal(out *halfways, collect bool) {
 	s.mu.Lock()
 	s.finalOut = out
+	s.finalCollect = collect
 	s.mu.Unlock()
 }
 
@@ -97,7 +100,7 @@ func (s *session) requestFinal(out *halfways) {
 // the command that caused it, and Close must still run.
 func (s *session) runFinal() {
 	s.mu.Lock()
-	out := s.finalOut
+	out, collect := s.finalOut, s.finalCollect
 	s.mu.Unlock()
 	if out == nil {
 		return
@@ -107,6 +110,10 @@ func (s *session) runFinal() {
 			s.finalErr = fmt.Errorf("internal error in the session's Final: %v", r)
 		}
 	}()
+	if c, ok := s.prepared.(nodekind.Collector); ok && collect {
+		s.finalErr = c.Collect(out)
+		return
+	}
 	s.finalErr = s.prepared.Final(out)
 }
 

@@ -88,7 +88,7 @@ func (s *Server) taskFinal(cmd *command) ([]byte, bool) {
 	id := cmd.header.RequestID
 	sess := cmd.sess
 	out := newHalfways(cmd.conn, id, s.cfg.OutboxBytes)
-	sess.requestFinal(out)
+	sess.requestFinal(out, cmd.header.Flags&protocol.FinalCollect != 0)
 	cmd.releaseSession()
 	<-sess.released
 	if err := errors.Join(out.end(), sess.finalErr, sess.closeErr); err != nil {

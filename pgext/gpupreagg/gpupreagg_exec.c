@@ -8,21 +8,17 @@
  * control, the CPU path) with its own session, replies and end of scan.
  * At the first call it runs the whole scan:
  *	- the device accumulates the rows it can into its table for the
- *	  plan_id; the rows it returns (all RECHECK), or on the CPU path every
- *	  visible row, pass the device quals through ExecQual and are
- *	  accumulated here, into a TupleHashTable whose entries carry an
- *	  accumulator area in the device's layout (gpupreagg_accum_*);
- *	- at the end, TaskFinal; the last participant of the plan_id gets the
- *	  device's entries (PGSTROM_MSG_SUCCESS_HALFWAY) before the Success.
- * Then it emits one partial-aggregate tuple per device entry and per CPU
+ *	  plan_id; the rows it returns (all RECHECK) go to the node's "kept"
+ *	  CPU groups, and on the CPU path every visible row goes to its "cpu"
+ *	  groups (gpupreagg_groups.c: accumulators in the device's layout);
+ *	- at the end the runtime's task_kept.c decides: the participant that
+ *	  collects reads the device's groups whole (TaskFinal with
+ *	  PGSTROM_FINAL_COLLECT) into a tuplestore; when the device's rows are
+ *	  lost instead, the kept groups are dropped and the answered blocks
+ *	  evaluated again into the cpu groups.
+ * Then it emits one partial-aggregate tuple per device group and per CPU
  * group.  The final Agg above combines them, so a group may come in
  * several tuples.
- *
- * Once a chunk went to the device (here or, in a parallel plan, in any
- * participant) the service's table holds rows nobody else has: losing the
- * service then is an ERROR (device_keeps_rows in its ops), never a
- * fallback.  Before that the runtime's CPU fallback rules apply.
- *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -120,56 +116,56 @@ accept_groups(GpuPreAggState *pas, PgStromMsgHeader *msg)
 		gpu_task_protocol_violation(gts, "malformed groups message");
 	for (i = 0; i < g->nentries; i++)
 	{
+		const char *entry = (char *) g + sizeof(XpuPreAggGroups) +
+			(Size) i * g->entry_size;
 		XpuPreAggEntryHeader eh;
 
-		memcpy(&eh, (char *) g + sizeof(XpuPreAggGroups) +
-			   (Size) i * g->entry_size, sizeof(eh));
+		memcpy(&eh, entry, sizeof(eh));
 		if ((eh.flags & XPU_PREAGG_ENTRY_VALID) == 0)
 			gpu_task_protocol_violation(gts, "a group entry that is not valid");
+		gpa_store_entry(pas, &pas->device_groups, entry, NULL);
 	}
-	gts->counters.node[GPA_COUNTER_GROUPS_GPU] += g->nentries;
+	pas->ngroups_device += g->nentries;
 	gts->counters.node[GPA_COUNTER_GROWTHS] =
 		Max(gts->counters.node[GPA_COUNTER_GROWTHS], (uint64) g->ngrowths);
-	pas->group_msgs = lappend(pas->group_msgs, msg);
+	pfree(msg);
 }
 
 /*
- * The next message of the TaskFinal reply: a groups message (kept for
- * emission; more may follow) or the Success that ends it (the runtime then
- * closes the connection and publishes the counters, the groups counted
- * while emitting included).  Failures lose the device's rows when it has
- * any: the runtime raises then.
- */
-static void
-read_final_reply(GpuPreAggState *pas)
-{
-	PgStromMsgHeader *msg = gpu_task_read_final(&pas->gts,
-												pas->final_request_id);
-
-	pas->groups_pending = (msg != NULL);
-	if (msg != NULL)
-		accept_groups(pas, msg);
-}
-
-/*
- * TaskFinal, and the first message of its reply.  The device's groups (if
- * this is the plan_id's last session) come in messages of at most
- * XPU_PREAGG_GROUPS_BYTES, read one at a time while they are emitted, so
- * only one is held in memory.
+ * Collects the plan's groups (the runtime calls this in the participant
+ * that collects, gts->collecting): TaskFinal with PGSTROM_FINAL_COLLECT,
+ * and the whole reply, every group into a tuplestore, before anything is
+ * emitted.  A failure midway goes through the runtime's CPU policy, which
+ * marks the rows lost; the groups read so far are then discarded.
  */
 static void
 gpupreagg_finish(GpuTaskState *gts)
 {
 	GpuPreAggState *pas = (GpuPreAggState *) gts;
 	char		errbuf[GPU_TASK_REASON_LEN];
+	PgStromMsgHeader *msg;
 
-	pas->final_request_id = gpu_task_send_final(gts, PGSTROM_FINAL_COLLECT, errbuf, sizeof(errbuf));
+	pas->final_request_id = gpu_task_send_final(gts, PGSTROM_FINAL_COLLECT,
+												errbuf, sizeof(errbuf));
 	if (pas->final_request_id == 0)
 	{
 		gpu_task_use_cpu(gts, errbuf);
 		return;
 	}
-	read_final_reply(pas);
+	while ((msg = gpu_task_read_final(gts, pas->final_request_id)) != NULL)
+		accept_groups(pas, msg);
+}
+
+/* the device's rows are lost: what came of them here goes too */
+static void
+gpupreagg_discard_kept(GpuTaskState *gts)
+{
+	GpuPreAggState *pas = (GpuPreAggState *) gts;
+
+	gpa_groups_discard(&pas->kept);
+	if (pas->device_groups)
+		tuplestore_clear(pas->device_groups);
+	pas->ngroups_device = 0;
 }
 
 static const GpuTaskOps gpupreagg_ops = {
@@ -180,168 +176,49 @@ static const GpuTaskOps gpupreagg_ops = {
 	.cpu_next_row = gpu_task_qual_next_row,
 	.finish = gpupreagg_finish,
 	.device_keeps_rows = true,
+	.discard_kept = gpupreagg_discard_kept,
 };
 
 /* ----------------------------------------------------------------
- * CPU accumulation
+ * the scan
  * ----------------------------------------------------------------
  */
-static char *
-new_cpu_entry(GpuPreAggState *pas)
-{
-	char	   *entry = MemoryContextAllocZero(pas->table_cxt,
-											   pas->layout.entry_size);
-	int			j;
-
-	for (j = 0; j < pas->naggs; j++)
-		gpupreagg_accum_init(pas->aggs[j], entry + pas->layout.agg_offset[j]);
-	return entry;
-}
 
 /*
- * One row that passed the device quals (econtext's scan tuple): its group,
- * then each aggregate whose FILTER passes.  Evaluated in PostgreSQL's
- * order (keys, then per aggregate the FILTER before the argument), so
- * PostgreSQL's own errors come where they would.
+ * The whole scan.  A RECHECK row of a chunk the device answered goes to
+ * the kept groups (the device has the chunk's other rows); every row of a
+ * chunk evaluated here, to the CPU's groups.
  */
 static void
-accumulate_row(GpuPreAggState *pas)
-{
-	ExprContext *econtext = pas->gts.css.ss.ps.ps_ExprContext;
-	char	   *entry;
-	int			i;
-
-	if (pas->nkeys == 0)
-	{
-		if (pas->plain_entry == NULL)
-			pas->plain_entry = new_cpu_entry(pas);
-		pas->plain_used = true;
-		entry = pas->plain_entry;
-	}
-	else
-	{
-		TupleTableSlot *kslot = pas->key_slot;
-		TupleHashEntry he;
-		bool		isnew;
-
-		ExecClearTuple(kslot);
-		for (i = 0; i < pas->nkeys; i++)
-			kslot->tts_values[i] = ExecEvalExprSwitchContext(pas->key_states[i],
-															 econtext,
-															 &kslot->tts_isnull[i]);
-		ExecStoreVirtualTuple(kslot);
-		he = LookupTupleHashEntry(pas->hashtable, kslot, &isnew, NULL);
-		if (isnew)
-		{
-			he->additional = new_cpu_entry(pas);
-			pas->gts.counters.node[GPA_COUNTER_GROUPS_CPU]++;
-		}
-		entry = he->additional;
-	}
-
-	for (i = 0; i < pas->naggs; i++)
-	{
-		Datum		value = (Datum) 0;
-		bool		isnull = false;
-
-		if (pas->filter_states[i])
-		{
-			Datum		f = ExecEvalExprSwitchContext(pas->filter_states[i],
-													  econtext, &isnull);
-
-			if (isnull || !DatumGetBool(f))
-				continue;
-			isnull = false;
-		}
-		if (pas->arg_states[i])
-			value = ExecEvalExprSwitchContext(pas->arg_states[i], econtext,
-											  &isnull);
-		gpupreagg_accum_add(pas->aggs[i], entry + pas->layout.agg_offset[i],
-							value, isnull);
-	}
-}
-
-/*
- * The CPU's groups are bounded by hash_mem (work_mem * hash_mem_multiplier),
- * as PostgreSQL's own partial HashAgg is: past it they are emitted as they
- * are and the table starts over.  The final Agg combines a group that comes
- * out more than once, so this never changes a result.
- */
-static bool
-cpu_groups_full(GpuPreAggState *pas)
-{
-	return pas->nkeys > 0 &&
-		MemoryContextMemAllocated(pas->table_cxt, true) > get_hash_memory_limit();
-}
-
-/*
- * Scans until the end, or until the CPU's groups are full (then false:
- * emit them, reset them, and call again).
- */
-static bool
 run_scan(GpuPreAggState *pas)
 {
-	while (gpu_task_next_tuple(&pas->gts, pas->heap_slot))
-	{
-		CHECK_FOR_INTERRUPTS();
-		accumulate_row(pas);
-		if (cpu_groups_full(pas))
-			return false;
-	}
-	if (pas->nkeys == 0 && pas->plain_used)
-		pas->gts.counters.node[GPA_COUNTER_GROUPS_CPU]++;
-	/* the groups counted above come after the scan's last publication */
-	gpu_task_publish_counters(&pas->gts);
-	pas->aggregated = true;
-	pas->emit_entry = 0;
-	return true;
-}
+	GpuTaskState *gts = &pas->gts;
 
-/* after a flush: the CPU's groups start over, the scan goes on */
-static void
-restart_cpu_groups(GpuPreAggState *pas)
-{
-	ResetTupleHashTable(pas->hashtable);
-	ExecClearTuple(pas->iter_slot);
-	MemoryContextReset(pas->table_cxt);
-	pas->emit_cpu_started = false;
-	pas->flushing = false;
-	pas->gts.counters.node[GPA_COUNTER_FLUSHES]++;
+	while (gpu_task_next_tuple(gts, pas->heap_slot))
+	{
+		GpaGroups  *g;
+
+		CHECK_FOR_INTERRUPTS();
+		g = (gts->current != NULL && !gts->current->cpu_mode) ?
+			&pas->kept : &pas->cpu;
+		gpa_groups_add_row(pas, g);
+		if (gpa_groups_spill_if_full(pas, g))
+			gts->counters.node[GPA_COUNTER_SPILLS]++;
+	}
+	gts->counters.node[GPA_COUNTER_GROUPS_GPU] += pas->ngroups_device;
+	gts->counters.node[GPA_COUNTER_GROUPS_CPU] +=
+		pas->cpu.ngroups + pas->kept.ngroups +
+		(pas->cpu.plain_used ? 1 : 0) + (pas->kept.plain_used ? 1 : 0);
+	/* the groups counted above come after the scan's last publication */
+	gpu_task_publish_counters(gts);
+	pas->aggregated = true;
+	pas->emit_phase = GPA_EMIT_DEVICE;
 }
 
 /* ----------------------------------------------------------------
  * emission
  * ----------------------------------------------------------------
  */
-static TupleTableSlot *
-emit_entry(GpuPreAggState *pas, TupleTableSlot *slot, const char *entry,
-		   TupleTableSlot *keys_from)
-{
-	int			i;
-
-	ExecClearTuple(slot);
-	for (i = 0; i < pas->nkeys; i++)
-	{
-		if (keys_from)
-		{
-			slot->tts_values[i] = keys_from->tts_values[i];
-			slot->tts_isnull[i] = keys_from->tts_isnull[i];
-		}
-		else
-			slot->tts_values[i] =
-				gpupreagg_key_datum(pas->key_types[i], pas->layout.key_xtype[i],
-									entry + pas->layout.key_offset[i],
-									pas->layout.key_width[i],
-									&slot->tts_isnull[i]);
-	}
-	for (i = 0; i < pas->naggs; i++)
-		slot->tts_values[pas->nkeys + i] =
-			gpupreagg_partial_state(pas->aggs[i],
-									entry + pas->layout.agg_offset[i],
-									&slot->tts_isnull[pas->nkeys + i]);
-	return ExecStoreVirtualTuple(slot);
-}
-
 static TupleTableSlot *
 gpupreagg_next(ScanState *node)
 {
@@ -353,97 +230,29 @@ gpupreagg_next(ScanState *node)
 
 	/* values live in the per-tuple memory, which ExecScan resets */
 	ResetExprContext(econtext);
+	if (!pas->aggregated)
+		run_scan(pas);
 
-	/* the scan, with the CPU's groups flushed whenever they fill hash_mem */
-	while (!pas->aggregated && !pas->flushing)
-	{
-		if (!run_scan(pas))
-			pas->flushing = true;
-	}
 	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	if (pas->flushing)
+	while (result == NULL && pas->emit_phase != GPA_EMIT_DONE)
 	{
-		TupleHashEntry he;
-
-		if (!pas->emit_cpu_started)
+		switch (pas->emit_phase)
 		{
-			InitTupleHashIterator(pas->hashtable, &pas->emit_iter);
-			pas->emit_cpu_started = true;
+			case GPA_EMIT_DEVICE:
+				if (gpa_read_store(pas, pas->device_groups, slot))
+					result = slot;
+				break;
+			case GPA_EMIT_CPU:
+				result = gpa_groups_next(pas, &pas->cpu, slot);
+				break;
+			case GPA_EMIT_KEPT:
+				result = gpa_groups_next(pas, &pas->kept, slot);
+				break;
+			case GPA_EMIT_DONE:
+				break;
 		}
-		he = ScanTupleHashTable(pas->hashtable, &pas->emit_iter);
-		if (he != NULL)
-		{
-			ExecStoreMinimalTuple(he->firstTuple, pas->iter_slot, false);
-			slot_getallattrs(pas->iter_slot);
-			result = emit_entry(pas, slot, he->additional, pas->iter_slot);
-			MemoryContextSwitchTo(oldcxt);
-			return result;
-		}
-		MemoryContextSwitchTo(oldcxt);
-		restart_cpu_groups(pas);
-		return gpupreagg_next(node);
-	}
-
-	/* the device's entries, one groups message at a time */
-	while (result == NULL && (pas->group_msgs != NIL || pas->groups_pending))
-	{
-		PgStromMsgHeader *msg;
-		XpuPreAggGroups *g;
-
-		if (pas->group_msgs == NIL)
-		{
-			MemoryContextSwitchTo(oldcxt);
-			read_final_reply(pas);
-			MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-			continue;
-		}
-		msg = linitial(pas->group_msgs);
-		g = (XpuPreAggGroups *) ((char *) msg + sizeof(PgStromMsgHeader));
-		if (pas->emit_entry < g->nentries)
-		{
-			const char *entry = (char *) g + sizeof(XpuPreAggGroups) +
-				(Size) pas->emit_entry * g->entry_size;
-
-			pas->emit_entry++;
-			result = emit_entry(pas, slot, entry, NULL);
-		}
-		else
-		{
-			/* the tuples made from it hold copies, not pointers into it */
-			pas->group_msgs = list_delete_first(pas->group_msgs);
-			pfree(msg);
-			pas->emit_entry = 0;
-		}
-	}
-
-	/* then the CPU's groups */
-	if (result == NULL && !pas->emit_done)
-	{
-		if (pas->nkeys == 0)
-		{
-			if (pas->plain_used)
-				result = emit_entry(pas, slot, pas->plain_entry, NULL);
-			pas->emit_done = true;
-		}
-		else
-		{
-			TupleHashEntry he;
-
-			if (!pas->emit_cpu_started)
-			{
-				InitTupleHashIterator(pas->hashtable, &pas->emit_iter);
-				pas->emit_cpu_started = true;
-			}
-			he = ScanTupleHashTable(pas->hashtable, &pas->emit_iter);
-			if (he == NULL)
-				pas->emit_done = true;
-			else
-			{
-				ExecStoreMinimalTuple(he->firstTuple, pas->iter_slot, false);
-				slot_getallattrs(pas->iter_slot);
-				result = emit_entry(pas, slot, he->additional, pas->iter_slot);
-			}
-		}
+		if (result == NULL)
+			pas->emit_phase++;
 	}
 	MemoryContextSwitchTo(oldcxt);
 	return result ? result : ExecClearTuple(slot);
@@ -527,52 +336,18 @@ fix_info_varnos(GpuPreAggInfo *info, Index scanrelid)
 }
 
 static void
-build_cpu_table(GpuPreAggState *pas, EState *estate)
+init_groups(GpuPreAggState *pas, EState *estate)
 {
-	PlanState  *ps = &pas->gts.css.ss.ps;
-	TupleDesc	kdesc;
-	AttrNumber *keycols;
-	Oid		   *eqops;
-	Oid		   *collations;
-	Oid		   *eqfuncs;
-	FmgrInfo   *hashfuncs;
-	long		nbuckets;
-	ListCell   *lc;
-	int			i = 0;
+	TupleDesc	kdesc = ExecTypeFromExprList(pas->info->keys);
+	TupleDesc	sdesc = pas->gts.css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 
-	pas->table_cxt = AllocSetContextCreate(estate->es_query_cxt,
-										   "GpuPreAgg CPU groups",
-										   ALLOCSET_DEFAULT_SIZES);
-	kdesc = ExecTypeFromExprList(pas->info->keys);
 	/* lookups take the keys in a virtual slot; the table hands back minimal tuples */
 	pas->key_slot = ExecInitExtraTupleSlot(estate, kdesc, &TTSOpsVirtual);
 	pas->iter_slot = ExecInitExtraTupleSlot(estate, kdesc, &TTSOpsMinimalTuple);
-	if (pas->nkeys == 0)
-		return;
-	keycols = palloc(sizeof(AttrNumber) * pas->nkeys);
-	eqops = palloc(sizeof(Oid) * pas->nkeys);
-	collations = palloc(sizeof(Oid) * pas->nkeys);
-	foreach(lc, pas->info->keys)
-	{
-		Node	   *key = lfirst(lc);
-		TypeCacheEntry *tce = lookup_type_cache(exprType(key), TYPECACHE_EQ_OPR);
-
-		if (!OidIsValid(tce->eq_opr))
-			elog(ERROR, "GpuPreAgg: no equality operator for type %u", exprType(key));
-		keycols[i] = i + 1;
-		eqops[i] = tce->eq_opr;
-		collations[i] = exprCollation(key);
-		i++;
-	}
-	execTuplesHashPrepare(pas->nkeys, eqops, &eqfuncs, &hashfuncs);
-	nbuckets = (long) Min(Max(pas->info->ngroups, 256.0), 1048576.0);
-	pas->hashtable = BuildTupleHashTableExt(ps, kdesc, pas->nkeys, keycols,
-											eqfuncs, hashfuncs, collations,
-											nbuckets, 0,
-											estate->es_query_cxt,
-											pas->table_cxt,
-											ps->ps_ExprContext->ecxt_per_tuple_memory,
-											true);
+	pas->form_slot = ExecInitExtraTupleSlot(estate, sdesc, &TTSOpsVirtual);
+	pas->store_slot = ExecInitExtraTupleSlot(estate, sdesc, &TTSOpsMinimalTuple);
+	gpa_groups_init(pas, &pas->cpu, "GpuPreAgg CPU groups");
+	gpa_groups_init(pas, &pas->kept, "GpuPreAgg RECHECK groups");
 }
 
 static void
@@ -646,33 +421,23 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	ps->scanopsfixed = save_fixed;
 	ps->scanopsset = save_set;
 
-	build_cpu_table(pas, estate);
+	init_groups(pas, estate);
 }
 
 static void
 reset_groups(GpuPreAggState *pas)
 {
-	ListCell   *lc;
-
-	foreach(lc, pas->group_msgs)
-		pfree(lfirst(lc));
-	list_free(pas->group_msgs);
-	pas->group_msgs = NIL;
-	if (pas->hashtable)
-		ResetTupleHashTable(pas->hashtable);
 	if (pas->key_slot)
 		ExecClearTuple(pas->key_slot);
-	if (pas->iter_slot)
-		ExecClearTuple(pas->iter_slot);
-	if (pas->table_cxt)
-		MemoryContextReset(pas->table_cxt);
-	pas->plain_entry = NULL;
-	pas->plain_used = false;
+	if (pas->cpu.cxt)
+		gpa_groups_reset(pas, &pas->cpu);
+	if (pas->kept.cxt)
+		gpa_groups_reset(pas, &pas->kept);
+	if (pas->device_groups)
+		tuplestore_clear(pas->device_groups);
+	pas->ngroups_device = 0;
 	pas->aggregated = false;
-	pas->groups_pending = false;
-	pas->emit_entry = 0;
-	pas->emit_cpu_started = false;
-	pas->emit_done = false;
+	pas->emit_phase = GPA_EMIT_DEVICE;
 }
 
 static void
@@ -765,12 +530,17 @@ gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{"GPU Groups", c->node[GPA_COUNTER_GROUPS_GPU]},
 			{"CPU Groups", c->node[GPA_COUNTER_GROUPS_CPU]},
 			{"Table Growths", c->node[GPA_COUNTER_GROWTHS]},
-			{"CPU Flushes", c->node[GPA_COUNTER_FLUSHES]},
+			{"CPU Spills", c->node[GPA_COUNTER_SPILLS]},
+			{"CPU Redo Pages", c->npages_redone},
 		};
-		bool		flushed = c->node[GPA_COUNTER_FLUSHES] > 0;
+		int			n = lengthof(items) - 2;
 
-		/* flushes depend on work_mem: shown only when they happened */
-		gpu_task_explain_counters(gts, items,
-								  lengthof(items) - (flushed ? 0 : 1), es);
+		/* spills depend on work_mem, a redo on a lost service: shown when
+		 * they happened */
+		if (c->node[GPA_COUNTER_SPILLS] > 0)
+			items[n++] = items[lengthof(items) - 2];
+		if (c->npages_redone > 0)
+			items[n++] = items[lengthof(items) - 1];
+		gpu_task_explain_counters(gts, items, n, es);
 	}
 }

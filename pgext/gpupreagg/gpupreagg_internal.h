@@ -10,6 +10,7 @@
 #define PGSTROM_GPUPREAGG_INTERNAL_H
 
 #include "executor/tuptable.h"
+#include "utils/tuplestore.h"
 #include "nodes/execnodes.h"
 
 #include "gpupreagg/gpupreagg.h"
@@ -23,8 +24,36 @@
 #define GPA_COUNTER_GROUPS_GPU		0	/* group entries the device returned */
 #define GPA_COUNTER_GROUPS_CPU		1	/* groups accumulated on the CPU */
 #define GPA_COUNTER_GROWTHS			2	/* device table growths */
-#define GPA_COUNTER_FLUSHES			3	/* CPU groups emitted early (hash_mem
-										 * full) */
+#define GPA_COUNTER_SPILLS			3	/* CPU groups written to a tuplestore
+										 * (hash_mem full) */
+
+/*
+ * Groups aggregated on the CPU (gpupreagg_groups.c): keys to accumulators
+ * in the device's layout, bounded by hash_mem (then spilled to a
+ * tuplestore as partial tuples, and the table starts over).
+ */
+typedef struct GpaGroups
+{
+	TupleHashTable hashtable;	/* nkeys > 0 */
+	MemoryContext cxt;			/* keys and accumulators */
+	char	   *plain_entry;	/* nkeys == 0: the only group */
+	bool		plain_used;		/* a row reached it */
+	uint64		ngroups;		/* groups made (spilled ones included) */
+	Tuplestorestate *spill;		/* NULL until the first spill */
+
+	/* emission */
+	bool		emit_spill_done;
+	bool		iter_started;
+	TupleHashIterator iter;
+} GpaGroups;
+
+typedef enum GpaEmitPhase
+{
+	GPA_EMIT_DEVICE = 0,		/* the device's groups */
+	GPA_EMIT_CPU,				/* rows of chunks evaluated here */
+	GPA_EMIT_KEPT,				/* RECHECK rows of chunks the device kept */
+	GPA_EMIT_DONE
+} GpaEmitPhase;
 
 /*
  * Executor state.  The runtime's state comes first, so that the gpu_task_*
@@ -47,27 +76,45 @@ typedef struct GpuPreAggState
 	ExprState **arg_states;		/* [naggs], NULL for count(*) */
 	ExprState **filter_states;	/* [naggs], NULL without FILTER */
 
-	/* CPU groups */
+	/* slots of the groups */
 	TupleTableSlot *key_slot;	/* virtual, the keys' types: lookups */
-	TupleTableSlot *iter_slot;	/* minimal, the same: emission */
-	TupleHashTable hashtable;	/* nkeys > 0 */
-	MemoryContext table_cxt;	/* keys and accumulators */
-	char	   *plain_entry;	/* nkeys == 0: the only group */
-	bool		plain_used;		/* a row reached it */
+	TupleTableSlot *iter_slot;	/* minimal, the same: hash table entries */
+	TupleTableSlot *form_slot;	/* virtual, the scan tuple: into stores */
+	TupleTableSlot *store_slot; /* minimal, the scan tuple: out of stores */
 
-	/* device groups: the SUCCESS_HALFWAY replies to TaskFinal */
-	List	   *group_msgs;
+	/*
+	 * The CPU's groups: of chunks evaluated here, and of the RECHECK rows
+	 * of chunks the device answered (dropped when the device's rows are
+	 * lost and those chunks are evaluated again: see runtime/task_kept.c).
+	 */
+	GpaGroups	cpu;
+	GpaGroups	kept;
+
+	/* the device's groups, read whole from the TaskFinal reply */
+	Tuplestorestate *device_groups;
+	uint64		ngroups_device;
+	uint32		final_request_id;	/* of the TaskFinal */
 
 	/* emission */
 	bool		aggregated;		/* the scan is over */
-	uint32		final_request_id;	/* of the TaskFinal */
-	bool		groups_pending;	/* more groups messages to read */
-	uint32		emit_entry;		/* next entry of linitial(group_msgs) */
-	bool		emit_cpu_started;
-	TupleHashIterator emit_iter;
-	bool		emit_done;
-	bool		flushing;		/* emitting the CPU's groups mid-scan */
+	GpaEmitPhase emit_phase;
 } GpuPreAggState;
+
+/* gpupreagg_groups.c */
+extern TupleTableSlot *gpa_form_tuple(GpuPreAggState *pas, TupleTableSlot *slot,
+									  const char *entry,
+									  TupleTableSlot *keys_from);
+extern void gpa_store_entry(GpuPreAggState *pas, Tuplestorestate **store,
+							const char *entry, TupleTableSlot *keys_from);
+extern bool gpa_read_store(GpuPreAggState *pas, Tuplestorestate *store,
+						   TupleTableSlot *slot);
+extern void gpa_groups_init(GpuPreAggState *pas, GpaGroups *g, const char *name);
+extern void gpa_groups_add_row(GpuPreAggState *pas, GpaGroups *g);
+extern bool gpa_groups_spill_if_full(GpuPreAggState *pas, GpaGroups *g);
+extern void gpa_groups_discard(GpaGroups *g);
+extern void gpa_groups_reset(GpuPreAggState *pas, GpaGroups *g);
+extern TupleTableSlot *gpa_groups_next(GpuPreAggState *pas, GpaGroups *g,
+									   TupleTableSlot *slot);
 
 /* gpupreagg_exec.c */
 extern void gpupreagg_explain(CustomScanState *node, List *ancestors,

@@ -164,7 +164,8 @@ gpu_task_send_final(GpuTaskState *gts, uint16 flags, char *errbuf, size_t errlen
  * The next reply to TaskFinal: a SUCCESS_HALFWAY message, which the caller
  * now owns, or NULL once the SUCCESS that ends the reply came (the
  * connection is then closed and the counters published) or the node went
- * to the CPU (which raises for a node whose rows were on the device).
+ * to the CPU (for a node whose rows were on the device: they are redone,
+ * see task_kept.c).
  */
 PgStromMsgHeader *
 gpu_task_read_final(GpuTaskState *gts, uint32 final_request_id)

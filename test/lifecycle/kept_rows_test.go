@@ -1,0 +1,138 @@
+//go:build lifecycle
+
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// GpuPreAgg keeps its rows on the device until the plan's end.  When the
+// service is lost before they come back (a device error, kill -9 of the
+// service), every participant evaluates the blocks of its answered chunks
+// again on the CPU: the groups must equal PostgreSQL's, with no row lost
+// or counted twice, serially and with parallel workers.
+
+const keptGroupsQuery = `SELECT g, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi
+	FROM t_k WHERE v <> 13 GROUP BY g`
+
+// parallelGPU makes the planner take a parallel GpuPreAgg over the small
+// table (the GPU costs zeroed, parallelism free).
+const parallelGPU = `SET pg_strom.gpu_setup_cost = 0; SET pg_strom.gpu_page_cost = 0;
+SET pg_strom.gpu_tuple_cost = 0; SET pg_strom.gpu_operator_cost = 0;
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 4`
+
+func makeKeptTable(ctx context.Context, t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	mustExec(ctx, t, conn, `CREATE TABLE t_k AS SELECT i AS id, (i::int8 * 7919) % 50 AS g,
+		(i::int8 * 104729) % 1000 AS v FROM generate_series(1, 400000) i`)
+	mustExec(ctx, t, conn, "VACUUM ANALYZE t_k")
+	mustExec(ctx, t, conn, "SET pg_strom.regression_test_mode = on")
+}
+
+// groupsDiffer compares q with pg_strom on (as the session is set) and off,
+// as multisets: (rows, missing, extra).
+func groupsDiffer(ctx context.Context, t *testing.T, conn *pgx.Conn, q string) (n, missing, extra int64) {
+	t.Helper()
+	mustExec(ctx, t, conn, "DROP TABLE IF EXISTS gpu_g, cpu_g")
+	mustExec(ctx, t, conn, "CREATE TEMP TABLE gpu_g AS "+q)
+	mustExec(ctx, t, conn, "SET pg_strom.enabled = off; CREATE TEMP TABLE cpu_g AS "+q+"; RESET pg_strom.enabled")
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM gpu_g),
+		(SELECT count(*) FROM (SELECT * FROM cpu_g EXCEPT ALL SELECT * FROM gpu_g) a),
+		(SELECT count(*) FROM (SELECT * FROM gpu_g EXCEPT ALL SELECT * FROM cpu_g) b)`).Scan(&n, &missing, &extra); err != nil {
+		t.Fatal(err)
+	}
+	return
+}
+
+func redoPages(plan string) int {
+	n, _ := strconv.Atoi(regexpFind(`CPU Redo Pages: (\d+)`, plan))
+	return n
+}
+
+// Without faults the participants agree on one collector: the device's
+// groups come back once, nothing is redone, the answer is PostgreSQL's.
+func TestKeptRowsCollectedOnceInParallel(t *testing.T) {
+	ctx := context.Background()
+	_, conn := hostExecCluster(ctx, t, "")
+	makeKeptTable(ctx, t, conn)
+	mustExec(ctx, t, conn, parallelGPU)
+	plan := explain(ctx, t, conn, keptGroupsQuery)
+	if !strings.Contains(plan, "GpuPreAgg") || !strings.Contains(plan, "Workers Launched: 4") ||
+		regexpFind(`GPU Groups: (\d+)`, plan) == "0" || strings.Contains(plan, "CPU Path") || redoPages(plan) != 0 {
+		t.Fatalf("plan is not a parallel GpuPreAgg whose groups came from the device, without redo:\n%s", plan)
+	}
+	for i := 0; i < 3; i++ {
+		if n, missing, extra := groupsDiffer(ctx, t, conn, keptGroupsQuery); n != 50 || missing != 0 || extra != 0 {
+			t.Fatalf("run %d: %d groups, %d missing, %d extra; want PostgreSQL's 50", i, n, missing, extra)
+		}
+	}
+}
+
+// A sticky device error after some chunks were answered: the service
+// exits, the participants redo their answered blocks on the CPU.
+func TestKeptRowsRedoneAfterDeviceError(t *testing.T) {
+	ctx := context.Background()
+	_, conn := hostExecCluster(ctx, t, "sticky_after=6")
+	makeKeptTable(ctx, t, conn)
+	for _, mode := range []struct{ name, set string }{
+		{"serial", gpuSettings},
+		{"parallel", parallelGPU},
+	} {
+		mustExec(ctx, t, conn, mode.set)
+		waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" })
+		plan := explain(ctx, t, conn, keptGroupsQuery)
+		if !strings.Contains(plan, "GpuPreAgg") || redoPages(plan) == 0 {
+			t.Fatalf("%s: the plan shows no CPU redo after the device error:\n%s", mode.name, plan)
+		}
+		t.Logf("%s: %s", mode.name, regexpFind(`(CPU Redo Pages: \d+)`, plan))
+		waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" })
+		if n, missing, extra := groupsDiffer(ctx, t, conn, keptGroupsQuery); n != 50 || missing != 0 || extra != 0 {
+			t.Fatalf("%s: %d groups, %d missing, %d extra; want PostgreSQL's 50", mode.name, n, missing, extra)
+		}
+	}
+}
+
+// kill -9 of the service while a GpuPreAgg waits for it (the service hangs
+// after some answered chunks): the query finishes with PostgreSQL's answer.
+func TestKeptRowsRedoneAfterKill9(t *testing.T) {
+	ctx := context.Background()
+	_, conn := hostExecCluster(ctx, t, "hang_after=5")
+	makeKeptTable(ctx, t, conn)
+	for _, mode := range []struct{ name, set string }{
+		{"serial", gpuSettings},
+		{"parallel", parallelGPU},
+	} {
+		mustExec(ctx, t, conn, mode.set)
+		st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
+		pid := int(*st[0].PID)
+		killed := make(chan error, 1)
+		go func() {
+			time.Sleep(1500 * time.Millisecond) // the query is waiting on the hung service by now
+			killed <- syscall.Kill(pid, syscall.SIGKILL)
+		}()
+		t0 := time.Now()
+		n, missing, extra := groupsDiffer(ctx, t, conn, keptGroupsQuery)
+		if err := <-killed; err != nil {
+			t.Fatalf("%s: kill -9 %d: %v", mode.name, pid, err)
+		}
+		if n != 50 || missing != 0 || extra != 0 {
+			t.Fatalf("%s: after kill -9 mid-query: %d groups, %d missing, %d extra; want PostgreSQL's 50", mode.name, n, missing, extra)
+		}
+		if took := time.Since(t0); took > 20*time.Second {
+			t.Fatalf("%s: query took %v after the kill", mode.name, took)
+		}
+		st = waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool {
+			return s[0].State == "ready" && s[0].PID != nil && int(*s[0].PID) != pid
+		})
+		t.Logf("%s: right answer after kill -9 of pid %d; service back as %s", mode.name, pid, fmt.Sprint(describe(st)))
+	}
+}
