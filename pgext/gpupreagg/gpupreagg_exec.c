@@ -116,26 +116,23 @@ accept_groups(GpuPreAggState *pas, PgStromMsgHeader *msg)
 		gpu_task_protocol_violation(gts, "malformed groups message");
 	for (i = 0; i < g->nentries; i++)
 	{
-		const char *entry = (char *) g + sizeof(XpuPreAggGroups) +
-			(Size) i * g->entry_size;
 		XpuPreAggEntryHeader eh;
 
-		memcpy(&eh, entry, sizeof(eh));
+		memcpy(&eh, (char *) g + sizeof(XpuPreAggGroups) +
+			   (Size) i * g->entry_size, sizeof(eh));
 		if ((eh.flags & XPU_PREAGG_ENTRY_VALID) == 0)
 			gpu_task_protocol_violation(gts, "a group entry that is not valid");
-		gpa_store_entry(pas, &pas->device_groups, entry, NULL);
 	}
-	pas->ngroups_device += g->nentries;
+	pas->device.ngroups += g->nentries;
 	gts->counters.node[GPA_COUNTER_GROWTHS] =
 		Max(gts->counters.node[GPA_COUNTER_GROWTHS], (uint64) g->ngrowths);
-	pfree(msg);
+	gpa_device_keep(pas, msg);
 }
 
 /*
  * Collects the plan's groups (the runtime calls this in the participant
  * that collects, gts->collecting): TaskFinal with PGSTROM_FINAL_COLLECT,
- * and the whole reply, every group into a tuplestore, before anything is
- * emitted.  A failure midway goes through the runtime's CPU policy, which
+ * and the whole reply, kept before anything is emitted.  A failure midway goes through the runtime's CPU policy, which
  * marks the rows lost; the groups read so far are then discarded.
  */
 static void
@@ -163,9 +160,7 @@ gpupreagg_discard_kept(GpuTaskState *gts)
 	GpuPreAggState *pas = (GpuPreAggState *) gts;
 
 	gpa_groups_discard(&pas->kept);
-	if (pas->device_groups)
-		tuplestore_clear(pas->device_groups);
-	pas->ngroups_device = 0;
+	gpa_device_discard(pas);
 }
 
 static const GpuTaskOps gpupreagg_ops = {
@@ -205,7 +200,7 @@ run_scan(GpuPreAggState *pas)
 		if (gpa_groups_spill_if_full(pas, g))
 			gts->counters.node[GPA_COUNTER_SPILLS]++;
 	}
-	gts->counters.node[GPA_COUNTER_GROUPS_GPU] += pas->ngroups_device;
+	gts->counters.node[GPA_COUNTER_GROUPS_GPU] += pas->device.ngroups;
 	gts->counters.node[GPA_COUNTER_GROUPS_CPU] +=
 		pas->cpu.ngroups + pas->kept.ngroups +
 		(pas->cpu.plain_used ? 1 : 0) + (pas->kept.plain_used ? 1 : 0);
@@ -239,8 +234,7 @@ gpupreagg_next(ScanState *node)
 		switch (pas->emit_phase)
 		{
 			case GPA_EMIT_DEVICE:
-				if (gpa_read_store(pas, pas->device_groups, slot))
-					result = slot;
+				result = gpa_device_next(pas, slot);
 				break;
 			case GPA_EMIT_CPU:
 				result = gpa_groups_next(pas, &pas->cpu, slot);
@@ -346,6 +340,9 @@ init_groups(GpuPreAggState *pas, EState *estate)
 	pas->iter_slot = ExecInitExtraTupleSlot(estate, kdesc, &TTSOpsMinimalTuple);
 	pas->form_slot = ExecInitExtraTupleSlot(estate, sdesc, &TTSOpsVirtual);
 	pas->store_slot = ExecInitExtraTupleSlot(estate, sdesc, &TTSOpsMinimalTuple);
+	pas->form_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										  "GpuPreAgg spilled tuple",
+										  ALLOCSET_SMALL_SIZES);
 	gpa_groups_init(pas, &pas->cpu, "GpuPreAgg CPU groups");
 	gpa_groups_init(pas, &pas->kept, "GpuPreAgg RECHECK groups");
 }
@@ -433,9 +430,7 @@ reset_groups(GpuPreAggState *pas)
 		gpa_groups_reset(pas, &pas->cpu);
 	if (pas->kept.cxt)
 		gpa_groups_reset(pas, &pas->kept);
-	if (pas->device_groups)
-		tuplestore_clear(pas->device_groups);
-	pas->ngroups_device = 0;
+	gpa_device_discard(pas);
 	pas->aggregated = false;
 	pas->emit_phase = GPA_EMIT_DEVICE;
 }

@@ -69,7 +69,6 @@ void
 gpa_store_entry(GpuPreAggState *pas, Tuplestorestate **store, const char *entry,
 				TupleTableSlot *keys_from)
 {
-	ExprContext *econtext = pas->gts.css.ss.ps.ps_ExprContext;
 	MemoryContext oldcxt;
 
 	if (*store == NULL)
@@ -78,12 +77,13 @@ gpa_store_entry(GpuPreAggState *pas, Tuplestorestate **store, const char *entry,
 		*store = tuplestore_begin_heap(false, false, work_mem);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	/* not the per-tuple memory: the scan's current row may live there */
+	oldcxt = MemoryContextSwitchTo(pas->form_cxt);
 	gpa_form_tuple(pas, pas->form_slot, entry, keys_from);
 	tuplestore_puttupleslot(*store, pas->form_slot);
 	ExecClearTuple(pas->form_slot);
 	MemoryContextSwitchTo(oldcxt);
-	MemoryContextReset(econtext->ecxt_per_tuple_memory);
+	MemoryContextReset(pas->form_cxt);
 }
 
 static char *

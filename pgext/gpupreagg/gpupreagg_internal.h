@@ -47,6 +47,23 @@ typedef struct GpaGroups
 	TupleHashIterator iter;
 } GpaGroups;
 
+/*
+ * The device's groups messages, kept whole until the TaskFinal reply ended
+ * (gpupreagg_device.c): in memory up to hash_mem, then in a temp file.
+ */
+typedef struct GpaDeviceGroups
+{
+	List	   *msgs;			/* PgStromMsgHeader *, in arrival order */
+	uint64		mem_bytes;		/* of msgs */
+	struct BufFile *file;		/* the messages past hash_mem */
+	bool		file_reading;
+	uint64		ngroups;		/* entries received */
+
+	/* emission */
+	PgStromMsgHeader *cur;		/* message being emitted */
+	uint32		next_entry;		/* its next entry */
+} GpaDeviceGroups;
+
 typedef enum GpaEmitPhase
 {
 	GPA_EMIT_DEVICE = 0,		/* the device's groups */
@@ -81,6 +98,7 @@ typedef struct GpuPreAggState
 	TupleTableSlot *iter_slot;	/* minimal, the same: hash table entries */
 	TupleTableSlot *form_slot;	/* virtual, the scan tuple: into stores */
 	TupleTableSlot *store_slot; /* minimal, the scan tuple: out of stores */
+	MemoryContext form_cxt;		/* the values of a tuple being stored */
 
 	/*
 	 * The CPU's groups: of chunks evaluated here, and of the RECHECK rows
@@ -91,14 +109,18 @@ typedef struct GpuPreAggState
 	GpaGroups	kept;
 
 	/* the device's groups, read whole from the TaskFinal reply */
-	Tuplestorestate *device_groups;
-	uint64		ngroups_device;
+	GpaDeviceGroups device;
 	uint32		final_request_id;	/* of the TaskFinal */
 
 	/* emission */
 	bool		aggregated;		/* the scan is over */
 	GpaEmitPhase emit_phase;
 } GpuPreAggState;
+
+/* gpupreagg_device.c */
+extern void gpa_device_keep(GpuPreAggState *pas, PgStromMsgHeader *msg);
+extern TupleTableSlot *gpa_device_next(GpuPreAggState *pas, TupleTableSlot *slot);
+extern void gpa_device_discard(GpuPreAggState *pas);
 
 /* gpupreagg_groups.c */
 extern TupleTableSlot *gpa_form_tuple(GpuPreAggState *pas, TupleTableSlot *slot,

@@ -121,7 +121,13 @@ gpu_task_start(GpuTaskState *gts)
 		return;
 	if (gts->ops->device_keeps_rows && !gpu_task_kept_register(gts))
 	{
-		gpu_task_use_cpu(gts, "the other participants' rows on the GPU were already being collected");
+		/*
+		 * The plan is being collected: every other participant finished its
+		 * scan, so no block is left for this one.  Nothing to tell EXPLAIN.
+		 */
+		pgstrom_gpu_close(gts->conn);
+		gts->conn = NULL;
+		gts->mode = GPU_TASK_MODE_CPU;
 		return;
 	}
 	gts->mode = GPU_TASK_MODE_GPU;
