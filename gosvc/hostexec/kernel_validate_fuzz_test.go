@@ -92,7 +92,9 @@ func validatorSeeds() [][]byte {
 // flags and aux of opcodes that take none, and the aux of a NULL CONST;
 // accept regions that overlap or start inside the session fields, nodes
 // after the root, the offset of an empty region, and any non-zero byte as
-// a true BOOL CONST), attribute descriptors no VAR at or below the root
+// a true BOOL CONST), TEXT and VARCHAR taken for one another (the same
+// representation and semantics) and casts of a float or text type to
+// itself, attribute descriptors no VAR at or below the root
 // reads (the kernels validate those up to the highest one read), attbyval
 // (the kernels decode by xtype and attlen), or cases the kernels turn into
 // RECHECK at evaluation time (a NUMERIC CONST of negative scale,
@@ -112,6 +114,8 @@ var serviceOnlyRules = regexp.MustCompile(strings.Join([]string{
 	`BOOL constant byte \d+, must be 0 or 1`,
 	`NUMERIC constant with scale -\d+, must be >= 0`,
 	`\(HOUR/MINUTE\) needs a TIMESTAMP argument, got DATE`,
+	`argument \d+ \(node \d+\) is (TEXT|VARCHAR), want (TEXT|VARCHAR)$`,
+	`cast (FLOAT4 -> FLOAT4|FLOAT8 -> FLOAT8|TEXT -> TEXT|VARCHAR -> VARCHAR) is not supported`,
 }, "|"))
 
 // emptyRegion: an array of no elements whose offset is past the end (the
