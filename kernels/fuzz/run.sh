@@ -61,7 +61,7 @@ libfuzzer() {
 		(cd "$w" && "${ld[@]}" "$bin/fuzz_kernels" -seed=$((j + 1 + RANDOM)) \
 			-runs=$(( (runs + FUZZ_JOBS - 1) / FUZZ_JOBS )) -max_total_time="$secs" \
 			-max_len=20000 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-			-artifact_prefix="$w/artifacts/" corpus "$root/kernels/fuzz/corpus" >"$w/fuzz-$j.log" 2>&1) &
+			-artifact_prefix="$w/artifacts/" corpus "$root/kernels/fuzz/corpus" "$root/kernels/fuzz/regress" >"$w/fuzz-$j.log" 2>&1) &
 	done
 	wait
 	local execs crashes reports
