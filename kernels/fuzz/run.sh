@@ -16,7 +16,8 @@
 # Knobs: FUZZ_JOBS (parallel libFuzzer jobs and Go fuzz workers, default
 # nproc), FUZZ_RUNS (libFuzzer executions over all jobs), FUZZ_TIME
 # (seconds, a bound on the libFuzzer run), FUZZ_GO_TIME (each Go target:
-# a duration such as 120s, or a count such as 50000x), FUZZ_OUT (work
+# a duration such as 120s, or a count such as 50000x; FUZZ_GO_VALIDATOR and
+# FUZZ_GO_SOCKET set one target's), FUZZ_OUT (work
 # folder: corpora, logs, crash files; default .device/fuzz/work).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -101,8 +102,8 @@ build)
 run)
 	rc=0
 	libfuzzer "${FUZZ_RUNS:-100000000}" "${FUZZ_TIME:-3600}" || rc=1
-	gofuzz FuzzKernelValidator "${FUZZ_GO_TIME:-600s}" || rc=1
-	gofuzz FuzzSocketHostExec "${FUZZ_GO_TIME:-600s}" || rc=1
+	gofuzz FuzzKernelValidator "${FUZZ_GO_VALIDATOR:-${FUZZ_GO_TIME:-600s}}" || rc=1
+	gofuzz FuzzSocketHostExec "${FUZZ_GO_SOCKET:-${FUZZ_GO_TIME:-600s}}" || rc=1
 	exit $rc
 	;;
 ci)
