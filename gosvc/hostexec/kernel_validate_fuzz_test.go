@@ -115,6 +115,7 @@ var serviceOnlyRules = regexp.MustCompile(strings.Join([]string{
 	`NUMERIC constant with scale -\d+, must be >= 0`,
 	`\(HOUR/MINUTE\) needs a TIMESTAMP argument, got DATE`,
 	`argument \d+ \(node \d+\) is (TEXT|VARCHAR), want (TEXT|VARCHAR)$`,
+	`the pattern \(node \d+\) is CONST VARCHAR, want a CONST TEXT$`,
 	`cast (FLOAT4 -> FLOAT4|FLOAT8 -> FLOAT8|TEXT -> TEXT|VARCHAR -> VARCHAR) is not supported`,
 }, "|"))
 

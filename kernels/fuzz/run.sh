@@ -45,7 +45,10 @@ build() {
 	for l in $(ldd "$bin/fuzz_kernels" | awk '/=>/ {print $3} /ld-linux/ {print $1}'); do
 		cp -L "$l" "$bin/lib/"
 	done
+	# -d=libfuzzer: the coverage instrumentation go test -fuzz adds, which
+	# go test -c leaves out (our packages only, as go test -fuzz does)
 	CGO_ENABLED=1 go test -c -tags netgo,osusergo -o "$bin/hostexec.test" \
+		-gcflags='github.com/pgstrom-go/pg_strom/...=-d=libfuzzer' \
 		-ldflags '-extldflags "-static"' ./gosvc/hostexec
 	echo "fuzz: built $bin/fuzz_kernels and $bin/hostexec.test"
 }
