@@ -5,6 +5,7 @@
 #   make install                  install into the PostgreSQL PG_CONFIG names
 #   make demo                     throwaway cluster: print service status, stop
 #   make test                     build, install, run every suite
+#   make fuzz [FUZZ_RUNS=... FUZZ_JOBS=...]   long fuzzing runs (kernels/fuzz/)
 #   make check-cuda13 CUDA13_INCLUDE=dir   compile the Go service against CUDA 13 headers
 
 EXTENSION = pg_strom
@@ -80,13 +81,38 @@ uninstall-service:
 	rm -rf '$(DESTDIR)$(datadir)/pg_strom'
 
 # ---- developer entry points -----------------------------------------------
-.PHONY: demo test check-cuda13 install-service uninstall-service
+.PHONY: demo test check-cuda13 install-service uninstall-service fuzz
 
 demo:
 	bash test/demo.sh
 
 test:
 	bash test/run_all.sh
+
+# ---- fuzzing (kernels/fuzz/run.sh) -----------------------------------------
+# Three harnesses: fuzz_kernels (libFuzzer + ASan/UBSan over the host
+# executor's kernel code: page and tuple walk, qual evaluation, GpuPreAgg
+# accumulation, grow and retry, zero-copy gather), FuzzKernelValidator (the
+# service's session validator against the kernels') and FuzzSocketHostExec
+# (the service socket with the host executor behind it).  `make fuzz`
+# builds them into .device/fuzz/ (clang-14 with libclang-rt-14-dev, Go)
+# and runs them: libFuzzer FUZZ_JOBS processes until FUZZ_RUNS executions
+# in all (or FUZZ_TIME seconds), then each Go target for FUZZ_GO_TIME
+# (a duration, or a count such as 100000x) with FUZZ_JOBS workers.  It
+# fails on any crash, sanitizer report or fuzz test failure; crash inputs
+# are left in FUZZ_OUT (default .device/fuzz/work).
+# On a machine without the compilers (the GPU machine), carry .device/fuzz
+# (the fuzzer brings its own C library in .device/fuzz/lib, the Go test
+# binary is static) and run, from the repository root:
+#   FUZZ_JOBS=16 FUZZ_RUNS=100000000 FUZZ_TIME=300 FUZZ_GO_TIME=60s bash kernels/fuzz/run.sh run
+FUZZ_JOBS ?= $(shell nproc)
+FUZZ_RUNS ?= 100000000
+FUZZ_TIME ?= 3600
+FUZZ_GO_TIME ?= 600s
+fuzz:
+	bash kernels/fuzz/run.sh build
+	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_TIME=$(FUZZ_TIME) FUZZ_GO_TIME=$(FUZZ_GO_TIME) \
+		bash kernels/fuzz/run.sh run
 
 check-cuda13:
 	@test -n "$(CUDA13_INCLUDE)" || { echo "set CUDA13_INCLUDE to a directory holding CUDA 13's cuda.h" >&2; exit 1; }

@@ -22,6 +22,7 @@ have_libcuda() {
 	done
 	return 1
 }
+have_libfuzzer() { ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; }
 find_go() { for g in /usr/local/go/bin/go "$(command -v go 2>/dev/null)"; do [ -n "$g" ] && [ -x "$g" ] && { echo "$g"; return; }; done; }
 go_ok() {
 	local g; g=$(find_go) || return 1; [ -n "$g" ] || return 1
@@ -38,6 +39,10 @@ check() {
 	command -v make >/dev/null || missing+=("make")
 	command -v gcc >/dev/null || missing+=("gcc")
 	go_ok || missing+=("Go >= $GO_MIN (https://go.dev/dl, installed as /usr/local/go)")
+	# the kernel fuzzers (kernels/fuzz): clang 14 with the libFuzzer and
+	# sanitizer runtimes
+	command -v clang++-14 >/dev/null || missing+=("clang-14 (kernel fuzzers)")
+	have_libfuzzer || missing+=("libFuzzer/sanitizer runtimes of clang 14 (Debian: libclang-rt-14-dev)")
 	command -v runuser >/dev/null || missing+=("runuser (util-linux)")
 	if $want_nvcc; then
 		{ command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } ||
@@ -66,6 +71,8 @@ if [ "$(id -u)" = 0 ] && grep -q 'VERSION_ID="12"' /etc/os-release 2>/dev/null &
 	apt-get install -y -qq --no-install-recommends \
 		postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR \
 		nvidia-cuda-dev make gcc util-linux ca-certificates >/dev/null
+	command -v clang++-14 >/dev/null && have_libfuzzer ||
+		apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
 	if $want_nvcc; then
 		apt-get install -y -qq --no-install-recommends nvidia-cuda-toolkit clang-14 >/dev/null
 	fi

@@ -228,11 +228,16 @@ xpu_add128(xpu_int128 a, xpu_int128 b, xpu_int128 *r)
 {
 	xpu_int128	bound = xpu_numeric_bound();
 
-	/* |a|, |b| <= bound < 2^126, so the sum cannot wrap */
+	/*
+	 * bound = 10^38 - 1 > 2^126: a + b of two values within it can exceed
+	 * 2^127 (signed overflow, undefined), so compare before adding.
+	 */
 	if (xpu_abs128(a) > bound || xpu_abs128(b) > bound)
 		return false;
+	if ((b > 0 && a > bound - b) || (b < 0 && a < -bound - b))
+		return false;
 	*r = a + b;
-	return xpu_abs128(*r) <= bound;
+	return true;
 }
 
 /* a * b within the numeric bound; false on overflow */

@@ -149,7 +149,12 @@ xpu_date_to_timestamp(int32_t d, int64_t *r)
 		*r = XPU_DT_NOEND;
 	else
 	{
-		if (d >= (XPU_TIMESTAMP_END_JULIAN - XPU_POSTGRES_EPOCH_JDATE))
+		/*
+		 * PostgreSQL never holds a date below the valid range, but a page
+		 * can: its product would overflow int64 (undefined), so CPU.
+		 */
+		if (d >= (XPU_TIMESTAMP_END_JULIAN - XPU_POSTGRES_EPOCH_JDATE) ||
+			!xpu_date_is_valid(d))
 			return false;
 		*r = (int64_t) d * XPU_USECS_PER_DAY;
 	}

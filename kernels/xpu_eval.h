@@ -742,7 +742,8 @@ xpu_const_value(const xpu_program *prog, const XpuNode *n, xpu_datum *d)
 				int32_t		scale = (int32_t) xpu_load_u32(p + 16);
 				xpu_int128	v = (xpu_int128) (((unsigned __int128) hi << 64) | lo);
 
-				if (scale < 0 || xpu_abs128(v) > xpu_numeric_bound())
+				/* not xpu_abs128(v): the pool may hold -2^127, whose negation overflows */
+				if (scale < 0 || v > xpu_numeric_bound() || v < -xpu_numeric_bound())
 					return false;
 				d->v.num = v;
 				d->scale = scale;

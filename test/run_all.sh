@@ -69,7 +69,15 @@ go_unit() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go_test_v go-test -ra
 go_fuzz() {
 	go test -run '^$' -fuzz '^FuzzParseMessage$' -fuzztime "$((500000 * FUZZ_SCALE))x" ./gosvc/protocol &&
 		go test -run '^$' -fuzz '^FuzzParseSession$' -fuzztime "$((200000 * FUZZ_SCALE))x" ./gosvc/xpu &&
-		go test -run '^$' -fuzz '^FuzzSocket$' -fuzztime "$((5000 * FUZZ_SCALE))x" ./gosvc/server
+		go test -run '^$' -fuzz '^FuzzSocket$' -fuzztime "$((5000 * FUZZ_SCALE))x" ./gosvc/server &&
+		kernel_fuzz
+}
+# kernels/fuzz: libFuzzer + ASan/UBSan over the kernels' host code, the
+# service's session validator against the kernels', and the socket with
+# the host executor behind it (make fuzz runs them for long)
+kernel_fuzz() {
+	FUZZ_CI_RUNS=$((1000000 * FUZZ_SCALE)) FUZZ_CI_VALIDATOR="$((1000000 * FUZZ_SCALE))x" \
+		FUZZ_CI_SOCKET="$((20000 * FUZZ_SCALE))x" bash kernels/fuzz/run.sh ci
 }
 gpu_test_builds() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c -tags gpu -o /tmp/pg_strom_gpu.test ./gosvc/gpu; }
 cuda13() {

@@ -1,0 +1,133 @@
+package hostexec
+
+import (
+	"encoding/binary"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
+)
+
+// FuzzKernelValidator cross-checks the service's validation of an
+// OpenSession message (the node kind registry: xpu.ParseProgram and the
+// kind's own part) against the kernels' own (kernelValidate, the set-up
+// hostexec runs before any page) on the same bytes.
+//
+// The service must never pass on a program the kernels reject (it would
+// fail every chunk), and the kernels must not accept a program the
+// service rejects for a reason that matters to evaluation: the kernels'
+// validator is what keeps a session that bypassed or outran the service's
+// checks from reading out of bounds.  The service is deliberately stricter
+// on the encoding alone (serviceOnly); any other disagreement fails.
+//
+// The protocol header is made that of a framed OpenSession message of the
+// input's length, as protocol.ReadMessage would deliver it: framing is
+// FuzzParseMessage's business, and mutations of it would only be wasted.
+func FuzzKernelValidator(f *testing.F) {
+	for _, m := range validatorSeeds() {
+		f.Add(m)
+	}
+	reg := kinds.All()
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < xpu.SessionEnd || len(in) > 1<<20 {
+			return
+		}
+		msg := append([]byte(nil), in...)
+		frame(msg)
+		_, _, goErr := reg.ParseSession(msg)
+		st := kernelValidate(msg)
+		switch {
+		case goErr == nil && st != xpu.StatusOK:
+			t.Fatalf("the service accepts a session the kernels reject (status %d)", st)
+		case goErr != nil && st == xpu.StatusOK && !serviceOnly(goErr):
+			t.Fatalf("the kernels accept a session the service rejects: %v", goErr)
+		}
+	})
+}
+
+// frame makes msg's header that of an OpenSession request of len(msg) bytes.
+func frame(msg []byte) {
+	h := protocol.EncodeRequest(protocol.TagOpenSession, binary.LittleEndian.Uint32(msg[12:]), nil)
+	copy(msg, h[:protocol.HeaderSize])
+	binary.LittleEndian.PutUint32(msg[8:], uint32(len(msg)))
+}
+
+// validatorSeeds: every opcode, a GpuPreAgg session, and near misses.
+func validatorSeeds() [][]byte {
+	b := xputest.New()
+	b.Attr(4, 4, true, xpu.TypeInt4)
+	b.Attr(-1, 4, false, xpu.TypeText)
+	v := b.Var(0, xpu.TypeInt4)
+	s := b.Var(1, xpu.TypeText)
+	gt := b.Op(xpu.OpGt, xpu.TypeBool, v, b.ConstInt4(3))
+	lk := b.Op(xpu.OpLike, xpu.TypeBool, s, b.ConstText(xpu.TypeText, "a%"))
+	b.Op(xpu.OpAnd, xpu.TypeBool, gt, lk)
+	scan, l := b.MessageLayout(1)
+
+	p := xputest.New()
+	p.Attr(4, 4, true, xpu.TypeInt4)
+	pv := p.Var(0, xpu.TypeInt4)
+	p.GroupBy(pv, 0)
+	p.Aggregate(xpu.AggCount, -1, -1)
+	p.Aggregate(xpu.AggSumInt, pv, -1)
+	p.ConstBool(true)
+	pa, pl := p.MessageLayout(2)
+	return [][]byte{
+		scan, pa,
+		xputest.PutU32(scan, xpu.OffSessRoot, 2),
+		xputest.PutU32(scan, xpu.OffSessConstsOffset, uint32(l.ConstsOffset+8)),
+		xputest.PutU32(scan, xpu.OffSessKind, xpu.KindGpuPreAgg),
+		xputest.PutU32(pa, pl.PreAggOffset+xpu.OffDescEntrySize, 16),
+		xputest.PutU32(pa, pl.AggsOffset+xpu.OffAggOffset, 16),
+	}
+}
+
+// serviceOnlyRules are the service's checks the kernels deliberately do
+// not repeat, each safe for the kernels to skip: they concern the encoding
+// only (the kernels read fields unaligned; ignore reserved fields, the
+// flags and aux of opcodes that take none, and the aux of a NULL CONST;
+// accept regions that overlap or start inside the session fields, nodes
+// after the root, the offset of an empty region, and any non-zero byte as
+// a true BOOL CONST), TEXT and VARCHAR taken for one another (the same
+// representation and semantics) and casts of a float or text type to
+// itself, attribute descriptors no VAR at or below the root
+// reads (the kernels validate those up to the highest one read), attbyval
+// (the kernels decode by xtype and attlen), or cases the kernels turn into
+// RECHECK at evaluation time (a NUMERIC CONST of negative scale,
+// HOUR/MINUTE of a DATE).
+var serviceOnlyRules = regexp.MustCompile(strings.Join([]string{
+	`reserved field is -?\d+, must be 0`,
+	`preagg_offset is \d+, must be 0`,
+	`offset \d+ is not a multiple of \d+`,
+	`\) overlaps .* \[\d+, \d+\)$`,
+	`overlaps the message header and session fields`,
+	`root is node \d+, must be the last node`,
+	`: aux is -?\d+, must be 0`,
+	`: args is -?\d+ but the node has no arguments`,
+	`: flags 0x[0-9a-f]+ not allowed here`,
+	`: attribute \d+ \(attnum \d+\): `,
+	`NULL constant with aux -?\d+, must be 0`,
+	`BOOL constant byte \d+, must be 0 or 1`,
+	`NUMERIC constant with scale -\d+, must be >= 0`,
+	`\(HOUR/MINUTE\) needs a TIMESTAMP argument, got DATE`,
+	`argument \d+ \(node \d+\) is (TEXT|VARCHAR), want (TEXT|VARCHAR)$`,
+	`the pattern \(node \d+\) is CONST VARCHAR, want a CONST TEXT$`,
+	`cast (FLOAT4 -> FLOAT4|FLOAT8 -> FLOAT8|TEXT -> TEXT|VARCHAR -> VARCHAR) is not supported`,
+}, "|"))
+
+// emptyRegion: an array of no elements whose offset is past the end (the
+// kernels check the offset of a region only when it has elements).
+var emptyRegion = regexp.MustCompile(`\[(\d+), (\d+)\) runs past the end of the`)
+
+// serviceOnly: the service rejected msg, the kernels accepted it, and the
+// service's reason is one of serviceOnlyRules or an empty region.
+func serviceOnly(err error) bool {
+	if m := emptyRegion.FindStringSubmatch(err.Error()); m != nil && m[1] == m[2] {
+		return true
+	}
+	return serviceOnlyRules.MatchString(err.Error())
+}

@@ -1,0 +1,291 @@
+/*
+ * fuzz_kernels.cc
+ *
+ * libFuzzer harness over the kernels' host-compiled code, driven exactly as
+ * the TEST-ONLY host executor drives it: the entry points of
+ * gosvc/hostexec/hostexec.cc (linked in unchanged) validate the session
+ * program with the kernels' own validator, walk the pages' line pointers
+ * and tuples, evaluate the qual and, for a GpuPreAgg session, accumulate
+ * into a hash table that is grown (rehash) and retried as the service does.
+ *
+ * Input (see split_input): one flags byte, a little-endian uint32 session
+ * length L, L bytes of OpenSession message, then either the pages of an
+ * inline chunk or, with FLAG_SHARED, page refs followed by the "shared
+ * buffers" they index (the zero-copy path through hostexec_gather).
+ *
+ * Only what the service itself guarantees before the kernel code runs is
+ * imposed here (the message is exactly as long as its header says, and
+ * holds at least the fixed session part; a chunk has 1..XPU_MAX_BLOCKS
+ * whole pages; a table is laid out by xpu.NewPreAggTable's rules): anything
+ * the kernel reads beyond that must be checked by the kernel, so a sanitizer
+ * report here is a kernel bug.  Every buffer is its own heap allocation of
+ * the exact size, so AddressSanitizer sees any read past it.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#include "xpu_preagg.h"
+#include "xpu_gather.h"
+#include "hostexec.h"
+
+/* input layout */
+#define FLAG_SHARED		0x01	/* pages come through page refs (gather) */
+#define FLAG_SLOTS_SHIFT 1		/* bits 1-3: initial table slots 2 << n */
+#define FUZZ_MAX_BLOCKS	4		/* more pages add time, not code paths */
+#define FUZZ_MAX_PASSES	8		/* preagg grow-and-retry rounds */
+
+/* the service's SessionEnd: header plus the fixed XpuSession part */
+static const size_t SESSION_END = sizeof(PgStromMsgHeader) + sizeof(XpuSession);
+
+/* a failed invariant the service checks after the kernel: a real bug */
+#define FUZZ_ASSERT(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+static uint32_t
+load_u32(const uint8_t *p)
+{
+	uint32_t	v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* an exact-size heap copy, so ASan flags any read past the end */
+static char *
+dup_exact(const uint8_t *p, size_t n)
+{
+	char	   *b = (char *) malloc(n ? n : 1);
+
+	if (n)
+		memcpy(b, p, n);
+	return b;
+}
+
+/* xpu.NewPreAggTable: 256-byte aligned slots then entries, capacity nslots/2 */
+static char *
+new_table(uint32_t nslots, uint32_t entry_size, size_t *bytes)
+{
+	XpuPreAggTable h;
+	uint64_t	slots_off = (sizeof(XpuPreAggTable) + 255) / 256 * 256;
+	uint64_t	entries_off = (slots_off + 4 * (uint64_t) nslots + 255) / 256 * 256;
+	char	   *t;
+
+	memset(&h, 0, sizeof(h));
+	h.nslots = nslots;
+	h.capacity = nslots / 2;
+	h.entry_size = entry_size;
+	h.slots_offset = slots_off;
+	h.entries_offset = entries_off;
+	*bytes = entries_off + (uint64_t) h.capacity * entry_size;
+	t = (char *) calloc(1, *bytes);
+	memcpy(t, &h, sizeof(h));
+	return t;
+}
+
+/* the items a kernel reported, checked as task.collect does */
+static uint32_t
+nitems_checked(const uint32_t *counters, uint32_t cap)
+{
+	uint32_t	n = counters[XPU_COUNTER_NITEMS];
+
+	FUZZ_ASSERT(n <= cap);
+	return n;
+}
+
+/* every item names a line pointer of a page of the chunk */
+static void
+check_item(uint32_t it, uint32_t nblocks)
+{
+	uint32_t	blk = (it & ~(XPU_ITEM_RECHECK | XPU_ITEM_RETRY)) >> XPU_ITEM_BLOCK_SHIFT;
+	uint32_t	lpn = it & XPU_ITEM_OFFSET_MASK;
+
+	FUZZ_ASSERT(blk < nblocks);
+	FUZZ_ASSERT(lpn >= 1 && lpn <= XPU_MAX_TUPLES_PER_PAGE);
+}
+
+static void
+run_scan(const char *session, const char *pages, uint32_t nblocks)
+{
+	uint32_t	cap = nblocks * XPU_MAX_TUPLES_PER_PAGE;
+	uint32_t   *items = (uint32_t *) malloc(4 * cap);
+	uint32_t	counters[XPU_COUNTER__COUNT];
+
+	hostexec_gpuscan(session, pages, nblocks, items, counters);
+	if (counters[XPU_COUNTER_STATUS] == XPU_STATUS_OK)
+	{
+		uint32_t	n = nitems_checked(counters, cap);
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			check_item(items[i], nblocks);
+			FUZZ_ASSERT((items[i] & XPU_ITEM_RETRY) == 0);
+		}
+		FUZZ_ASSERT(counters[XPU_COUNTER_NRECHECK] <= n);
+	}
+	free(items);
+}
+
+/*
+ * preagg.Session.Accumulate over one chunk: a pass over every page, then,
+ * while rows report RETRY, grow the table (xpu.PreAggSlotsFor, rehash,
+ * the new table's nentries checked against its capacity) and run the
+ * retry items alone.
+ */
+static void
+run_preagg(const char *session, const char *pages, uint32_t nblocks, uint32_t nslots)
+{
+	uint32_t	cap = nblocks * XPU_MAX_TUPLES_PER_PAGE;
+	uint32_t   *items = (uint32_t *) malloc(4 * cap);
+	uint32_t   *retry = (uint32_t *) malloc(4 * cap);
+	uint32_t	nretry = 0;
+	uint32_t	counters[XPU_COUNTER__COUNT];
+	xpu_program *prog = new xpu_program;
+	xpu_preagg *pa = new xpu_preagg;
+	uint32_t	entry_size = 16;
+	size_t		tbytes;
+	char	   *table;
+
+	/*
+	 * The service learns the entry size from its own parse of the session;
+	 * a session the kernel's validator rejects still gets a table (of the
+	 * smallest entries) and must be rejected by the kernel code.
+	 */
+	if (xpu_preagg_setup_serial(session, prog, pa) == XPU_STATUS_OK)
+		entry_size = pa->entry_size;
+	delete prog;
+	delete pa;
+	table = new_table(nslots, entry_size, &tbytes);
+
+	for (int pass = 0; pass < FUZZ_MAX_PASSES; pass++)
+	{
+		uint32_t	n;
+		uint32_t	next = 0;
+
+		hostexec_gpupreagg(session, pages, nblocks, pass == 0 ? NULL : retry, nretry,
+						   table, items, counters);
+		if (counters[XPU_COUNTER_STATUS] != XPU_STATUS_OK)
+			break;
+		n = nitems_checked(counters, cap);
+		for (uint32_t i = 0; i < n; i++)
+		{
+			uint32_t	it = items[i];
+
+			check_item(it, nblocks);
+			/* exactly one of RECHECK and RETRY, as the service insists */
+			FUZZ_ASSERT(((it & XPU_ITEM_RECHECK) != 0) != ((it & XPU_ITEM_RETRY) != 0));
+			if (it & XPU_ITEM_RETRY)
+				retry[next++] = it & ~XPU_ITEM_RETRY;
+		}
+		nretry = next;
+		if (nretry == 0)
+			break;
+
+		/* grow: at least twice the slots and room for every entry asked for */
+		{
+			XpuPreAggTable *old = (XpuPreAggTable *) table;
+			uint64_t	want = 2 * (uint64_t) (old->nslots > old->nentries ? old->nslots : old->nentries);
+			uint32_t	ns = 2;
+			size_t		nb;
+			char	   *nt;
+
+			if (want > (1u << 24))
+				break;			/* xpu.PreAggMaxSlots is far above what a chunk needs */
+			while (ns < want)
+				ns <<= 1;
+			nt = new_table(ns, old->entry_size, &nb);
+			if ((old->nentries < old->capacity ? old->nentries : old->capacity) > 0)
+				hostexec_preagg_rehash(table, nt);
+			FUZZ_ASSERT(((XpuPreAggTable *) nt)->nentries <= ((XpuPreAggTable *) nt)->capacity);
+			free(table);
+			table = nt;
+			tbytes = nb;
+		}
+	}
+	(void) tbytes;
+	free(table);
+	free(items);
+	free(retry);
+}
+
+extern "C" int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t		flags;
+	uint32_t	slen;
+	char	   *session;
+	const uint8_t *rest;
+	size_t		nrest;
+	char	   *pages;
+	uint32_t	nblocks;
+
+	if (size < 5)
+		return 0;
+	flags = data[0];
+	slen = load_u32(data + 1);
+	if (slen < SESSION_END || slen > size - 5)
+		return -1;				/* not a message the service would pass on */
+	session = dup_exact(data + 5, slen);
+	/* protocol.ReadMessage framed it: its header length is its length */
+	memcpy(session + offsetof(PgStromMsgHeader, length), &slen, 4);
+	rest = data + 5 + slen;
+	nrest = size - 5 - slen;
+
+	if (flags & FLAG_SHARED)
+	{
+		/*
+		 * Zero-copy: nrefs refs, then the shared buffers they index; refs
+		 * the service would refuse are also given (the gather code poisons
+		 * their pages rather than following them).
+		 */
+		uint32_t	nrefs = nrest / (sizeof(XpuPageRef) + 1);
+		char	   *refs;
+		char	   *shared;
+		uint64_t	nbuffers;
+		size_t		sbytes;
+
+		if (nrefs == 0)
+		{
+			free(session);
+			return 0;
+		}
+		nblocks = nrefs > FUZZ_MAX_BLOCKS ? FUZZ_MAX_BLOCKS : nrefs;
+		refs = dup_exact(rest, nblocks * sizeof(XpuPageRef));
+		rest += nblocks * sizeof(XpuPageRef);
+		nrest -= nblocks * sizeof(XpuPageRef);
+		nbuffers = (nrest + XPU_BLCKSZ - 1) / XPU_BLCKSZ;
+		if (nbuffers == 0)
+			nbuffers = 1;
+		if (nbuffers > FUZZ_MAX_BLOCKS)
+			nbuffers = FUZZ_MAX_BLOCKS;
+		sbytes = nbuffers * XPU_BLCKSZ;
+		shared = (char *) calloc(1, sbytes);
+		memcpy(shared, rest, nrest < sbytes ? nrest : sbytes);
+		pages = (char *) malloc((size_t) nblocks * XPU_BLCKSZ);
+		hostexec_gather((uint64_t) (uintptr_t) shared, nbuffers, refs, nblocks, pages);
+		free(refs);
+		free(shared);
+	}
+	else
+	{
+		/* inline chunk: whole pages, the last one zero-filled */
+		nblocks = (nrest + XPU_BLCKSZ - 1) / XPU_BLCKSZ;
+		if (nblocks == 0)
+			nblocks = 1;
+		if (nblocks > FUZZ_MAX_BLOCKS)
+			nblocks = FUZZ_MAX_BLOCKS;
+		pages = (char *) calloc(nblocks, XPU_BLCKSZ);
+		memcpy(pages, rest, nrest < (size_t) nblocks * XPU_BLCKSZ ? nrest : (size_t) nblocks * XPU_BLCKSZ);
+	}
+
+	/* the node kind registry dispatches on the session's kind */
+	if (load_u32((const uint8_t *) session + sizeof(PgStromMsgHeader) + 4) == XPU_KIND_GPUPREAGG)
+		run_preagg(session, pages, nblocks, 2u << ((flags >> FLAG_SLOTS_SHIFT) & 7));
+	else
+		run_scan(session, pages, nblocks);
+
+	free(pages);
+	free(session);
+	return 0;
+}
