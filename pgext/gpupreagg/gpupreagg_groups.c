@@ -273,9 +273,20 @@ bool
 gpa_read_store(GpuPreAggState *pas, Tuplestorestate *store, TupleTableSlot *slot)
 {
 	int			natts = slot->tts_tupleDescriptor->natts;
+	MemoryContext oldcxt;
+	bool		found;
 
-	if (store == NULL ||
-		!tuplestore_gettupleslot(store, true, false, pas->store_slot))
+	if (store == NULL)
+		return false;
+	/*
+	 * A tuple read back from disk is allocated here and freed by the slot
+	 * when the next one comes: not in the per-tuple memory, which ExecScan
+	 * resets in between.
+	 */
+	oldcxt = MemoryContextSwitchTo(pas->gts.css.ss.ps.state->es_query_cxt);
+	found = tuplestore_gettupleslot(store, true, false, pas->store_slot);
+	MemoryContextSwitchTo(oldcxt);
+	if (!found)
 		return false;
 	slot_getallattrs(pas->store_slot);
 	ExecClearTuple(slot);

@@ -114,11 +114,7 @@ func TestKeptRowsRedoneAfterKill9(t *testing.T) {
 		mustExec(ctx, t, conn, mode.set)
 		st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
 		pid := int(*st[0].PID)
-		killed := make(chan error, 1)
-		go func() {
-			time.Sleep(1500 * time.Millisecond) // the query is waiting on the hung service by now
-			killed <- syscall.Kill(pid, syscall.SIGKILL)
-		}()
+		killed := killAfter(pid, 1500*time.Millisecond) // the query waits on the hung service by then
 		t0 := time.Now()
 		n, missing, extra := groupsDiffer(ctx, t, conn, keptGroupsQuery)
 		if err := <-killed; err != nil {
@@ -134,5 +130,51 @@ func TestKeptRowsRedoneAfterKill9(t *testing.T) {
 			return s[0].State == "ready" && s[0].PID != nil && int(*s[0].PID) != pid
 		})
 		t.Logf("%s: right answer after kill -9 of pid %d; service back as %s", mode.name, pid, fmt.Sprint(describe(st)))
+	}
+}
+
+// killAfter kills the service (pid) after d, reporting on the channel.
+func killAfter(pid int, d time.Duration) chan error {
+	killed := make(chan error, 1)
+	go func() {
+		time.Sleep(d)
+		killed <- syscall.Kill(pid, syscall.SIGKILL)
+	}()
+	return killed
+}
+
+// Long text keys make a third of the rows RECHECK rows, whose groups the
+// CPU keeps apart and, with a tiny work_mem, spills to a tuplestore; when
+// the service is killed mid-query they are dropped with the rest of what
+// the answered chunks gave, and the blocks are evaluated again.
+func TestKeptRowsSpilledRecheckGroupsRedone(t *testing.T) {
+	ctx := context.Background()
+	_, conn := hostExecCluster(ctx, t, "hang_after=40")
+	mustExec(ctx, t, conn, `CREATE TABLE t_k AS SELECT i AS id,
+		CASE WHEN i % 3 = 0 THEN repeat('x', 300) ELSE 'k' END || (i % 20000)::text AS g,
+		i % 100 AS v FROM generate_series(1, 300000) i`)
+	mustExec(ctx, t, conn, "VACUUM ANALYZE t_k")
+	mustExec(ctx, t, conn, gpuSettings+"; SET pg_strom.regression_test_mode = on; SET work_mem = '64kB'")
+	const q = "SELECT g, count(*) AS n, sum(v) AS s FROM t_k GROUP BY g"
+
+	st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
+	killed := killAfter(int(*st[0].PID), 1500*time.Millisecond)
+	plan := explain(ctx, t, conn, q)
+	if err := <-killed; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "GpuPreAgg") || regexpFind(`CPU Spills: (\d+)`, plan) == "" || redoPages(plan) == 0 {
+		t.Fatalf("plan does not show spilled CPU groups and a redo after the kill:\n%s", plan)
+	}
+	t.Logf("%s, %s", regexpFind(`(CPU Spills: \d+)`, plan), regexpFind(`(CPU Redo Pages: \d+)`, plan))
+
+	st = waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
+	killed = killAfter(int(*st[0].PID), 1500*time.Millisecond)
+	n, missing, extra := groupsDiffer(ctx, t, conn, q)
+	if err := <-killed; err != nil {
+		t.Fatal(err)
+	}
+	if n != 40000 || missing != 0 || extra != 0 {
+		t.Fatalf("%d groups, %d missing, %d extra; want PostgreSQL's 40000", n, missing, extra)
 	}
 }
