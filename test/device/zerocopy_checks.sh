@@ -107,6 +107,28 @@ psqlq -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE ap
 wait
 check "no buffer pinned after pg_terminate_backend" "$(pinned)" 0
 
+echo "--- kill -9 of the service during loops of GpuPreAgg (serial, parallel)"
+# Every iteration must give PostgreSQL's groups, the one the kill catches
+# (its answered blocks are evaluated again on the CPU) and those after it.
+psqlq -c "CREATE OR REPLACE FUNCTION zc_loop(n int, q text, want text) RETURNS text LANGUAGE plpgsql AS \$\$
+	DECLARE ok int := 0; bad int := 0; got text;
+	BEGIN FOR i IN 1..n LOOP EXECUTE q INTO got;
+		IF got = want THEN ok := ok + 1; ELSE bad := bad + 1; END IF; END LOOP;
+	RETURN ok || ' ok, ' || bad || ' wrong'; END \$\$"
+q="SELECT string_agg(k || ':' || n || ':' || s, ',' ORDER BY k) FROM (SELECT g % 13 AS k, count(*) AS n, sum(id) AS s FROM zc GROUP BY 1) x"
+want=$(psqlq -c "SET pg_strom.enabled = off" -c "$q")
+for workers in 0 8; do
+	wait_ready
+	pid=$(psqlq -c "SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1")
+	( psqlq -c "SET pg_strom.regression_test_mode = on" -c "SET max_parallel_workers_per_gather = $workers" \
+		-c "SELECT zc_loop(40, \$q\$$q\$q\$, \$w\$$want\$w\$)" > /tmp/zc_loop.out 2>&1 ) &
+	sleep 0.8
+	kill -9 "$pid"
+	wait
+	check "GpuPreAgg loop with $workers workers, service killed mid-loop" "$(tail -1 /tmp/zc_loop.out)" "40 ok, 0 wrong"
+done
+wait_ready
+
 echo "--- a backend crash reinitializes shared memory"
 old=$(psqlq -c "SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1")
 ( psqlq -c "SET application_name = zc_crash" -c "SELECT pg_sleep(30)" >/dev/null 2>&1 ) &
