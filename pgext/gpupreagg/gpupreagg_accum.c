@@ -435,7 +435,8 @@ send_scaled_numericvar(StringInfo buf, int128 val, int scale)
 	pq_sendint32(buf, ndigits);
 	pq_sendint32(buf, ndigits > 0 ? ndigits - 1 - frac_digits : 0);	/* weight */
 	pq_sendint32(buf, val < 0 ? 0x4000 : 0x0000);	/* NUMERIC_NEG/POS */
-	pq_sendint32(buf, ndigits > 0 ? scale : 0);	/* dscale */
+	/* a zero sum of numeric(p,s) values is 0.00..., as PostgreSQL's */
+	pq_sendint32(buf, scale);	/* dscale */
 	for (i = ndigits - 1; i >= 0; i--)
 		pq_sendint16(buf, digits[i]);
 }
@@ -610,7 +611,7 @@ gpupreagg_partial_state(const GpuPreAggAgg *agg, const char *acc, bool *isnull)
 			/* numeric_avg_serialize: NaNs count apart, not in N */
 			pq_begintypsend(&buf);
 			pq_sendint64(&buf, (int64) n);
-			send_scaled_numericvar(&buf, get_i128(acc, 2), agg->param);
+			send_scaled_numericvar(&buf, get_i128(acc, 2), n > 0 ? agg->param : 0);
 			pq_sendint32(&buf, n > 0 ? agg->param : 0);	/* maxScale */
 			pq_sendint64(&buf, (int64) n);	/* maxScaleCount: all at scale */
 			pq_sendint64(&buf, (int64) get_u64(acc, 1));	/* NaNcount */

@@ -62,6 +62,12 @@ EXPLAIN (COSTS OFF) SELECT g, sum(m), avg(p), min(q), max(m) FROM t_pa_num GROUP
 SELECT * FROM check_gpupreagg($$SELECT g, sum(m) AS v1, avg(m) AS v2, min(m) AS v3, max(m) AS v4, sum(p) AS v5, avg(p) AS v6, min(p) AS v7, max(p) AS v8, sum(q) AS v9, avg(q) AS v10, min(q) AS v11, max(q) AS v12 FROM t_pa_num GROUP BY g$$, 'g');
 SELECT * FROM check_gpupreagg($$SELECT sum(m) AS v1, avg(q) AS v2, min(p) AS v3, max(q) AS v4, count(m) AS v5 FROM t_pa_num WHERE m > 0$$);
 SELECT g, sum(m), avg(m), min(q), max(q), sum(p) FROM t_pa_num WHERE g >= 6 GROUP BY g ORDER BY g;
+-- a numeric sum that comes to zero keeps the column's scale, as PostgreSQL's
+CREATE TABLE t_pa_zero (g int, m numeric(12,2));
+INSERT INTO t_pa_zero SELECT i % 2, CASE WHEN i % 4 < 2 THEN 1.50 ELSE -1.50 END FROM generate_series(1, 1000) i;
+ANALYZE t_pa_zero;
+EXPLAIN (COSTS OFF) SELECT g, sum(m), avg(m) FROM t_pa_zero GROUP BY g;
+SELECT g, sum(m), avg(m) FROM t_pa_zero GROUP BY g ORDER BY g;
 -- unconstrained numeric stays on the CPU
 EXPLAIN (COSTS OFF) SELECT g, sum(u) FROM t_pa_num GROUP BY g;
 -- errors are PostgreSQL's: float sums that overflow, and overflow in an argument
