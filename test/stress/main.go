@@ -286,7 +286,7 @@ func run(c config) int {
 		logf("SETUP FAILED: create extension: %v", err)
 		return 2
 	}
-	st0, err := waitReady(ctx, admin, 120*time.Second, 0)
+	st0, err := waitReady(ctx, admin, 300*time.Second, 0)
 	if err != nil {
 		logf("SETUP FAILED: the GPU service is not ready: %v", err)
 		return 2
