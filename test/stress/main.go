@@ -517,6 +517,10 @@ func run(c config) int {
 	}
 	fmt.Printf("kills: %d (skipped %d: service not ready in time); service restarts in gpu_service_status: %d; back ready after a kill: avg %.2f s, max %.2f s\n",
 		kills.done, kills.skipped, restarts, kills.avg(), kills.max.Seconds())
+	if mon.samples > 0 {
+		fmt.Printf("service ready in %d of %d status samples (%.0f%% of the run; the rest of the queries ran on the CPU fallback or waited)\n",
+			mon.ready, mon.samples, 100*float64(mon.ready)/float64(mon.samples))
+	}
 	if kills.err != "" {
 		fmt.Println("    kill errors: " + kills.err)
 	}

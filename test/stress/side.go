@@ -30,6 +30,7 @@ type monitor struct {
 	wg               sync.WaitGroup
 	c                config
 	conn             *pgx.Conn
+	samples, ready   int // status samples, and those that saw the service ready
 }
 
 func parentPid(pid int) int {
@@ -52,7 +53,15 @@ func parentPid(pid int) int {
 
 func (m *monitor) sample(ctx context.Context) (pm int, start string, err error) {
 	var backend int32
-	err = m.conn.QueryRow(ctx, `SELECT pg_backend_pid(), pg_postmaster_start_time()::text`).Scan(&backend, &start)
+	var ready bool
+	err = m.conn.QueryRow(ctx, `SELECT pg_backend_pid(), pg_postmaster_start_time()::text,
+		coalesce((SELECT bool_and(state = 'ready') FROM pgstrom.gpu_service_status()), false)`).Scan(&backend, &start, &ready)
+	if err == nil {
+		m.samples++
+		if ready {
+			m.ready++
+		}
+	}
 	return parentPid(int(backend)), start, err
 }
 
