@@ -123,8 +123,8 @@ func diff(want, got *result) string {
 				ok = floatsMatch(w[c], g[c])
 			}
 			if !ok {
-				return fmt.Sprintf("row %d column %s: got %s, want %s (row got %s, want %s)",
-					i, want.cols[c], show(g[c]), show(w[c]), showRow(g), showRow(w))
+				return fmt.Sprintf("row %d column %d (%s): got %s, want %s (row starts %s)",
+					i, c+1, want.cols[c], show(g[c]), show(w[c]), showRow(w[:min(len(w), 3)]))
 			}
 		}
 	}

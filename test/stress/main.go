@@ -350,22 +350,23 @@ func run(c config) int {
 		parallels = append(parallels, c.parallel)
 	}
 	stats := make([]qstats, len(qs))
-	if code := checkPlans(ctx, c, qs, expected, parallels, stats); code != 0 {
+	var wrongs []string
+	if code := checkPlans(ctx, c, qs, expected, parallels, stats, &wrongs); code != 0 {
 		return code
 	}
 
 	// the run
 	var (
-		wg       sync.WaitGroup
-		qerrs    errBook
-		wrongs   []string
-		wrongMu  sync.Mutex
-		total    atomic.Int64
-		mon      = &monitor{}
-		txn      = &txnStats{}
-		pgb      = &pgbenchResult{}
-		kills    = &killStats{}
-		logStart = logSize(c.serverLog)
+		wg        sync.WaitGroup
+		qerrs     errBook
+		seenWrong = map[string]bool{}
+		wrongMu   sync.Mutex
+		total     atomic.Int64
+		mon       = &monitor{}
+		txn       = &txnStats{}
+		pgb       = &pgbenchResult{}
+		kills     = &killStats{}
+		logStart  = logSize(c.serverLog)
 	)
 	if err := mon.start(ctx, c); err != nil {
 		logf("SETUP FAILED: monitor: %v", err)
@@ -431,8 +432,10 @@ func run(c config) int {
 				if d := diff(expected[qi], got); d != "" {
 					stats[qi].wrong.Add(1)
 					wrongMu.Lock()
-					if len(wrongs) < 20 {
-						wrongs = append(wrongs, fmt.Sprintf("%s (parallel %d): %s", q.name, par, d))
+					w := fmt.Sprintf("%s (parallel %d): %s", q.name, par, d)
+					if !seenWrong[w] && len(wrongs) < 20 {
+						seenWrong[w] = true
+						wrongs = append(wrongs, w)
 					}
 					wrongMu.Unlock()
 					continue
@@ -463,7 +466,7 @@ func run(c config) int {
 	}()
 	postPlans := 0
 	if afterErr == nil {
-		postPlans = checkPlans(ctx, c, qs[:1], expected[:1], parallels[:1], nil)
+		postPlans = checkPlans(ctx, c, qs[:1], expected[:1], parallels[:1], nil, nil)
 	}
 	txnCheck := ""
 	if c.txnClients > 0 {
@@ -479,7 +482,8 @@ func run(c config) int {
 		wrong += stats[i].wrong.Load()
 	}
 	fmt.Printf("\n=== %s summary (%.0f s, %d clients, kill interval %v, %d rows)\n", c.label, elapsed.Seconds(), c.clients, c.killEvery, c.rows)
-	fmt.Printf("GPU queries: %d run, %d ok, %d failed, %d wrong\n", total.Load(), ok, failed, wrong)
+	pre := ok + failed + wrong - total.Load() // the checks' runs that were wrong
+	fmt.Printf("GPU queries: %d run, %d ok, %d failed, %d wrong (of which %d in the plan check before the run)\n", ok+failed+wrong, ok, failed, wrong, pre)
 	for i, q := range qs {
 		fmt.Printf("    %-16s %-9s ok %6d  failed %4d  wrong %4d   plan: %s\n", q.name, q.node,
 			stats[i].ok.Load(), stats[i].failed.Load(), stats[i].wrong.Load(), stats[i].gpuPlans)
@@ -489,7 +493,7 @@ func run(c config) int {
 		qerrs.print("    ")
 	}
 	if len(wrongs) > 0 {
-		fmt.Println("wrong answers (first 20):")
+		fmt.Println("wrong answers (the first 20 distinct):")
 		for _, w := range wrongs {
 			fmt.Println("    " + w)
 		}
@@ -518,7 +522,7 @@ func run(c config) int {
 	fmt.Printf("kills: %d (skipped %d: service not ready in time); service restarts in gpu_service_status: %d; back ready after a kill: avg %.2f s, max %.2f s\n",
 		kills.done, kills.skipped, restarts, kills.avg(), kills.max.Seconds())
 	if mon.samples > 0 {
-		fmt.Printf("service ready in %d of %d status samples (%.0f%% of the run; the rest of the queries ran on the CPU fallback or waited)\n",
+		fmt.Printf("service ready in %d of %d status samples (%.0f%% of the run; while it was not, GPU plans ran on the CPU fallback)\n",
 			mon.ready, mon.samples, 100*float64(mon.ready)/float64(mon.samples))
 	}
 	if kills.err != "" {
@@ -545,7 +549,7 @@ func run(c config) int {
 		verdict, code = "FAIL", 1
 	}
 	fmt.Printf("%s: %s: queries %d, failed %d, wrong %d, txn failures %d, kills %d, service restarts %d, cluster restarts %d\n",
-		c.label, verdict, total.Load(), failed, wrong, txnFailed, kills.done, restarts, clusterRestarts)
+		c.label, verdict, ok+failed+wrong, failed, wrong, txnFailed, kills.done, restarts, clusterRestarts)
 	return code
 }
 
@@ -553,7 +557,7 @@ func run(c config) int {
 // (with the service ready): the plan must have the query's pg_strom node
 // and no "CPU Path" line, i.e. the rows went through the GPU service; and
 // the result of a GPU run must equal the expected one.
-func checkPlans(ctx context.Context, c config, qs []query, expected []*result, parallels []int, stats []qstats) int {
+func checkPlans(ctx context.Context, c config, qs []query, expected []*result, parallels []int, stats []qstats, wrongNote *[]string) int {
 	conn, err := connect(ctx, c, true)
 	if err != nil {
 		logf("PLAN CHECK FAILED: connect: %v", err)
@@ -606,8 +610,15 @@ func checkPlans(ctx context.Context, c config, qs []query, expected []*result, p
 				return 2
 			}
 			if d := diff(expected[i], got); d != "" {
-				logf("PLAN CHECK FAILED: %s (max_parallel_workers_per_gather %d): wrong answer without any kill: %s", q.name, par, d)
-				return 1
+				// counted, and the run goes on: the summary shows it
+				logf("WRONG ANSWER before the run (no kill): %s (max_parallel_workers_per_gather %d): %s", q.name, par, d)
+				if stats == nil {
+					return 1
+				}
+				stats[i].wrong.Add(1)
+				if wrongNote != nil {
+					*wrongNote = append(*wrongNote, fmt.Sprintf("%s (parallel %d, before the run, no kill): %s", q.name, par, d))
+				}
 			}
 		}
 		if stats != nil {

@@ -39,7 +39,7 @@ func queries(rows int64) []query {
 		{name: "scan_agg", node: "GpuScan", settings: noPreAgg,
 			sql: `SELECT count(*), sum(a), sum(n), min(f), max(f), avg(b) FROM stress_t WHERE a % 3 = 1 AND f > 10`},
 		{name: "preagg_few", node: "GpuPreAgg",
-			sql: `SELECT k_few, count(*), count(a), sum(a), sum(b), sum(n), avg(a), avg(n), min(a), max(b),
+			sql: `SELECT k_few, count(*), count(a), sum(a), sum(b), sum(n), sum(z), avg(a), avg(n), min(a), max(b),
 			             min(n), max(n), sum(f), avg(f), min(f), max(f), min(d), max(d)
 			        FROM stress_t GROUP BY k_few`},
 		{name: "preagg_many", node: "GpuPreAgg",
@@ -62,7 +62,8 @@ func queries(rows int64) []query {
 
 // load (re)creates stress_t with rows rows, deterministic, and records the
 // row count in stress_meta. Values: a NULL every 211 rows, f NULL every 101,
-// text keys of ~1000 values and a few longer than a device group slot.
+// text keys of ~1000 values and a few longer than a device group slot; z
+// alternates 1.25 and -1.25, so that some groups sum to exactly 0.00.
 func load(ctx context.Context, conn *pgx.Conn, rows int64, parallel int) error {
 	many := rows / 20
 	if many < 100 {
@@ -76,19 +77,20 @@ func load(ctx context.Context, conn *pgx.Conn, rows int64, parallel int) error {
 		`SET pg_strom.enabled = off`,
 		`DROP TABLE IF EXISTS stress_t, stress_meta`,
 		fmt.Sprintf(`CREATE TABLE stress_t (id int8, k_few int4, k_many int4, a int4, b int8,
-			n numeric(12,2), f float8, d date, t text) WITH (parallel_workers = %d)`, pw),
+			n numeric(12,2), z numeric(12,2), f float8, d date, t text) WITH (parallel_workers = %d)`, pw),
 		fmt.Sprintf(`INSERT INTO stress_t
 			SELECT i, (i %% 7)::int4, ((i * 7919) %% %d)::int4,
 			       CASE WHEN i %% 211 = 0 THEN NULL ELSE ((i * 7919) %% 100003)::int4 END,
 			       (i * 2654435761) %% 1000000000000 - 500000000000,
 			       (((i * 31) %% 200000) / 100.0 - 1000)::numeric(12,2),
+			       CASE WHEN i %% 2 = 0 THEN 1.25 ELSE -1.25 END,
 			       CASE WHEN i %% 101 = 0 THEN NULL ELSE ((i * 48271) %% 1000003) / 1000.003 END,
 			       date '2000-01-01' + (i %% 9000)::int,
 			       CASE WHEN i %% 1009 = 0 THEN repeat('long text key ', 6) || (i %% 5) ELSE 'k' || (i %% 997) END
 			  FROM generate_series(1::int8, %d) i`, many, rows),
 		`VACUUM ANALYZE stress_t`,
-		`CREATE TABLE stress_meta (rows int8)`,
-		fmt.Sprintf(`INSERT INTO stress_meta VALUES (%d)`, rows),
+		`CREATE TABLE stress_meta (rows int8, version int)`,
+		fmt.Sprintf(`INSERT INTO stress_meta VALUES (%d, %d)`, rows, tableVersion),
 		`RESET pg_strom.enabled`,
 	}
 	for _, s := range stmts {
@@ -99,10 +101,15 @@ func load(ctx context.Context, conn *pgx.Conn, rows int64, parallel int) error {
 	return nil
 }
 
-// loadedRows is stress_meta's row count, or -1 when the tables are absent.
+// tableVersion changes with stress_t's layout or contents, so that -load
+// auto reloads a table an older harness made.
+const tableVersion = 2
+
+// loadedRows is stress_meta's row count, or -1 when the tables are absent
+// or of another version.
 func loadedRows(ctx context.Context, conn *pgx.Conn) int64 {
 	var n int64
-	if err := conn.QueryRow(ctx, `SELECT rows FROM stress_meta`).Scan(&n); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT rows FROM stress_meta WHERE version = $1`, tableVersion).Scan(&n); err != nil {
 		return -1
 	}
 	return n
