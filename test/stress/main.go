@@ -150,6 +150,7 @@ func (s *session) prepare(ctx context.Context, q query, parallel int) error {
 type serviceStatus struct {
 	pid      int
 	state    string
+	reason   string
 	restarts int
 }
 
@@ -157,7 +158,11 @@ func readStatus(ctx context.Context, conn *pgx.Conn) (serviceStatus, error) {
 	var s serviceStatus
 	var pid *int32
 	var restarts *int32
-	err := conn.QueryRow(ctx, `SELECT pid, state, restarts FROM pgstrom.gpu_service_status() LIMIT 1`).Scan(&pid, &s.state, &restarts)
+	var reason *string
+	err := conn.QueryRow(ctx, `SELECT pid, state, reason, restarts FROM pgstrom.gpu_service_status() LIMIT 1`).Scan(&pid, &s.state, &reason, &restarts)
+	if reason != nil {
+		s.reason = *reason
+	}
 	if pid != nil {
 		s.pid = int(*pid)
 	}
@@ -173,6 +178,9 @@ func waitReady(ctx context.Context, conn *pgx.Conn, timeout time.Duration, notPi
 		s, err := readStatus(ctx, conn)
 		if err == nil && s.state == "ready" && s.pid != 0 && s.pid != notPid {
 			return s, nil
+		}
+		if err == nil && s.state == "no_gpu" {
+			return s, fmt.Errorf("service is %q: %s", s.state, s.reason)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			if err != nil {
@@ -534,7 +542,8 @@ func run(c config) int {
 		fmt.Printf("service after the run: ready, pid %d, restarts %d; GPU plan check after the run: %s\n", after.pid, after.restarts,
 			map[bool]string{true: "ok", false: "FAILED"}[postPlans == 0])
 	}
-	clusterRestarts := mon.restarts + logRestarts
+	// the monitor and the log see the same restarts: the larger count
+	clusterRestarts := max(mon.restarts, logRestarts)
 	fmt.Printf("cluster restarts: %d (monitor session lost %d times, postmaster pid %d -> %d, start time %s -> %s; 'reinitializing' in the log %d)\n",
 		clusterRestarts, mon.restarts, mon.pm0, mon.pm, mon.start0, mon.startNow, logRestarts)
 	for _, l := range logLines {
@@ -545,6 +554,10 @@ func run(c config) int {
 	}
 	verdict := "PASS"
 	code := 0
+	if c.killEvery > 0 && c.killEvery < c.duration && kills.done == 0 {
+		fmt.Println("NO KILL WAS DONE: the run did not test what it was asked to")
+		verdict, code = "FAIL", 1
+	}
 	if failed > 0 || wrong > 0 || txnFailed > 0 || clusterRestarts > 0 || txnCheck != "" && strings.Contains(txnCheck, "MISMATCH") {
 		verdict, code = "FAIL", 1
 	}
