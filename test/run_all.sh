@@ -99,6 +99,7 @@ step pg_regress bash test/run_regress.sh
 step pg_regress-hostexec bash test/run_regress_hostexec.sh
 step bench-ssb bash bench/itest.sh
 step lifecycle lifecycle
+step stress bash test/stress/run_ci.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
