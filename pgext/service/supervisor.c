@@ -36,10 +36,14 @@
 #include "service/supervisor.h"
 #include "service/service_state.h"
 
-/* restart back-off: 1 s doubling up to 30 s, reset after 60 s of uptime */
+/*
+ * restart back-off: 1 s doubling up to 30 s, for a service that keeps dying
+ * young; one that ran 10 s (far longer than a start, registration included,
+ * after the first) died of something else and restarts after 1 s
+ */
 #define RESTART_BACKOFF_MIN_MS		1000
 #define RESTART_BACKOFF_MAX_MS		30000
-#define SERVICE_STABLE_UPTIME_MS	60000
+#define SERVICE_STABLE_UPTIME_MS	10000
 /* how long a running service is polled for exit without other events */
 #define REAP_POLL_INTERVAL_MS		1000
 /* how long a stop request is given before SIGKILL */
