@@ -369,6 +369,7 @@ extern void gpu_task_mark_chunk_sent(GpuTaskState *gts);
 
 /* task_kept.c */
 extern bool gpu_task_kept_register(GpuTaskState *gts);
+extern bool gpu_task_kept_closed(GpuTaskState *gts);
 extern void gpu_task_kept_note_answer(GpuTaskState *gts, GpuTaskChunk *chunk);
 extern bool gpu_task_kept_rows_lost(GpuTaskState *gts);
 extern bool gpu_task_kept_settle(GpuTaskState *gts);

@@ -37,7 +37,24 @@ gpu_task_use_cpu(GpuTaskState *gts, const char *reason)
 				 errdetail("%s.", reason),
 				 errhint("Set pg_strom.cpu_fallback = on to evaluate again on the CPU the rows the GPU had.")));
 	if (gts->ops->device_keeps_rows)
+	{
+		if (!gts->kept_registered && gpu_task_kept_closed(gts))
+		{
+			/*
+			 * A late participant of a plan being collected (its session may
+			 * have been refused for that): every block was handed out, no
+			 * row is left for it, and nothing is worth telling EXPLAIN.
+			 */
+			if (gts->conn)
+			{
+				pgstrom_gpu_close(gts->conn);
+				gts->conn = NULL;
+			}
+			gts->mode = GPU_TASK_MODE_CPU;
+			return;
+		}
 		(void) gpu_task_kept_rows_lost(gts);
+	}
 	if (!pgstrom_cpu_fallback_enabled)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),

@@ -74,6 +74,24 @@ gpu_task_kept_register(GpuTaskState *gts)
 	return ok;
 }
 
+/*
+ * Whether the plan is being collected: every participant that joined it
+ * finished its scan, so every block was handed out already.
+ */
+bool
+gpu_task_kept_closed(GpuTaskState *gts)
+{
+	GpuTaskShared *shared = gts->shared;
+	bool		closed;
+
+	if (shared == NULL)
+		return false;
+	SpinLockAcquire(&shared->mutex);
+	closed = shared->closed;
+	SpinLockRelease(&shared->mutex);
+	return closed;
+}
+
 /* a chunk's SUCCESS came: its rows (but the RECHECK ones) are on the device */
 void
 gpu_task_kept_note_answer(GpuTaskState *gts, GpuTaskChunk *chunk)

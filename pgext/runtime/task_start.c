@@ -117,6 +117,12 @@ gpu_task_start(GpuTaskState *gts)
 	}
 
 	gts->plan_id = gpu_task_make_plan_id(gts);
+	if (gts->ops->device_keeps_rows && gpu_task_kept_closed(gts))
+	{
+		/* a late participant: the plan is being collected, no block is left */
+		gts->mode = GPU_TASK_MODE_CPU;
+		return;
+	}
 	if (!open_session(gts, device))
 		return;
 	if (gts->ops->device_keeps_rows && !gpu_task_kept_register(gts))

@@ -37,13 +37,13 @@
 #include "service/service_state.h"
 
 /*
- * restart back-off: 1 s doubling up to 30 s, for a service that keeps dying
- * young; one that ran 10 s (far longer than a start, registration included,
- * after the first) died of something else and restarts after 1 s
+ * restart back-off: 1 s doubling up to 30 s for a service that keeps dying
+ * before it is ready (a start that fails); one that became ready, or ran
+ * 60 s, died of something else and restarts after 1 s
  */
 #define RESTART_BACKOFF_MIN_MS		1000
 #define RESTART_BACKOFF_MAX_MS		30000
-#define SERVICE_STABLE_UPTIME_MS	10000
+#define SERVICE_STABLE_UPTIME_MS	60000
 /* how long a running service is polled for exit without other events */
 #define REAP_POLL_INTERVAL_MS		1000
 /* how long a stop request is given before SIGKILL */
@@ -204,6 +204,7 @@ handle_child_exit(int status)
 	PgStromServiceShared *ss = pgstrom_service_shared;
 	pid_t		pid = child.pid;
 	long		uptime_ms;
+	bool		was_ready;
 	char		what[128];
 	char		reason[PGSTROM_REASON_LEN];
 
@@ -212,6 +213,7 @@ handle_child_exit(int status)
 	child.pid = 0;
 
 	LWLockAcquire(ss->lock, LW_EXCLUSIVE);
+	was_ready = (ss->state == PGSTROM_SERVICE_READY);
 	ss->service_pid = 0;
 	ss->dropped_log_lines += ss->stats.dropped_log_lines;
 	memset(&ss->stats, 0, sizeof(ss->stats));
@@ -269,8 +271,8 @@ handle_child_exit(int status)
 		return;
 	}
 
-	/* a service that ran for a while earned a quick restart */
-	if (uptime_ms >= SERVICE_STABLE_UPTIME_MS)
+	/* a service that started fine earned a quick restart */
+	if (was_ready || uptime_ms >= SERVICE_STABLE_UPTIME_MS)
 		restart_backoff_ms = RESTART_BACKOFF_MIN_MS;
 	ereport(WARNING,
 			(errmsg("PG-Strom GPU service (pid %d) %s", (int) pid, what),
