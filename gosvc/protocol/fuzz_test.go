@@ -60,7 +60,8 @@ func FuzzParseMessage(f *testing.F) {
 		if !req.Tag().IsRequest() || req.Tag() != h.Tag {
 			t.Fatalf("request tag %s, header tag %s", req.Tag(), h.Tag)
 		}
-		if h.Magic != Magic || h.Flags != 0 || int(h.Length) != len(msg) {
+		flagsOK := h.Flags == 0 || (h.Tag == TagTaskFinal && h.Flags == FinalCollect)
+		if h.Magic != Magic || !flagsOK || int(h.Length) != len(msg) {
 			t.Fatalf("accepted inconsistent header %+v for %d bytes", h, len(msg))
 		}
 		if (h.Tag == TagStatus || h.Tag == TagTaskFinal) && len(msg) != HeaderSize {
