@@ -38,8 +38,8 @@
 
 /*
  * restart back-off: 1 s doubling up to 30 s for a service that keeps dying
- * before it is ready (a start that fails); one that became ready, or ran
- * 60 s, died of something else and restarts after 1 s
+ * before it is ready (a start that fails); one that had been ready restarts
+ * at once, one that ran 60 s without getting ready after 1 s
  */
 #define RESTART_BACKOFF_MIN_MS		1000
 #define RESTART_BACKOFF_MAX_MS		30000
@@ -178,7 +178,8 @@ schedule_restart(void)
 {
 	restart_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 											 restart_backoff_ms);
-	restart_backoff_ms = Min(restart_backoff_ms * 2, RESTART_BACKOFF_MAX_MS);
+	restart_backoff_ms = Max(Min(restart_backoff_ms * 2, RESTART_BACKOFF_MAX_MS),
+							 RESTART_BACKOFF_MIN_MS);
 }
 
 static void
@@ -271,8 +272,14 @@ handle_child_exit(int status)
 		return;
 	}
 
-	/* a service that started fine earned a quick restart */
-	if (was_ready || uptime_ms >= SERVICE_STABLE_UPTIME_MS)
+	/*
+	 * A service that had been ready died of something else than its start
+	 * (a kill, a device fault): its backends fall back to the CPU meanwhile,
+	 * so it comes back at once; a start that fails backs off.
+	 */
+	if (was_ready)
+		restart_backoff_ms = 0;
+	else if (uptime_ms >= SERVICE_STABLE_UPTIME_MS)
 		restart_backoff_ms = RESTART_BACKOFF_MIN_MS;
 	ereport(WARNING,
 			(errmsg("PG-Strom GPU service (pid %d) %s", (int) pid, what),
