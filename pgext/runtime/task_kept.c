@@ -71,6 +71,12 @@ gpu_task_kept_register(GpuTaskState *gts)
 	}
 	gts->kept_registered = ok;
 	gts->kept_service_pid = ok ? pgstrom_gpu_conn_service_pid(gts->conn) : 0;
+	/*
+	 * Without knowing which service holds our rows we could not tell a
+	 * delivery of them from another service's: no delivery, then.
+	 */
+	if (ok && gts->kept_service_pid == 0)
+		(void) gpu_task_kept_rows_lost(gts);
 	return ok;
 }
 
