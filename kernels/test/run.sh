@@ -16,3 +16,5 @@ trap 'rm -rf "$OUT"' EXIT
 "$OUT/test_preagg" vectors.txt
 "$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_gather" test_gather.cu -lstdc++ -lm
 "$OUT/test_gather"
+"$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_join" test_join.cu -lstdc++ -lm
+"$OUT/test_join" vectors.txt
