@@ -880,6 +880,207 @@ any_null_key(const xpu_join_depth *jd, const xpu_datum *slots)
 	return false;
 }
 
+/* the session of round r over kt: depths on i2, (c, n) and (t, i8) */
+static std::vector<char>
+page_session(int round, int types[3])
+{
+	KtProg p;
+	int i2 = p.var(A_I2), c = p.var(A_C), n = p.var(A_N), t = p.var(A_T), i8 = p.var(A_I8);
+	p.op(OP(IS_NOT_NULL), BOOL, {p.var(A_ID)});
+	JoinSpec s;
+	types[0] = 1 + round % 4;
+	types[1] = 1 + (round / 4 + 1) % 4;
+	types[2] = 1 + (round + 2) % 4;
+	s.depth(types[0], 16);
+	s.key(i2, I2, I8, 0);
+	s.depth(types[1], 96);
+	s.key(c, BPCHAR, BPCHAR, 0, 48);
+	s.key(n, NUM, NUM, 48);
+	s.depth(types[2], 48);
+	s.key(t, TEXT, VARCHAR, 0, 32);
+	s.key(i8, I8, I8, 32);
+	return s.message(p);
+}
+
+/* a join over the page: its tuples' slots and inner buffers made from them */
+struct PageJoin
+{
+	xpu_program prog;
+	xpu_join	jn;
+	int			nitems = 0;
+	std::vector<int> tres;							/* by line pointer number */
+	std::vector<std::vector<xpu_datum>> tslots;
+	std::vector<HostInner *> bufs;
+	xpu_join_inner inners[XPU_JOIN_MAX_DEPTHS];
+	std::vector<std::vector<std::string>> irefs;	/* "" for a NULL key */
+
+	~PageJoin() { for (HostInner *b : bufs) delete b; }
+};
+
+/*
+ * Evaluate the page's tuples and make each depth's inner rows from them
+ * (the keys that fit, some twice, and a row of NULLs); with `build`, build
+ * the index on the host too.
+ */
+static bool
+page_join_setup(PageJoin &pj, const std::vector<char> &msg, const std::vector<char> &page, bool build)
+{
+	static xpu_datum slots[XPU_GPUSCAN_MAX_SLOTS];
+
+	if (xpu_join_setup_serial(msg.data(), &pj.prog, &pj.jn) != XPU_STATUS_OK)
+		return false;
+	pj.nitems = xpu_page_nitems(page.data());
+	pj.tslots.assign(pj.nitems + 1, {});
+	pj.tres.assign(pj.nitems + 1, -1);
+	for (int i = 0; i < pj.nitems; i++)
+	{
+		uint32_t lp = xpu_load_u32(page.data() + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
+		if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+			continue;
+		pj.tres[i + 1] = xpu_eval_tuple(&pj.prog, page.data() + xpu_lp_off(lp),
+										(int32_t) xpu_lp_len(lp), slots);
+		pj.tslots[i + 1].assign(slots, slots + pj.prog.nnodes);
+	}
+	pj.irefs.assign(pj.jn.ndepths, {});
+	for (int d = 0; d < (int) pj.jn.ndepths; d++)
+	{
+		const xpu_join_depth *jd = &pj.jn.depths[d];
+		std::vector<int> src;
+		for (int i = 1; i <= pj.nitems; i++)
+		{
+			if (pj.tres[i] != XPU_ROW_MATCH)
+				continue;
+			bool fits = true;
+			for (int k = 0; k < jd->nkeys; k++)
+			{
+				const xpu_datum *dv = &pj.tslots[i][jd->keys[k].node];
+				if (xpu_type_is_text(jd->keys[k].inner_xtype) && !dv->isnull &&
+					(uint32_t) dv->v.s.len > jd->keys[k].width - 8)
+					fits = false;
+			}
+			if (fits)
+				for (int rep = 0; rep < 1 + (int) (rng() % 3); rep++)
+					src.push_back(i);
+		}
+		HostInner *b = new HostInner(d, (uint32_t) src.size() + 1, jd->row_size, 64);
+		pj.bufs.push_back(b);
+		for (size_t r = 0; r < src.size(); r++)
+			for (int k = 0; k < jd->nkeys; k++)
+				xpu_key_store(jd->keys[k].inner_xtype, b->row(r) + jd->keys[k].offset,
+							  &pj.tslots[src[r]][jd->keys[k].node]);
+		for (int k = 0; k < jd->nkeys; k++)	/* the last row: all NULL */
+			b->row((uint32_t) src.size())[jd->keys[k].offset] = 1;
+		if (build && !build_index(jd, *b, &pj.inners[d], d))
+			return false;
+		PreAggSpec is = spec_of(jd, true);
+		for (uint32_t r = 0; r <= src.size(); r++)
+		{
+			bool nul = false;
+			for (int k = 0; k < jd->nkeys; k++)
+				nul |= b->row(r)[jd->keys[k].offset] != 0;
+			pj.irefs[d].push_back(nul ? "" : entry_key(is, b->row(r)));
+		}
+	}
+	return true;
+}
+
+/* the reference records of the page: a nested loop over independent keys */
+static std::vector<Rec>
+page_join_reference(const PageJoin &pj)
+{
+	std::vector<Rec> want;
+	for (int i = 1; i <= pj.nitems; i++)
+	{
+		if (pj.tres[i] == XPU_ROW_RECHECK)
+			want.push_back({(uint32_t) i | XPU_ITEM_RECHECK, XPU_JOIN_NO_INNER,
+							XPU_JOIN_NO_INNER, XPU_JOIN_NO_INNER});
+		if (pj.tres[i] != XPU_ROW_MATCH)
+			continue;
+		std::vector<std::vector<uint32_t>> choices(3);
+		for (int d = 0; d < 3; d++)
+		{
+			const xpu_join_depth *jd = &pj.jn.depths[d];
+			std::string ok = any_null_key(jd, pj.tslots[i].data()) ? "-" :
+				ref_key(pj.prog, spec_of(jd, false), pj.tslots[i].data());
+			std::vector<uint32_t> mt;
+			for (uint32_t r = 0; r < pj.irefs[d].size(); r++)
+				if (pj.irefs[d][r] == ok)
+					mt.push_back(r);
+			int ty = jd->join_type;
+			if (ty == XPU_JOIN_INNER || ty == XPU_JOIN_LEFT)
+				choices[d] = mt.empty() && ty == XPU_JOIN_LEFT ?
+					std::vector<uint32_t>{XPU_JOIN_NO_INNER} : mt;
+			else if (mt.empty() == (ty == XPU_JOIN_ANTI))
+				choices[d] = {XPU_JOIN_NO_INNER};
+		}
+		for (uint32_t a : choices[0])
+			for (uint32_t b : choices[1])
+				for (uint32_t c2 : choices[2])
+					want.push_back({(uint32_t) i, a, b, c2});
+	}
+	return want;
+}
+
+/*
+ * The kernel's launches, serially: every LP_NORMAL tuple of the nblocks
+ * pages, then the suspended cursors (resumed by item, as the kernel's
+ * resume mode) until none is left, `capacity` records a launch.
+ */
+static std::vector<Rec>
+host_launches(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+			  const char *pages, uint32_t nblocks, uint32_t capacity,
+			  int *nlaunches, uint32_t *nrecheck, bool *ok)
+{
+	static xpu_datum slots[XPU_GPUSCAN_MAX_SLOTS];
+	uint32_t stride = 1 + jn->ndepths;
+	std::vector<Rec> got;
+	std::vector<XpuJoinCursor> list;
+
+	*ok = true;
+	*nlaunches = 0;
+	for (uint32_t b = 0; b < nblocks; b++)
+	{
+		const char *page = pages + (size_t) b * XPU_BLCKSZ;
+		for (int i = 0; i < xpu_page_nitems(page); i++)
+		{
+			uint32_t lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
+			XpuJoinCursor cur;
+			if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+				continue;
+			xpu_join_cursor_init(&cur, (b << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1));
+			list.push_back(cur);
+		}
+	}
+	while (!list.empty() && *ok)
+	{
+		std::vector<uint32_t> out((size_t) capacity * stride);
+		std::vector<XpuJoinCursor> susp;
+		uint32_t nout = 0;
+		for (XpuJoinCursor cur : list)
+		{
+			const char *tup;
+			int32_t tuplen;
+			uint32_t nw = 0;
+			if (!xpu_preagg_retry_tuple(pages, nblocks, cur.item, &tup, &tuplen))
+			{
+				*ok = false;
+				break;
+			}
+			int res = xpu_join_tuple(prog, jn, inners, tup, tuplen, slots, &cur,
+									 out.data(), capacity, &nout, &nw, nrecheck);
+			if (res == XPU_JOIN_ROW_BAD)
+				*ok = false;
+			else if (res == XPU_JOIN_ROW_SUSPENDED)
+				susp.push_back(cur);
+		}
+		for (uint32_t k = 0; k < std::min(nout, capacity); k++)
+			got.push_back(Rec(out.begin() + (size_t) k * stride, out.begin() + (size_t) (k + 1) * stride));
+		list = susp;
+		(*nlaunches)++;
+	}
+	return got;
+}
+
 static void
 test_page_join(const char *path)
 {
@@ -892,154 +1093,19 @@ test_page_join(const char *path)
 	}
 	for (int round = 0; round < 8; round++)
 	{
-		KtProg p;
-		int i2 = p.var(A_I2), c = p.var(A_C), n = p.var(A_N), t = p.var(A_T), i8 = p.var(A_I8);
-		p.op(OP(IS_NOT_NULL), BOOL, {p.var(A_ID)});
-		JoinSpec s;
-		int types[3] = {1 + round % 4, 1 + (round / 4 + 1) % 4, 1 + (round + 2) % 4};
-		s.depth(types[0], 16);
-		s.key(i2, I2, I8, 0);
-		s.depth(types[1], 96);
-		s.key(c, BPCHAR, BPCHAR, 0, 48);
-		s.key(n, NUM, NUM, 48);
-		s.depth(types[2], 48);
-		s.key(t, TEXT, VARCHAR, 0, 32);
-		s.key(i8, I8, I8, 32);
-		std::vector<char> m = s.message(p);
-		static xpu_program prog;
-		static xpu_join jn;
-		CHECK(xpu_join_setup_serial(m.data(), &prog, &jn) == XPU_STATUS_OK);
-
-		/* every tuple's slots, as the interpreter gives them */
-		static xpu_datum slots[XPU_GPUSCAN_MAX_SLOTS];
-		int nitems = xpu_page_nitems(page.data());
-		std::vector<std::vector<xpu_datum>> tslots(nitems + 1);
-		std::vector<int> tres(nitems + 1, -1);
-		for (int i = 0; i < nitems; i++)
-		{
-			uint32_t lp = xpu_load_u32(page.data() + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
-			if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
-				continue;
-			tres[i + 1] = xpu_eval_tuple(&prog, page.data() + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp), slots);
-			tslots[i + 1].assign(slots, slots + prog.nnodes);
-		}
-
-		/* inner rows: the page's own keys (those that fit), some twice, some NULL */
-		std::vector<HostInner *> bufs;
-		xpu_join_inner inners[3];
-		std::vector<std::vector<std::string>> irefs(3);		/* "" for a NULL key */
-		for (int d = 0; d < 3; d++)
-		{
-			const xpu_join_depth *jd = &jn.depths[d];
-			std::vector<int> src;
-			for (int i = 1; i <= nitems; i++)
-			{
-				if (tres[i] != XPU_ROW_MATCH)
-					continue;
-				bool fits = true;
-				for (int k = 0; k < jd->nkeys; k++)
-				{
-					const xpu_datum *dv = &tslots[i][jd->keys[k].node];
-					if (xpu_type_is_text(jd->keys[k].inner_xtype) && !dv->isnull &&
-						(uint32_t) dv->v.s.len > jd->keys[k].width - 8)
-						fits = false;
-				}
-				if (fits)
-					for (int rep = 0; rep < 1 + (int) (rng() % 3); rep++)
-						src.push_back(i);
-			}
-			HostInner *b = new HostInner(d, (uint32_t) src.size() + 1, jd->row_size, 64);
-			bufs.push_back(b);
-			for (size_t r = 0; r < src.size(); r++)
-				for (int k = 0; k < jd->nkeys; k++)
-					xpu_key_store(jd->keys[k].inner_xtype, b->row(r) + jd->keys[k].offset,
-								  &tslots[src[r]][jd->keys[k].node]);
-			for (int k = 0; k < jd->nkeys; k++)	/* the last row: all NULL */
-				b->row((uint32_t) src.size())[jd->keys[k].offset] = 1;
-			CHECK(build_index(jd, *b, &inners[d], d));
-			PreAggSpec is = spec_of(jd, true);
-			for (uint32_t r = 0; r <= src.size(); r++)
-			{
-				bool nul = false;
-				for (int k = 0; k < jd->nkeys; k++)
-					nul |= b->row(r)[jd->keys[k].offset] != 0;
-				irefs[d].push_back(nul ? "" : entry_key(is, b->row(r)));
-			}
-		}
-
-		/* the reference: a nested loop over test_preagg's independent keys */
-		std::vector<Rec> want;
-		for (int i = 1; i <= nitems; i++)
-		{
-			if (tres[i] == XPU_ROW_RECHECK)
-				want.push_back({(uint32_t) i | XPU_ITEM_RECHECK, XPU_JOIN_NO_INNER,
-								XPU_JOIN_NO_INNER, XPU_JOIN_NO_INNER});
-			if (tres[i] != XPU_ROW_MATCH)
-				continue;
-			std::vector<std::vector<uint32_t>> choices(3);
-			for (int d = 0; d < 3; d++)
-			{
-				const xpu_join_depth *jd = &jn.depths[d];
-				std::string ok = any_null_key(jd, tslots[i].data()) ? "-" :
-					ref_key(prog, spec_of(jd, false), tslots[i].data());
-				std::vector<uint32_t> mt;
-				for (uint32_t r = 0; r < irefs[d].size(); r++)
-					if (irefs[d][r] == ok)
-						mt.push_back(r);
-				int ty = jd->join_type;
-				if (ty == XPU_JOIN_INNER || ty == XPU_JOIN_LEFT)
-					choices[d] = mt.empty() && ty == XPU_JOIN_LEFT ?
-						std::vector<uint32_t>{XPU_JOIN_NO_INNER} : mt;
-				else if (mt.empty() == (ty == XPU_JOIN_ANTI))
-					choices[d] = {XPU_JOIN_NO_INNER};
-			}
-			for (uint32_t a : choices[0])
-				for (uint32_t b : choices[1])
-					for (uint32_t c2 : choices[2])
-						want.push_back({(uint32_t) i, a, b, c2});
-		}
-
-		/* launches: all tuples, then the suspended cursors by item */
+		int types[3];
+		std::vector<char> msg = page_session(round, types);
+		PageJoin pj;
+		bool ok = page_join_setup(pj, msg, page, true);
+		CHECK(ok);
+		if (!ok)
+			continue;
+		std::vector<Rec> want = page_join_reference(pj);
 		uint32_t capacity = 1 + (uint32_t) (rng() % 9);
-		std::vector<Rec> got;
-		std::vector<XpuJoinCursor> list;
-		for (int i = 1; i <= nitems; i++)
-			if (tres[i] >= 0)
-			{
-				XpuJoinCursor cur;
-				xpu_join_cursor_init(&cur, (uint32_t) i);
-				list.push_back(cur);
-			}
 		int nlaunches = 0;
-		bool ok = true;
 		uint32_t nrecheck = 0;
-		while (!list.empty() && ok)
-		{
-			std::vector<uint32_t> out(capacity * 4);
-			std::vector<XpuJoinCursor> susp;
-			uint32_t nout = 0;
-			for (XpuJoinCursor cur : list)
-			{
-				const char *tup;
-				int32_t tuplen;
-				uint32_t nw = 0;
-				if (!xpu_preagg_retry_tuple(page.data(), 1, cur.item, &tup, &tuplen))
-				{
-					ok = false;
-					break;
-				}
-				int res = xpu_join_tuple(&prog, &jn, inners, tup, tuplen, slots, &cur,
-										 out.data(), capacity, &nout, &nw, &nrecheck);
-				if (res == XPU_JOIN_ROW_BAD)
-					ok = false;
-				else if (res == XPU_JOIN_ROW_SUSPENDED)
-					susp.push_back(cur);
-			}
-			for (uint32_t k = 0; k < std::min(nout, capacity); k++)
-				got.push_back(Rec(out.begin() + k * 4, out.begin() + (k + 1) * 4));
-			list = susp;
-			nlaunches++;
-		}
+		std::vector<Rec> got = host_launches(&pj.prog, &pj.jn, pj.inners, page.data(), 1,
+											 capacity, &nlaunches, &nrecheck, &ok);
 		std::sort(want.begin(), want.end());
 		std::sort(got.begin(), got.end());
 		ok &= got == want;
@@ -1052,8 +1118,6 @@ test_page_join(const char *path)
 		if (getenv("VERBOSE"))
 			fprintf(stderr, "note: page join %d/%d/%d: %zu records (%u rechecks), capacity %u, %d launches\n",
 					types[0], types[1], types[2], got.size(), nrecheck, capacity, nlaunches);
-		for (HostInner *b : bufs)
-			delete b;
 	}
 }
 
