@@ -166,9 +166,9 @@ xpu_join_next(const xpu_join *jn, const xpu_join_inner *inners, const xpu_datum 
 /*
  * xpu_join_cursor_valid - a resumed cursor is one xpu_join_next could
  * have left for this outer row: a known state, and every position a
- * choice its depth can make (a matching row below nrows, NO_INNER only
- * where the join type allows it).  Checked because it came back through
- * the service.
+ * choice its depth makes for this row (a matching row below nrows;
+ * NO_INNER for SEMI with a match, ANTI and LEFT without one).  Checked
+ * because it came back through the service.
  */
 XPU_FUNC bool
 xpu_join_cursor_valid(const xpu_join *jn, const xpu_join_inner *inners, const xpu_datum *slots,
@@ -187,7 +187,12 @@ xpu_join_cursor_valid(const xpu_join *jn, const xpu_join_inner *inners, const xp
 
 		if (p == XPU_JOIN_NO_INNER)
 		{
-			if (jd->join_type == XPU_JOIN_INNER)
+			/* NO_INNER is a choice only where xpu_join_first makes it */
+			bool		matched = !pr->nullkey[d] &&
+				xpu_join_probe_first(jd, &inners[d], slots, pr->hash[d]) != XPU_JOIN_NONE;
+
+			if (jd->join_type == XPU_JOIN_INNER ||
+				matched != (jd->join_type == XPU_JOIN_SEMI))
 				return false;
 		}
 		else if (jd->join_type == XPU_JOIN_SEMI || jd->join_type == XPU_JOIN_ANTI ||

@@ -678,8 +678,8 @@ test_cursors(void)
 	bad.pos[0] = XPU_JOIN_NO_INNER;		/* INNER needs a row */
 	CHECK(!xpu_join_cursor_valid(&t.jn, t.inners, slots, &pr, &bad));
 	bad = c;
-	bad.pos[1] = XPU_JOIN_NO_INNER;		/* LEFT may be NULL-extended */
-	CHECK(xpu_join_cursor_valid(&t.jn, t.inners, slots, &pr, &bad));
+	bad.pos[1] = XPU_JOIN_NO_INNER;		/* LEFT NULL-extends only without a match */
+	CHECK(!xpu_join_cursor_valid(&t.jn, t.inners, slots, &pr, &bad));
 	bad = c;
 	bad.pos[2] = 0;						/* SEMI has no inner row */
 	CHECK(!xpu_join_cursor_valid(&t.jn, t.inners, slots, &pr, &bad));
