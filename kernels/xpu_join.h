@@ -347,7 +347,8 @@ xpu_join_cursor_init(XpuJoinCursor *cur, uint32_t item)
  *                      XpuJoinCursor *suspend,             // nblocks * XPU_MAX_TUPLES_PER_PAGE
  *                      uint32_t *counters)                 // XPU_JOIN_COUNTER__COUNT
  *
- * Over pages (resume NULL): one CUDA block per page, a tuple per thread.
+ * Over pages (resume NULL): one CUDA block per page, its tuples spread
+ * over the threads (a page may hold more tuples than a block has threads).
  * Over a resume list: one cursor per thread, grid covering nresume.  Rows
  * that found the output full write their cursor to suspend
  * (counters[XPU_JOIN_COUNTER_NSUSPEND]); the service sends the records
