@@ -16,3 +16,10 @@ trap 'rm -rf "$OUT"' EXIT
 "$OUT/test_preagg" vectors.txt
 "$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_gather" test_gather.cu -lstdc++ -lm
 "$OUT/test_gather"
+"$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_join" test_join.cu -lstdc++ -lm
+"$OUT/test_join" vectors.txt
+# the host executor compiles the join headers as plain C++ (gosvc/hostexec)
+if command -v "${CXX:-c++}" >/dev/null; then
+	echo '#include "xpu_join.h"' | "${CXX:-c++}" -std=c++17 -Wall -Werror -fsyntax-only -x c++ -I.. -I../../include -
+	echo "join headers: plain C++ ok"
+fi

@@ -1,0 +1,513 @@
+/*
+ * xpu_join.h
+ *
+ * GpuJoin's probe side: an outer row that passed the outer quals is joined
+ * with every depth in turn, and each combination of matches is written to
+ * the output as a record (see "Output" below).  One outer row may have any
+ * number of combinations, so the walk over them is a cursor
+ * (XpuJoinCursor): when the output buffer is full the row stops, its
+ * cursor is handed back to the service, and a later launch continues it
+ * where it stopped.  Every combination is written exactly once.
+ *
+ * The per-row steps are XPU_FUNC helpers (atomics become plain operations
+ * on the host), so kernels/test/test_join.cu and the host executor run the
+ * same code serially; the CUDA kernels are at the end.
+ */
+#ifndef XPU_JOIN_H
+#define XPU_JOIN_H
+
+#include "xpu_atomic.h"
+#include "xpu_heap.h"
+#include "xpu_eval.h"
+#include "xpu_join_desc.h"
+#include "xpu_join_hash.h"
+#include "xpu_preagg.h"			/* xpu_preagg_retry_tuple: see JOIN.md */
+
+/*
+ * Output.  A record is 1 + ndepths uint32_t:
+ *   [0]      the outer row's item (block index in chunk <<
+ *            XPU_ITEM_BLOCK_SHIFT | line pointer number), with
+ *            XPU_ITEM_RECHECK for a row the CPU must join (then every
+ *            inner field is XPU_JOIN_NO_INNER)
+ *   [1 + d]  the inner row index of depth d in the depth's inner buffer,
+ *            or XPU_JOIN_NO_INNER: LEFT OUTER without a match (the
+ *            backend NULL-extends), SEMI and ANTI (no inner columns)
+ * Records of one outer row need not be contiguous: a row that resumes
+ * writes its later ones in a later reply.
+ */
+#define XPU_JOIN_NO_INNER		0xffffffffU
+
+/* a cursor's state */
+#define XPU_JOIN_CUR_FRESH		0	/* nothing written yet */
+#define XPU_JOIN_CUR_PENDING	1	/* pos is a combination not yet written */
+#define XPU_JOIN_CUR_EMITTED	2	/* pos is the last combination written */
+#define XPU_JOIN_CUR_DONE		3	/* every combination written */
+
+/*
+ * The cursor of one outer row, and the suspend record the kernel writes
+ * for a row that found the output full.  The service passes suspend
+ * records back as the resume list of the next launch over the same chunk
+ * (they never reach a backend).  pos[d] for d >= ndepths is 0.
+ */
+typedef struct XpuJoinCursor
+{
+	uint32_t	item;			/* as in the output, without flags */
+	uint32_t	state;			/* XPU_JOIN_CUR_* */
+	uint32_t	pos[XPU_JOIN_MAX_DEPTHS];
+} XpuJoinCursor;
+
+/* an outer row's probe keys, hashed once per depth */
+typedef struct xpu_join_probe
+{
+	uint32_t	hash[XPU_JOIN_MAX_DEPTHS];
+	bool		nullkey[XPU_JOIN_MAX_DEPTHS];	/* matches nothing */
+} xpu_join_probe;
+
+XPU_FUNC void
+xpu_join_prepare(const xpu_join *jn, const xpu_datum *slots, xpu_join_probe *pr)
+{
+	int			d;
+
+	for (d = 0; d < (int) jn->ndepths; d++)
+		pr->hash[d] = xpu_join_outer_hash(&jn->depths[d], slots, &pr->nullkey[d]);
+}
+
+/*
+ * xpu_join_first - the first choice at depth d: an inner row, NO_INNER
+ * (LEFT without a match, SEMI with one, ANTI without one), or NONE when
+ * the outer row has no continuation at this depth.
+ */
+XPU_FUNC uint32_t
+xpu_join_first(const xpu_join *jn, const xpu_join_inner *inners, const xpu_datum *slots,
+			   const xpu_join_probe *pr, int d)
+{
+	const xpu_join_depth *jd = &jn->depths[d];
+	uint32_t	r = pr->nullkey[d] ? XPU_JOIN_NONE :
+		xpu_join_probe_first(jd, &inners[d], slots, pr->hash[d]);
+
+	switch (jd->join_type)
+	{
+		case XPU_JOIN_LEFT:
+			return r != XPU_JOIN_NONE ? r : XPU_JOIN_NO_INNER;
+		case XPU_JOIN_SEMI:
+			return r != XPU_JOIN_NONE ? XPU_JOIN_NO_INNER : XPU_JOIN_NONE;
+		case XPU_JOIN_ANTI:
+			return r == XPU_JOIN_NONE ? XPU_JOIN_NO_INNER : XPU_JOIN_NONE;
+		default:
+			return r;
+	}
+}
+
+/*
+ * xpu_join_advance - the choice after `cur` at depth d, or NONE.  NO_INNER
+ * is always the only choice; a matched row is followed by the next match
+ * (a LEFT row that had matches never adds a NULL-extended one).
+ */
+XPU_FUNC uint32_t
+xpu_join_advance(const xpu_join *jn, const xpu_join_inner *inners, const xpu_datum *slots,
+				 const xpu_join_probe *pr, int d, uint32_t cur)
+{
+	if (cur == XPU_JOIN_NO_INNER)
+		return XPU_JOIN_NONE;
+	return xpu_join_probe_next(&jn->depths[d], &inners[d], slots, pr->hash[d], cur);
+}
+
+/*
+ * xpu_join_next - move the cursor to the outer row's next combination;
+ * false when there is none (state DONE).  Combinations come in
+ * lexicographic order of (depth 0's choice, depth 1's, ...), each depth's
+ * matches in chain order, so "the one after pos" is well defined and a
+ * cursor resumes exactly where it stopped.
+ */
+XPU_FUNC bool
+xpu_join_next(const xpu_join *jn, const xpu_join_inner *inners, const xpu_datum *slots,
+			  const xpu_join_probe *pr, XpuJoinCursor *cur)
+{
+	int			last = (int) jn->ndepths - 1;
+	int			d;
+	bool		descend;
+
+	if (cur->state == XPU_JOIN_CUR_DONE)
+		return false;
+	if (cur->state == XPU_JOIN_CUR_PENDING)
+	{
+		cur->state = XPU_JOIN_CUR_EMITTED;
+		return true;
+	}
+	descend = cur->state == XPU_JOIN_CUR_FRESH;
+	d = descend ? 0 : last;
+	for (;;)
+	{
+		uint32_t	c = descend ? xpu_join_first(jn, inners, slots, pr, d) :
+			xpu_join_advance(jn, inners, slots, pr, d, cur->pos[d]);
+
+		if (c == XPU_JOIN_NONE)
+		{
+			if (d == 0)
+			{
+				cur->state = XPU_JOIN_CUR_DONE;
+				return false;
+			}
+			d--;
+			descend = false;
+			continue;
+		}
+		cur->pos[d] = c;
+		if (d == last)
+		{
+			cur->state = XPU_JOIN_CUR_EMITTED;
+			return true;
+		}
+		d++;
+		descend = true;
+	}
+}
+
+/*
+ * xpu_join_cursor_valid - a resumed cursor is one xpu_join_next could
+ * have left for this outer row: a known state, and every position a
+ * choice its depth makes for this row (a matching row below nrows;
+ * NO_INNER for SEMI with a match, ANTI and LEFT without one).  Checked
+ * because it came back through the service.
+ */
+XPU_FUNC bool
+xpu_join_cursor_valid(const xpu_join *jn, const xpu_join_inner *inners, const xpu_datum *slots,
+					  const xpu_join_probe *pr, const XpuJoinCursor *cur)
+{
+	int			d;
+
+	if (cur->state == XPU_JOIN_CUR_FRESH)
+		return true;
+	if (cur->state != XPU_JOIN_CUR_PENDING && cur->state != XPU_JOIN_CUR_EMITTED)
+		return false;
+	for (d = 0; d < (int) jn->ndepths; d++)
+	{
+		const xpu_join_depth *jd = &jn->depths[d];
+		uint32_t	p = cur->pos[d];
+
+		if (p == XPU_JOIN_NO_INNER)
+		{
+			/* NO_INNER is a choice only where xpu_join_first makes it */
+			bool		matched = !pr->nullkey[d] &&
+				xpu_join_probe_first(jd, &inners[d], slots, pr->hash[d]) != XPU_JOIN_NONE;
+
+			if (jd->join_type == XPU_JOIN_INNER ||
+				matched != (jd->join_type == XPU_JOIN_SEMI))
+				return false;
+		}
+		else if (jd->join_type == XPU_JOIN_SEMI || jd->join_type == XPU_JOIN_ANTI ||
+				 pr->nullkey[d] ||
+				 !xpu_join_row_matches(jd, &inners[d], slots, pr->hash[d], p))
+			return false;
+	}
+	return true;
+}
+
+/* reserve one output record: its index, or capacity when the output is full */
+XPU_FUNC uint32_t
+xpu_join_reserve(uint32_t *nout, uint32_t capacity)
+{
+	uint32_t	k;
+
+	/* once full, stay full without pushing the counter further */
+	if (xpu_ld_cg_u32(nout) >= capacity)
+		return capacity;
+	k = xpu_atomic_add_u32(nout, 1);
+	return k < capacity ? k : capacity;
+}
+
+/* outcome of xpu_join_row */
+#define XPU_JOIN_ROW_DONE		0
+#define XPU_JOIN_ROW_SUSPENDED	1
+
+/*
+ * xpu_join_row - write the outer row's combinations from its cursor on
+ * (slots evaluated, the qual true, cursor checked).  Returns
+ * XPU_JOIN_ROW_SUSPENDED with the cursor PENDING when the output filled
+ * before the row was done; *nwritten counts its records.  out holds
+ * capacity records of 1 + ndepths words; *nout is the launch's count.
+ */
+XPU_FUNC int
+xpu_join_row(const xpu_join *jn, const xpu_join_inner *inners, const xpu_datum *slots,
+			 const xpu_join_probe *pr, XpuJoinCursor *cur,
+			 uint32_t *out, uint32_t capacity, uint32_t *nout, uint32_t *nwritten)
+{
+	uint32_t	stride = 1 + jn->ndepths;
+
+	while (xpu_join_next(jn, inners, slots, pr, cur))
+	{
+		uint32_t	k = xpu_join_reserve(nout, capacity);
+		uint32_t   *rec;
+		int			d;
+
+		if (k >= capacity)
+		{
+			cur->state = XPU_JOIN_CUR_PENDING;
+			return XPU_JOIN_ROW_SUSPENDED;
+		}
+		rec = out + (size_t) k * stride;
+		rec[0] = cur->item;
+		for (d = 0; d < (int) jn->ndepths; d++)
+			rec[1 + d] = cur->pos[d];
+		(*nwritten)++;
+	}
+	return XPU_JOIN_ROW_DONE;
+}
+
+/*
+ * xpu_join_recheck - write the RECHECK record of an outer row whose quals
+ * or keys the device cannot evaluate (the backend joins it on the CPU);
+ * false when the output is full (the row suspends FRESH and is evaluated
+ * again when resumed).
+ */
+XPU_FUNC bool
+xpu_join_recheck(const xpu_join *jn, uint32_t item, uint32_t *out, uint32_t capacity,
+				 uint32_t *nout)
+{
+	uint32_t	k = xpu_join_reserve(nout, capacity);
+	uint32_t   *rec;
+	int			d;
+
+	if (k >= capacity)
+		return false;
+	rec = out + (size_t) k * (1 + jn->ndepths);
+	rec[0] = item | XPU_ITEM_RECHECK;
+	for (d = 0; d < (int) jn->ndepths; d++)
+		rec[1 + d] = XPU_JOIN_NO_INNER;
+	return true;
+}
+
+/* outcome of xpu_join_tuple beyond XPU_JOIN_ROW_* */
+#define XPU_JOIN_ROW_BAD		2		/* a resumed cursor that cannot be */
+
+/*
+ * xpu_join_tuple - one outer tuple from its cursor (FRESH for a first
+ * visit): evaluate the program, then write its RECHECK record or its
+ * combinations.  Counts the records written and the rechecks.  The kernel
+ * and the host executor both go through here.
+ */
+XPU_FUNC int
+xpu_join_tuple(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+			   const char *tup, int32_t tuplen, xpu_datum *slots, XpuJoinCursor *cur,
+			   uint32_t *out, uint32_t capacity, uint32_t *nout,
+			   uint32_t *nwritten, uint32_t *nrecheck)
+{
+	xpu_join_probe pr;
+	int			res = xpu_eval_tuple(prog, tup, tuplen, slots);
+
+	if (res == XPU_ROW_RECHECK)
+	{
+		if (cur->state != XPU_JOIN_CUR_FRESH)
+			return XPU_JOIN_ROW_BAD;
+		if (!xpu_join_recheck(jn, cur->item, out, capacity, nout))
+			return XPU_JOIN_ROW_SUSPENDED;
+		(*nrecheck)++;
+		(*nwritten)++;
+		return XPU_JOIN_ROW_DONE;
+	}
+	if (res != XPU_ROW_MATCH)
+		return cur->state == XPU_JOIN_CUR_FRESH ? XPU_JOIN_ROW_DONE : XPU_JOIN_ROW_BAD;
+	xpu_join_prepare(jn, slots, &pr);
+	if (!xpu_join_cursor_valid(jn, inners, slots, &pr, cur))
+		return XPU_JOIN_ROW_BAD;
+	return xpu_join_row(jn, inners, slots, &pr, cur, out, capacity, nout, nwritten);
+}
+
+/* a fresh cursor of item */
+XPU_FUNC void
+xpu_join_cursor_init(XpuJoinCursor *cur, uint32_t item)
+{
+	int			d;
+
+	cur->item = item;
+	cur->state = XPU_JOIN_CUR_FRESH;
+	for (d = 0; d < XPU_JOIN_MAX_DEPTHS; d++)
+		cur->pos[d] = 0;
+}
+
+#ifdef __CUDACC__
+
+/*
+ * The GpuJoin kernels (not yet launched by the service; JOIN.md):
+ *
+ *   extern "C" __global__ void
+ *   kern_gpujoin_build(const char *session, uint32_t depth,
+ *                      XpuJoinInner *inner, uint32_t *counters)
+ *
+ * links the rows of one depth's buffer (buckets zeroed), a row per thread,
+ * any grid.  counters[XPU_COUNTER_NITEMS] counts the rows linked,
+ * [XPU_COUNTER_NTUPLES] the rows seen; a bad header or row sets
+ * XPU_STATUS_BAD_PROGRAM or XPU_STATUS_BAD_INNER.
+ *
+ *   extern "C" __global__ void
+ *   kern_gpujoin_block(const char *session, const char *pages, uint32_t nblocks,
+ *                      const XpuJoinCursor *resume, uint32_t nresume,
+ *                      XpuJoinInner *inner0, ... inner3,   // NULL past ndepths
+ *                      uint32_t *out, uint32_t capacity,   // records of 1 + ndepths
+ *                      XpuJoinCursor *suspend,             // nblocks * XPU_MAX_TUPLES_PER_PAGE
+ *                      uint32_t *counters)                 // XPU_JOIN_COUNTER__COUNT
+ *
+ * Over pages (resume NULL): one CUDA block per page, its tuples spread
+ * over the threads (a page may hold more tuples than a block has threads).
+ * Over a resume list: one cursor per thread, grid covering nresume.  Rows
+ * that found the output full write their cursor to suspend
+ * (counters[XPU_JOIN_COUNTER_NSUSPEND]); the service sends the records
+ * written (min(counters[XPU_COUNTER_NITEMS], capacity)) and launches again
+ * over the suspend list until it is empty.
+ */
+#define XPU_KERNEL_GPUJOIN_BUILD	"kern_gpujoin_build"
+#define XPU_KERNEL_GPUJOIN			"kern_gpujoin_block"
+#define XPU_JOIN_COUNTER_NSUSPEND	4
+#define XPU_JOIN_COUNTER__COUNT		5
+
+/* thread 0 loads and checks the program, the descriptor and the buffers */
+__device__ static bool
+xpu_join_setup_block(const char *session, XpuJoinInner *const *hdrs,
+					 xpu_program *prog, xpu_join *jn, xpu_join_inner *inners,
+					 int *s_status, uint32_t *counters)
+{
+	if (threadIdx.x == 0)
+	{
+		int			st = xpu_join_setup_serial(session, prog, jn);
+		int			d;
+
+		for (d = 0; st == XPU_STATUS_OK && d < (int) jn->ndepths; d++)
+		{
+			if (hdrs[d] == NULL ||
+				!xpu_join_inner_open(hdrs[d], &jn->depths[d], (uint32_t) d, &inners[d]))
+				st = XPU_STATUS_BAD_INNER;
+		}
+		*s_status = st;
+		if (st != XPU_STATUS_OK)
+			xpu_set_status(counters, (uint32_t) st);
+	}
+	__syncthreads();
+	return *s_status == XPU_STATUS_OK;
+}
+
+extern "C" __global__ void
+kern_gpujoin_build(const char *session, uint32_t depth, XpuJoinInner *inner,
+				   uint32_t *counters)
+{
+	__shared__ xpu_program prog;
+	__shared__ xpu_join jn;
+	__shared__ xpu_join_inner in;
+	__shared__ int s_status;
+	uint32_t	r;
+
+	if (threadIdx.x == 0)
+	{
+		int			st = xpu_join_setup_serial(session, &prog, &jn);
+
+		if (st == XPU_STATUS_OK &&
+			(depth >= jn.ndepths || !xpu_join_inner_open(inner, &jn.depths[depth], depth, &in)))
+			st = XPU_STATUS_BAD_INNER;
+		s_status = st;
+		if (st != XPU_STATUS_OK)
+			xpu_set_status(counters, (uint32_t) st);
+	}
+	__syncthreads();
+	if (s_status != XPU_STATUS_OK)
+		return;
+	for (r = blockIdx.x * blockDim.x + threadIdx.x; r < in.nrows; r += gridDim.x * blockDim.x)
+	{
+		int			res = xpu_join_build_row(&jn.depths[depth], &in, r);
+
+		atomicAdd(&counters[XPU_COUNTER_NTUPLES], 1);
+		if (res > 0)
+			atomicAdd(&counters[XPU_COUNTER_NITEMS], 1);
+		else if (res < 0)
+			xpu_set_status(counters, XPU_STATUS_BAD_INNER);
+	}
+}
+
+/* one tuple of a launch, from its cursor: write its records or suspend it */
+__device__ static void
+xpu_join_kernel_tuple(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+					  const char *tup, int32_t tuplen, xpu_datum *slots, XpuJoinCursor *cur,
+					  uint32_t *out, uint32_t capacity, XpuJoinCursor *suspend,
+					  uint32_t *counters)
+{
+	uint32_t	nwritten = 0;
+	uint32_t	nrecheck = 0;
+	int			res = xpu_join_tuple(prog, jn, inners, tup, tuplen, slots, cur,
+									 out, capacity, &counters[XPU_COUNTER_NITEMS],
+									 &nwritten, &nrecheck);
+
+	if (res == XPU_JOIN_ROW_SUSPENDED)
+		suspend[atomicAdd(&counters[XPU_JOIN_COUNTER_NSUSPEND], 1)] = *cur;
+	else if (res == XPU_JOIN_ROW_BAD)
+		xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
+	if (nrecheck > 0)
+		atomicAdd(&counters[XPU_COUNTER_NRECHECK], nrecheck);
+}
+
+extern "C" __global__ void __launch_bounds__(XPU_GPUSCAN_THREADS, 2)
+kern_gpujoin_block(const char *session, const char *pages, uint32_t nblocks,
+				   const XpuJoinCursor *resume, uint32_t nresume,
+				   XpuJoinInner *inner0, XpuJoinInner *inner1,
+				   XpuJoinInner *inner2, XpuJoinInner *inner3,
+				   uint32_t *out, uint32_t capacity,
+				   XpuJoinCursor *suspend, uint32_t *counters)
+{
+	__shared__ xpu_program prog;
+	__shared__ xpu_join jn;
+	__shared__ xpu_join_inner inners[XPU_JOIN_MAX_DEPTHS];
+	__shared__ int s_status;
+	XpuJoinInner *hdrs[XPU_JOIN_MAX_DEPTHS] = {inner0, inner1, inner2, inner3};
+	xpu_datum	slots[XPU_GPUSCAN_MAX_SLOTS];
+	XpuJoinCursor cur;
+	const char *tup;
+	int32_t		tuplen;
+
+	if (resume == NULL ? blockIdx.x >= nblocks :
+		(uint64_t) blockIdx.x * blockDim.x >= nresume)
+		return;
+	if (!xpu_join_setup_block(session, hdrs, &prog, &jn, inners, &s_status, counters))
+		return;
+	if (resume == NULL)
+	{
+		const char *page = pages + (size_t) blockIdx.x * XPU_BLCKSZ;
+		int			n = xpu_page_checked_nitems(page);
+		int			i;
+
+		if (n < 0)
+		{
+			if (threadIdx.x == 0)
+				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
+			return;
+		}
+		/* a page holds up to 291 line pointers: more than the threads */
+		for (i = threadIdx.x; i < n; i += blockDim.x)
+		{
+			uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
+
+			if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+				continue;
+			atomicAdd(&counters[XPU_COUNTER_NTUPLES], 1);
+			xpu_join_cursor_init(&cur, (blockIdx.x << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1));
+			xpu_join_kernel_tuple(&prog, &jn, inners, page + xpu_lp_off(lp),
+								  (int32_t) xpu_lp_len(lp), slots, &cur,
+								  out, capacity, suspend, counters);
+		}
+	}
+	else
+	{
+		uint32_t	k = blockIdx.x * blockDim.x + threadIdx.x;
+
+		if (k >= nresume)
+			return;
+		cur = resume[k];
+		if (!xpu_preagg_retry_tuple(pages, nblocks, cur.item, &tup, &tuplen))
+		{
+			xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
+			return;
+		}
+		xpu_join_kernel_tuple(&prog, &jn, inners, tup, tuplen, slots, &cur,
+							  out, capacity, suspend, counters);
+	}
+}
+
+#endif							/* __CUDACC__ */
+
+#endif							/* XPU_JOIN_H */

@@ -1,0 +1,300 @@
+/*
+ * xpu_join_desc.h
+ *
+ * The join part of a GPUJOIN session's program: its wire layout
+ * (XpuJoinDesc, XpuJoinDepth, XpuJoinKey), loading it from the
+ * OpenSession message, and checking every depth and key against the
+ * program and the inner row layout, in the style of xpu_preagg_desc.h.
+ *
+ * The wire structs live here, not in include/pg_strom_xpu.h, only while
+ * GpuJoin is groundwork (kernels/JOIN.md); they move there, with the
+ * session field that locates them, when the service and the backend start
+ * writing them.
+ *
+ * A GPUJOIN session is a GPUSCAN program over the outer (fact) table: its
+ * root is the outer quals (a CONST true when there are none), and the
+ * nodes below the root include the outer side of every join key.  The
+ * inner sides are not programs: the backend sends each inner row as
+ * normalized key slots (the XpuGroupKey slot encoding of pg_strom_xpu.h),
+ * so the device compares them exactly as GpuPreAgg compares group keys.
+ */
+#ifndef XPU_JOIN_DESC_H
+#define XPU_JOIN_DESC_H
+
+#include "xpu_eval.h"
+#include "xpu_keys.h"
+
+#ifndef XPU_KIND_GPUJOIN
+#define XPU_KIND_GPUJOIN		3
+#endif
+
+#define XPU_JOIN_MAX_DEPTHS		4		/* inner tables of one node */
+#define XPU_JOIN_MAX_KEYS		8		/* equi-join keys of one depth */
+#define XPU_JOIN_MAX_ROW		4096	/* bytes of one inner row */
+#define XPU_JOIN_MAX_TEXT_KEY	256		/* bytes of one text key */
+
+/* join type of a depth; RIGHT and FULL are not offered (issue 12) */
+#define XPU_JOIN_INNER			1
+#define XPU_JOIN_LEFT			2		/* LEFT OUTER: unmatched outer rows
+										 * continue NULL-extended */
+#define XPU_JOIN_SEMI			3		/* at most one continuation */
+#define XPU_JOIN_ANTI			4		/* only outer rows with no match */
+
+/*
+ * Where the descriptor is: XpuSession.reserved (byte 60 of the session
+ * payload) is the join descriptor's offset from the message start for a
+ * GPUJOIN session.  preagg_offset stays 0 until GpuPreAgg is fused (then
+ * it locates an XpuPreAggDesc as for GPUPREAGG).
+ */
+#define XPU_SESSION_JOIN_OFFSET	60
+
+typedef struct XpuJoinDesc
+{
+	uint32_t	ndepths;		/* 1..XPU_JOIN_MAX_DEPTHS */
+	uint32_t	depths_offset;	/* XpuJoinDepth[ndepths], from the message start */
+	uint32_t	nkeys;			/* keys of all depths together */
+	uint32_t	keys_offset;	/* XpuJoinKey[nkeys], from the message start */
+	uint32_t	flags;			/* 0 */
+	uint32_t	reserved[3];	/* 0 */
+} XpuJoinDesc;
+
+/*
+ * Depth d (0-based; depth 0 is joined first).  Its keys are
+ * keys[key_first .. key_first + nkeys), and the depths' key ranges follow
+ * each other in depth order.  Each inner row of the depth is row_size
+ * bytes of key slots at the keys' offsets (any other bytes are zero).
+ */
+typedef struct XpuJoinDepth
+{
+	int16_t		join_type;		/* XPU_JOIN_* */
+	int16_t		reserved;		/* 0 */
+	uint32_t	nkeys;			/* 1..XPU_JOIN_MAX_KEYS */
+	uint32_t	key_first;
+	uint32_t	row_size;		/* a multiple of 16, 16..XPU_JOIN_MAX_ROW */
+} XpuJoinDepth;
+
+/*
+ * One equi-join key: the outer side is program node `node` (< root, of
+ * restype outer_xtype), the inner side the slot at [offset, offset +
+ * width) of the inner row, of type inner_xtype.  The two types hash and
+ * compare alike (xpu_join_types_joinable): integers of any width, text
+ * with varchar, otherwise the same type; the planner casts anything else.
+ * Widths as XpuGroupKey's: 16, 32 for NUMERIC, 8 + the longest inner
+ * value rounded up to 16 for text types.
+ */
+typedef struct XpuJoinKey
+{
+	int32_t		node;
+	int16_t		outer_xtype;
+	int16_t		inner_xtype;
+	uint32_t	offset;			/* a multiple of 16 */
+	uint32_t	width;
+} XpuJoinKey;
+
+/* a depth as the kernel keeps it (with its keys) in shared memory */
+typedef struct xpu_join_depth
+{
+	int16_t		join_type;
+	int16_t		nkeys;
+	uint32_t	row_size;
+	uint32_t	key_first;
+	uint32_t	reserved;
+	XpuJoinKey	keys[XPU_JOIN_MAX_KEYS];
+} xpu_join_depth;
+
+/* the join part of the program (about 560 bytes) */
+typedef struct xpu_join
+{
+	uint32_t	ndepths;
+	uint32_t	nkeys;
+	uint32_t	depths_offset;
+	uint32_t	keys_offset;
+	xpu_join_depth depths[XPU_JOIN_MAX_DEPTHS];
+} xpu_join;
+
+/*
+ * Outer and inner key types that PostgreSQL's hash join equality treats
+ * like xpu_key_equal / xpu_hash_key do: the integer family (int2, int4,
+ * int8: one hash opfamily; the device sign-extends all of them to int64),
+ * text with varchar (varchar uses texteq), else the same type.  Not float4
+ * with float8 (they hash differently here), nor date with timestamp (no
+ * hash opfamily holds both).
+ */
+XPU_FUNC bool
+xpu_join_types_joinable(int outer, int inner)
+{
+	if (outer <= XPU_TYPE_INVALID || outer >= XPU_TYPE__COUNT ||
+		inner <= XPU_TYPE_INVALID || inner >= XPU_TYPE__COUNT)
+		return false;
+	if (xpu_type_is_int(outer) && xpu_type_is_int(inner))
+		return true;
+	return xpu_type_compatible(outer, inner);
+}
+
+XPU_FUNC XpuJoinKey
+xpu_load_join_key(const char *p)
+{
+	XpuJoinKey	k;
+
+	k.node = (int32_t) xpu_load_u32(p);
+	k.outer_xtype = (int16_t) xpu_load_u16(p + 4);
+	k.inner_xtype = (int16_t) xpu_load_u16(p + 6);
+	k.offset = xpu_load_u32(p + 8);
+	k.width = xpu_load_u32(p + 12);
+	return k;
+}
+
+/*
+ * xpu_join_program_header - xpu_program_header for a GPUJOIN session plus
+ * the scalar fields of its XpuJoinDesc.  Depths and keys are loaded
+ * separately.  Returns an XPU_STATUS_*.
+ */
+XPU_FUNC int
+xpu_join_program_header(const char *msg, xpu_program *prog, xpu_join *jn)
+{
+	const char *s = msg + sizeof(PgStromMsgHeader);
+	const uint32_t hdr = (uint32_t) sizeof(PgStromMsgHeader);
+	uint32_t	length;
+	uint32_t	desc_off;
+	uint64_t	end;
+	const char *d;
+	int			st = xpu_program_header_kind(msg, prog, XPU_KIND_GPUJOIN);
+
+	if (st != XPU_STATUS_OK)
+		return st;
+	length = xpu_load_u32(msg + 8);
+	/* fused GpuPreAgg is not there yet: refuse rather than ignore it */
+	if (xpu_load_u32(s + 56) != 0)
+		return XPU_STATUS_BAD_PROGRAM;
+	desc_off = xpu_load_u32(s + XPU_SESSION_JOIN_OFFSET);
+	end = (uint64_t) desc_off + sizeof(XpuJoinDesc);
+	if (desc_off < hdr || end > length)
+		return XPU_STATUS_BAD_PROGRAM;
+	d = msg + desc_off;
+	jn->ndepths = xpu_load_u32(d + 0);
+	jn->depths_offset = xpu_load_u32(d + 4);
+	jn->nkeys = xpu_load_u32(d + 8);
+	jn->keys_offset = xpu_load_u32(d + 12);
+	if (xpu_load_u32(d + 16) != 0 || xpu_load_u32(d + 20) != 0 ||
+		xpu_load_u32(d + 24) != 0 || xpu_load_u32(d + 28) != 0)
+		return XPU_STATUS_BAD_PROGRAM;
+	if (jn->ndepths < 1 || jn->ndepths > XPU_JOIN_MAX_DEPTHS ||
+		jn->nkeys < jn->ndepths || jn->nkeys > XPU_JOIN_MAX_DEPTHS * XPU_JOIN_MAX_KEYS)
+		return XPU_STATUS_BAD_PROGRAM;
+	end = (uint64_t) jn->depths_offset + sizeof(XpuJoinDepth) * (uint64_t) jn->ndepths;
+	if (jn->depths_offset < hdr || end > length)
+		return XPU_STATUS_BAD_PROGRAM;
+	end = (uint64_t) jn->keys_offset + sizeof(XpuJoinKey) * (uint64_t) jn->nkeys;
+	if (jn->keys_offset < hdr || end > length)
+		return XPU_STATUS_BAD_PROGRAM;
+	return XPU_STATUS_OK;
+}
+
+/*
+ * xpu_join_load_depth - depth d and its keys from the message (header
+ * checked).  False when its key range is not the one that follows depth
+ * d - 1's (key_first of every depth below d loaded already).
+ */
+XPU_FUNC bool
+xpu_join_load_depth(const xpu_program *prog, xpu_join *jn, int d)
+{
+	const char *p = prog->msg + jn->depths_offset + sizeof(XpuJoinDepth) * d;
+	xpu_join_depth *jd = &jn->depths[d];
+	uint32_t	nkeys = xpu_load_u32(p + 4);
+	uint32_t	first = xpu_load_u32(p + 8);
+	uint32_t	expect = 0;
+	int			i;
+
+	jd->join_type = (int16_t) xpu_load_u16(p);
+	jd->reserved = (uint32_t) xpu_load_u16(p + 2);	/* checked by validate */
+	jd->row_size = xpu_load_u32(p + 12);
+	jd->key_first = first;
+	jd->nkeys = 0;
+	if (d > 0)
+		expect = jn->depths[d - 1].key_first + (uint32_t) jn->depths[d - 1].nkeys;
+	if (nkeys < 1 || nkeys > XPU_JOIN_MAX_KEYS || first != expect ||
+		(uint64_t) first + nkeys > jn->nkeys)
+		return false;
+	/* the last depth's keys end where the descriptor's do */
+	if (d == (int) jn->ndepths - 1 && first + nkeys != jn->nkeys)
+		return false;
+	jd->nkeys = (int16_t) nkeys;
+	for (i = 0; i < (int) nkeys; i++)
+		jd->keys[i] = xpu_load_join_key(prog->msg + jn->keys_offset +
+										sizeof(XpuJoinKey) * (first + i));
+	return true;
+}
+
+/*
+ * xpu_join_validate_depth - depth d (loaded; nodes loaded and validated)
+ * has a known join type, and every key names an outer node evaluated
+ * before the qual, joinable types, a slot of the right width inside the
+ * inner row that overlaps no other key's.
+ */
+XPU_FUNC bool
+xpu_join_validate_depth(const xpu_program *prog, const xpu_join *jn, int d)
+{
+	const xpu_join_depth *jd = &jn->depths[d];
+	int			i,
+				j;
+
+	if (jd->join_type < XPU_JOIN_INNER || jd->join_type > XPU_JOIN_ANTI ||
+		jd->reserved != 0)
+		return false;
+	if ((jd->row_size & 15) != 0 || jd->row_size < 16 || jd->row_size > XPU_JOIN_MAX_ROW)
+		return false;
+	if (jd->nkeys < 1 || jd->nkeys > XPU_JOIN_MAX_KEYS)
+		return false;
+	for (i = 0; i < jd->nkeys; i++)
+	{
+		const XpuJoinKey *k = &jd->keys[i];
+		int			w = xpu_key_width(k->inner_xtype);
+
+		if (!xpu_join_types_joinable(k->outer_xtype, k->inner_xtype) || w == 0)
+			return false;
+		if (k->node < 0 || (uint32_t) k->node >= prog->root ||
+			prog->nodes[k->node].restype != k->outer_xtype)
+			return false;
+		if (w > 0 ? k->width != (uint32_t) w :
+			((k->width & 15) != 0 || k->width < 16 ||
+			 k->width > 8 + XPU_JOIN_MAX_TEXT_KEY))
+			return false;
+		if ((k->offset & 15) != 0 || (uint64_t) k->offset + k->width > jd->row_size)
+			return false;
+		for (j = i + 1; j < jd->nkeys; j++)
+		{
+			const XpuJoinKey *o = &jd->keys[j];
+
+			if (k->offset < (uint64_t) o->offset + o->width &&
+				o->offset < (uint64_t) k->offset + k->width)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * xpu_join_setup_serial - the whole set-up in one thread (host tests, the
+ * host executor, and for now thread 0 of each kernel block).  Returns an
+ * XPU_STATUS_*.
+ */
+XPU_FUNC int
+xpu_join_setup_serial(const char *msg, xpu_program *prog, xpu_join *jn)
+{
+	int			st = xpu_join_program_header(msg, prog, jn);
+	int			d;
+
+	if (st != XPU_STATUS_OK)
+		return st;
+	st = xpu_program_load_serial(prog);
+	if (st != XPU_STATUS_OK)
+		return st;
+	for (d = 0; d < (int) jn->ndepths; d++)
+	{
+		if (!xpu_join_load_depth(prog, jn, d) || !xpu_join_validate_depth(prog, jn, d))
+			return XPU_STATUS_BAD_PROGRAM;
+	}
+	return XPU_STATUS_OK;
+}
+
+#endif							/* XPU_JOIN_DESC_H */
