@@ -13,7 +13,11 @@ make -s install PG_CONFIG=$PGC
 mkdir -p .device
 tar czf .device/pg15.tgz -C / opt/pg15
 cp "$shared/device/remote.sh" test/device/on_gpu.sh test/device/bench_gpuscan.sh test/device/bench_suite.sh test/device/checks.sh test/device/zerocopy_checks.sh .device/
-go build -o .device/pgstrom-bench ./bench
-CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c -tags gpu -o .device/gpu.test ./gosvc/gpu
-go test -c -tags lifecycle -o .device/lifecycle.test ./test/lifecycle
+# without symbols: what is carried is limited to 64 MiB in all
+strip='-ldflags=-s -w'
+go build "$strip" -o .device/pgstrom-bench ./bench
+CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c "$strip" -tags gpu -o .device/gpu.test ./gosvc/gpu
+go test -c "$strip" -tags lifecycle -o .device/lifecycle.test ./test/lifecycle
+bash test/stress/stage_device.sh >/dev/null
 du -sh .device
+[ "$(du -sm .device | cut -f1)" -lt 64 ] || echo "WARNING: .device is 64 MiB or more: carry refuses it; leave out what this run does not need" >&2

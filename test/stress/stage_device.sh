@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/go/bin:$PATH
 mkdir -p .device
-CGO_ENABLED=0 go build -o .device/stress ./test/stress
+CGO_ENABLED=0 go build -ldflags='-s -w' -o .device/stress ./test/stress
 cp test/device/stress.sh .device/stress.sh
 ls -la .device/stress .device/stress.sh
