@@ -167,6 +167,16 @@ xpu_prog_attr(const xpu_program *prog, int a, int *attlen, int *attalign, int *x
 }
 
 /*
+ * xpu_msg_span_ok - bytes at offset off lie inside a message of length
+ * bytes, after its header (offsets come from the message: never trusted).
+ */
+XPU_FUNC bool
+xpu_msg_span_ok(uint32_t off, uint64_t bytes, uint32_t length)
+{
+	return off >= sizeof(PgStromMsgHeader) && (uint64_t) off + bytes <= length;
+}
+
+/*
  * xpu_program_header_kind - check the message and session header (of a
  * session of the given kind) and fill the scalar fields of prog.  Node data is loaded separately.  Returns an
  * XPU_STATUS_*.
@@ -180,7 +190,6 @@ xpu_program_header_kind(const char *msg, xpu_program *prog, uint32_t kind)
 				nodes_off,
 				args_off,
 				consts_off;
-	uint64_t	end;
 
 	if (xpu_load_u32(msg) != PGSTROM_MSG_MAGIC)
 		return XPU_STATUS_BAD_PROGRAM;
@@ -206,17 +215,10 @@ xpu_program_header_kind(const char *msg, xpu_program *prog, uint32_t kind)
 		prog->root >= prog->nnodes ||
 		prog->nattrs > XPU_MAX_ATTRS)
 		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) attrs_off + 8 * (uint64_t) prog->nattrs;
-	if (prog->nattrs > 0 && (attrs_off < sizeof(PgStromMsgHeader) || end > length))
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) nodes_off + 16 * (uint64_t) prog->nnodes;
-	if (nodes_off < sizeof(PgStromMsgHeader) || end > length)
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) args_off + 4 * (uint64_t) prog->nargs;
-	if (prog->nargs > 0 && (args_off < sizeof(PgStromMsgHeader) || end > length))
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) consts_off + (uint64_t) prog->consts_len;
-	if (prog->consts_len > 0 && (consts_off < sizeof(PgStromMsgHeader) || end > length))
+	if ((prog->nattrs > 0 && !xpu_msg_span_ok(attrs_off, 8 * (uint64_t) prog->nattrs, length)) ||
+		!xpu_msg_span_ok(nodes_off, 16 * (uint64_t) prog->nnodes, length) ||
+		(prog->nargs > 0 && !xpu_msg_span_ok(args_off, 4 * (uint64_t) prog->nargs, length)) ||
+		(prog->consts_len > 0 && !xpu_msg_span_ok(consts_off, prog->consts_len, length)))
 		return XPU_STATUS_BAD_PROGRAM;
 	prog->attrs = msg + attrs_off;
 	prog->args = msg + args_off;

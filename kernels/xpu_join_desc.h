@@ -153,10 +153,8 @@ XPU_FUNC int
 xpu_join_program_header(const char *msg, xpu_program *prog, xpu_join *jn)
 {
 	const char *s = msg + sizeof(PgStromMsgHeader);
-	const uint32_t hdr = (uint32_t) sizeof(PgStromMsgHeader);
 	uint32_t	length;
 	uint32_t	desc_off;
-	uint64_t	end;
 	const char *d;
 	int			st = xpu_program_header_kind(msg, prog, XPU_KIND_GPUJOIN);
 
@@ -167,8 +165,7 @@ xpu_join_program_header(const char *msg, xpu_program *prog, xpu_join *jn)
 	if (xpu_load_u32(s + 56) != 0)
 		return XPU_STATUS_BAD_PROGRAM;
 	desc_off = xpu_load_u32(s + XPU_SESSION_JOIN_OFFSET);
-	end = (uint64_t) desc_off + sizeof(XpuJoinDesc);
-	if (desc_off < hdr || end > length)
+	if (!xpu_msg_span_ok(desc_off, sizeof(XpuJoinDesc), length))
 		return XPU_STATUS_BAD_PROGRAM;
 	d = msg + desc_off;
 	jn->ndepths = xpu_load_u32(d + 0);
@@ -181,11 +178,8 @@ xpu_join_program_header(const char *msg, xpu_program *prog, xpu_join *jn)
 	if (jn->ndepths < 1 || jn->ndepths > XPU_JOIN_MAX_DEPTHS ||
 		jn->nkeys < jn->ndepths || jn->nkeys > XPU_JOIN_MAX_DEPTHS * XPU_JOIN_MAX_KEYS)
 		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) jn->depths_offset + sizeof(XpuJoinDepth) * (uint64_t) jn->ndepths;
-	if (jn->depths_offset < hdr || end > length)
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) jn->keys_offset + sizeof(XpuJoinKey) * (uint64_t) jn->nkeys;
-	if (jn->keys_offset < hdr || end > length)
+	if (!xpu_msg_span_ok(jn->depths_offset, sizeof(XpuJoinDepth) * (uint64_t) jn->ndepths, length) ||
+		!xpu_msg_span_ok(jn->keys_offset, sizeof(XpuJoinKey) * (uint64_t) jn->nkeys, length))
 		return XPU_STATUS_BAD_PROGRAM;
 	return XPU_STATUS_OK;
 }

@@ -109,10 +109,8 @@ XPU_FUNC int
 xpu_preagg_program_header(const char *msg, xpu_program *prog, xpu_preagg *pa)
 {
 	const char *s = msg + sizeof(PgStromMsgHeader);
-	const uint32_t hdr = (uint32_t) sizeof(PgStromMsgHeader);
 	uint32_t	length;
 	uint32_t	desc_off;
-	uint64_t	end;
 	const char *d;
 	int			st = xpu_program_header_kind(msg, prog, XPU_KIND_GPUPREAGG);
 
@@ -122,8 +120,7 @@ xpu_preagg_program_header(const char *msg, xpu_program *prog, xpu_preagg *pa)
 	desc_off = xpu_load_u32(s + 56);
 
 	/* the XpuPreAggDesc */
-	end = (uint64_t) desc_off + sizeof(XpuPreAggDesc);
-	if (desc_off < hdr || end > length)
+	if (!xpu_msg_span_ok(desc_off, sizeof(XpuPreAggDesc), length))
 		return XPU_STATUS_BAD_PROGRAM;
 	d = msg + desc_off;
 	pa->nkeys = xpu_load_u32(d + 0);
@@ -139,11 +136,10 @@ xpu_preagg_program_header(const char *msg, xpu_program *prog, xpu_preagg *pa)
 		pa->entry_size < XPU_PREAGG_ENTRY_HEADER ||
 		pa->entry_size > XPU_PREAGG_MAX_ENTRY)
 		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) pa->keys_offset + sizeof(XpuGroupKey) * (uint64_t) pa->nkeys;
-	if (pa->nkeys > 0 && (pa->keys_offset < hdr || end > length))
-		return XPU_STATUS_BAD_PROGRAM;
-	end = (uint64_t) pa->aggs_offset + sizeof(XpuAggDesc) * (uint64_t) pa->naggs;
-	if (pa->naggs > 0 && (pa->aggs_offset < hdr || end > length))
+	if ((pa->nkeys > 0 &&
+		 !xpu_msg_span_ok(pa->keys_offset, sizeof(XpuGroupKey) * (uint64_t) pa->nkeys, length)) ||
+		(pa->naggs > 0 &&
+		 !xpu_msg_span_ok(pa->aggs_offset, sizeof(XpuAggDesc) * (uint64_t) pa->naggs, length)))
 		return XPU_STATUS_BAD_PROGRAM;
 	return XPU_STATUS_OK;
 }
