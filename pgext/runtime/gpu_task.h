@@ -86,8 +86,6 @@ typedef struct GpuTaskShared
 	uint64		plan_id;		/* the same for every participant */
 	slock_t		mutex;			/* protects the fields below */
 	GpuTaskCounters counters;	/* sum over all participants */
-	bool		device_used;	/* some participant sent a chunk, so the
-								 * device may hold rows of this plan_id */
 	char		cpu_reason[GPU_TASK_REASON_LEN];	/* first CPU path reason */
 	char		copy_reason[GPU_TASK_REASON_LEN];	/* first page copy reason */
 
@@ -262,7 +260,6 @@ struct GpuTaskState
 	uint64		plan_id;
 	uint32		next_request_id;
 	int			max_inflight;
-	bool		chunk_sent;		/* a TaskExec went out */
 	List	   *inflight;		/* GpuTaskChunk sent, not answered; FIFO */
 	List	   *free_chunks;	/* buffers to reuse */
 
@@ -364,14 +361,13 @@ extern void gpu_task_initialize_worker(CustomScanState *node, shm_toc *toc,
 									   void *coordinate);
 extern void gpu_task_shutdown(CustomScanState *node);
 extern void gpu_task_publish_counters(GpuTaskState *gts);
-extern bool gpu_task_device_used(GpuTaskState *gts);
-extern void gpu_task_mark_chunk_sent(GpuTaskState *gts);
 
 /* task_kept.c */
 extern bool gpu_task_kept_register(GpuTaskState *gts);
 extern bool gpu_task_kept_closed(GpuTaskState *gts);
 extern void gpu_task_kept_note_answer(GpuTaskState *gts, GpuTaskChunk *chunk);
-extern bool gpu_task_kept_rows_lost(GpuTaskState *gts);
+extern void gpu_task_kept_rows_lost(GpuTaskState *gts);
+extern void gpu_task_kept_leave(GpuTaskState *gts);
 extern bool gpu_task_kept_settle(GpuTaskState *gts);
 extern BlockNumber gpu_task_kept_next_redo_block(GpuTaskState *gts);
 extern void gpu_task_kept_reset(GpuTaskState *gts);

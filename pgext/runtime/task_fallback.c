@@ -45,15 +45,10 @@ gpu_task_use_cpu(GpuTaskState *gts, const char *reason)
 			 * have been refused for that): every block was handed out, no
 			 * row is left for it, and nothing is worth telling EXPLAIN.
 			 */
-			if (gts->conn)
-			{
-				pgstrom_gpu_close(gts->conn);
-				gts->conn = NULL;
-			}
-			gts->mode = GPU_TASK_MODE_CPU;
+			gpu_task_kept_leave(gts);
 			return;
 		}
-		(void) gpu_task_kept_rows_lost(gts);
+		gpu_task_kept_rows_lost(gts);
 	}
 	if (!pgstrom_cpu_fallback_enabled)
 		ereport(ERROR,

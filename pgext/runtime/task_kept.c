@@ -76,7 +76,7 @@ gpu_task_kept_register(GpuTaskState *gts)
 	 * delivery of them from another service's: no delivery, then.
 	 */
 	if (ok && gts->kept_service_pid == 0)
-		(void) gpu_task_kept_rows_lost(gts);
+		gpu_task_kept_rows_lost(gts);
 	return ok;
 }
 
@@ -127,15 +127,15 @@ gpu_task_kept_note_answer(GpuTaskState *gts, GpuTaskChunk *chunk)
  * error reply, which may come after part of a chunk was accumulated): the
  * plan's rows on the device can no longer be trusted to be whole or
  * counted once, so nobody delivers them and every participant redoes its
- * answered blocks.  True: the node goes on on the CPU.
+ * answered blocks.
  */
-bool
+void
 gpu_task_kept_rows_lost(GpuTaskState *gts)
 {
 	GpuTaskShared *shared = gts->shared;
 
 	if (!gts->kept_registered || gts->kept_lost)
-		return true;
+		return;
 	gts->kept_lost = true;
 	if (shared)
 	{
@@ -143,7 +143,18 @@ gpu_task_kept_rows_lost(GpuTaskState *gts)
 		shared->tainted = true;
 		SpinLockRelease(&shared->mutex);
 	}
-	return true;
+}
+
+/* the session is no longer needed: the node goes on (if at all) on the CPU */
+void
+gpu_task_kept_leave(GpuTaskState *gts)
+{
+	if (gts->conn)
+	{
+		pgstrom_gpu_close(gts->conn);
+		gts->conn = NULL;
+	}
+	gts->mode = GPU_TASK_MODE_CPU;
 }
 
 /*
@@ -213,12 +224,7 @@ wait_collected(GpuTaskState *gts)
 static void
 start_redo(GpuTaskState *gts)
 {
-	if (gts->conn)
-	{
-		pgstrom_gpu_close(gts->conn);
-		gts->conn = NULL;
-	}
-	gts->mode = GPU_TASK_MODE_CPU;
+	gpu_task_kept_leave(gts);
 	if (gts->ops->discard_kept)
 		gts->ops->discard_kept(gts);
 	gts->redoing = true;
@@ -263,12 +269,8 @@ gpu_task_kept_settle(GpuTaskState *gts)
 	if (delivered_pid != 0 && delivered_pid == gts->kept_service_pid &&
 		!gts->kept_lost)
 	{
-		/* our rows came back with the plan's: the session is no longer needed */
-		if (gts->conn)
-		{
-			pgstrom_gpu_close(gts->conn);
-			gts->conn = NULL;
-		}
+		/* our rows came back with the plan's */
+		gpu_task_kept_leave(gts);
 		return false;
 	}
 	if (gts->nredo == 0)
@@ -276,12 +278,7 @@ gpu_task_kept_settle(GpuTaskState *gts)
 		/* nothing of ours was on the device */
 		if (gts->ops->discard_kept)
 			gts->ops->discard_kept(gts);
-		if (gts->conn)
-		{
-			pgstrom_gpu_close(gts->conn);
-			gts->conn = NULL;
-		}
-		gts->mode = GPU_TASK_MODE_CPU;
+		gpu_task_kept_leave(gts);
 		return false;
 	}
 	start_redo(gts);

@@ -107,7 +107,6 @@ gpu_task_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	/* the workers of the new run join new query buffers */
 	SpinLockAcquire(&shared->mutex);
 	shared->plan_id = hash_combine64(shared->plan_id, (uint64) shared->plan_id + 1);
-	shared->device_used = false;
 	shared->nactive = 0;
 	shared->closed = false;
 	shared->collect_done = false;
@@ -135,39 +134,6 @@ gpu_task_initialize_worker(CustomScanState *node, shm_toc *toc,
 	}
 	else
 		gts->snapshot = SnapshotAny;
-}
-
-/*
- * Whether the device may hold rows of this execution: this participant or,
- * in a parallel plan, another one sent a chunk.
- */
-bool
-gpu_task_device_used(GpuTaskState *gts)
-{
-	bool		used = gts->chunk_sent;
-
-	if (gts->shared)
-	{
-		SpinLockAcquire(&gts->shared->mutex);
-		used |= gts->shared->device_used;
-		SpinLockRelease(&gts->shared->mutex);
-	}
-	return used;
-}
-
-/* before the first TaskExec goes out: a partial message may be taken, too */
-void
-gpu_task_mark_chunk_sent(GpuTaskState *gts)
-{
-	if (gts->chunk_sent)
-		return;
-	gts->chunk_sent = true;
-	if (gts->shared)
-	{
-		SpinLockAcquire(&gts->shared->mutex);
-		gts->shared->device_used = true;
-		SpinLockRelease(&gts->shared->mutex);
-	}
 }
 
 static void

@@ -113,7 +113,6 @@ gpu_step(GpuTaskState *gts)
 		xchunk->chunk_id = chunk->request_id;
 		/* in flight from now on: kept until answered or done on the CPU */
 		gts->inflight = lappend(gts->inflight, chunk);
-		gpu_task_mark_chunk_sent(gts);
 		if (!pgstrom_gpu_send(gts->conn, chunk->buf, chunk->buf_len,
 							  errbuf, sizeof(errbuf)))
 		{

@@ -117,23 +117,21 @@ gpu_task_start(GpuTaskState *gts)
 	}
 
 	gts->plan_id = gpu_task_make_plan_id(gts);
+	/*
+	 * A late participant of a plan being collected: every other one finished
+	 * its scan, so no block is left for this one, and nothing is worth
+	 * telling EXPLAIN.  (A session opened meanwhile is refused the same way.)
+	 */
 	if (gts->ops->device_keeps_rows && gpu_task_kept_closed(gts))
 	{
-		/* a late participant: the plan is being collected, no block is left */
-		gts->mode = GPU_TASK_MODE_CPU;
+		gpu_task_kept_leave(gts);
 		return;
 	}
 	if (!open_session(gts, device))
 		return;
 	if (gts->ops->device_keeps_rows && !gpu_task_kept_register(gts))
 	{
-		/*
-		 * The plan is being collected: every other participant finished its
-		 * scan, so no block is left for this one.  Nothing to tell EXPLAIN.
-		 */
-		pgstrom_gpu_close(gts->conn);
-		gts->conn = NULL;
-		gts->mode = GPU_TASK_MODE_CPU;
+		gpu_task_kept_leave(gts);
 		return;
 	}
 	gts->mode = GPU_TASK_MODE_GPU;

@@ -89,6 +89,5 @@ gpu_task_rescan(GpuTaskState *gts)
 	cleanup(gts);
 	gpu_task_source_reset(gts);
 	gpu_task_kept_reset(gts);
-	gts->chunk_sent = false;
 	gts->mode = GPU_TASK_MODE_INIT;
 }
