@@ -264,12 +264,15 @@ typedef struct XpuChunk
 {
 	uint32_t	nblocks;		/* <= XPU_MAX_BLOCKS_PER_CHUNK */
 	uint32_t	pages_offset;	/* the pages (buffer_id 0) or the XpuPageRefs
-								 * (XPU_BUFFER_SHARED), from the message
-								 * start; 16-byte aligned */
+								 * (XPU_BUFFER_SHARED) or the block
+								 * numbers (XPU_BUFFER_DIRECT), from the
+								 * message start; 16-byte aligned */
 	uint32_t	chunk_id;		/* echoed in the result */
 	uint32_t	buffer_id;		/* 0: pages follow in this message;
 								 * XPU_BUFFER_SHARED: XpuPageRefs follow, the
 								 * pages are in PostgreSQL's shared buffers;
+								 * XPU_BUFFER_DIRECT: block numbers follow,
+								 * the service reads the relation's files;
 								 * any other value is a protocol error (the
 								 * memfd buffers of ATTACH_BUFFER are gone) */
 } XpuChunk;
@@ -315,6 +318,81 @@ typedef struct XpuPageRef
 	uint16_t	flags;			/* XPU_PAGE_* */
 	uint32_t	visible[XPU_PAGE_VISIBLE_WORDS];
 } XpuPageRef;
+
+/*
+ * Direct-read chunks.  buffer_id XPU_BUFFER_DIRECT names a chunk whose
+ * pages the service reads itself from the relation's files.  The message
+ * is
+ *
+ *		PgStromMsgHeader | XpuChunk | XpuDirectFile | uint32_t blknos[nblocks]
+ *
+ * with the XpuDirectFile at the first multiple of 16 after the XpuChunk
+ * (XPU_DIRECT_FILE_OFFSET) and pages_offset naming the block numbers (16-byte
+ * aligned, right after the XpuDirectFile); the message ends after them.
+ *
+ * The backend sends a block by number only when, at the time it decided,
+ * the visibility map said all-visible and the page was either not in shared
+ * buffers or there and not dirty (so the file holds what the buffer holds),
+ * the relation is not temporary and the block lies below the relation's
+ * size at scan start.  The scan's lock keeps the file from being truncated
+ * or rewritten.  A page modified after that decision can only have been
+ * changed by transactions the scan's snapshot does not see, and such a
+ * change clears PD_ALL_VISIBLE; so the service checks each page it reads:
+ *
+ *  - all zeros (a new page): no tuples, as PostgreSQL skips it;
+ *  - with XPU_DIRECT_CHECKSUMS, the page checksum (pg_checksum_page);
+ *  - the header as PageIsVerified checks it;
+ *  - PD_ALL_VISIBLE set.
+ *
+ * A page that fails a check is *bounced*: the kernels see it without line
+ * pointers, and the backend reads that block again through the buffer
+ * manager (which raises PostgreSQL's own error for a page that is corrupt
+ * on disk, and uses the buffer when the file was being written meanwhile).
+ * A page that passes is given to the kernels as it is: every LP_NORMAL
+ * tuple on it is visible to every snapshot.
+ *
+ * The answer to a direct-read chunk starts with one SUCCESS_HALFWAY reply,
+ * the read report: an XpuChunkResult whose items (uint32_t each) are the
+ * bounced blocks, (block index in chunk) | (XPU_BOUNCE_* << XPU_BOUNCE_SHIFT),
+ * ascending; ntuples = 0, nrecheck = 0, gpu_time_ns the time of the reads.
+ * The replies that follow are those of an inline chunk of the same pages.
+ * Items of the later replies never name a bounced block.
+ *
+ * The service validates every field: spcoid, dboid and relfilenode are
+ * non-zero OIDs (spcoid XPU_GLOBAL_TABLESPACE is refused), seg_blocks is
+ * 1..XPU_DIRECT_MAX_SEG_BLOCKS, every block is below rel_nblocks, flags has
+ * no bit outside XPU_DIRECT_FLAGS_MASK.  The path is built from these
+ * numbers only: PGDATA/base/<dboid>/<relfilenode>[.<segment>] or
+ * PGDATA/pg_tblspc/<spcoid>/PG_<pg_major>_<catversion>/<dboid>/...
+ * A read error or a short read is an error reply naming the file and block.
+ */
+#define XPU_BUFFER_DIRECT			0xfffffffeU
+#define XPU_DEFAULT_TABLESPACE		1663	/* DEFAULTTABLESPACE_OID: base/ */
+#define XPU_GLOBAL_TABLESPACE		1664	/* GLOBALTABLESPACE_OID: refused */
+#define XPU_DIRECT_MAX_SEG_BLOCKS	(1U << 22)	/* 32GB segments at 8kB */
+#define XPU_DIRECT_CHECKSUMS		0x0001	/* data_checksums is on */
+#define XPU_DIRECT_FLAGS_MASK		0x0001
+
+typedef struct XpuDirectFile
+{
+	uint32_t	spcoid;			/* tablespace OID */
+	uint32_t	dboid;			/* database OID (the relation's) */
+	uint32_t	relfilenode;	/* main fork */
+	uint32_t	flags;			/* XPU_DIRECT_* */
+	uint32_t	seg_blocks;		/* RELSEG_SIZE: blocks per segment file */
+	uint32_t	rel_nblocks;	/* blocks at scan start: every blkno is below */
+	uint32_t	pg_major;		/* PG_MAJORVERSION_NUM, for the tablespace path */
+	uint32_t	catversion;		/* CATALOG_VERSION_NO, likewise */
+} XpuDirectFile;
+
+#define XPU_DIRECT_FILE_OFFSET		32	/* header (16) + XpuChunk (16) */
+#define XPU_DIRECT_BLKNOS_OFFSET	(XPU_DIRECT_FILE_OFFSET + 32)
+
+#define XPU_BOUNCE_SHIFT			24
+#define XPU_BOUNCE_INDEX_MASK		0x00ffffffU
+#define XPU_BOUNCE_NOT_ALL_VISIBLE	1	/* PD_ALL_VISIBLE is off */
+#define XPU_BOUNCE_CHECKSUM			2	/* the checksum does not match */
+#define XPU_BOUNCE_BAD_HEADER		3	/* PageIsVerified would refuse it */
 
 /*
  * TaskExec replies (SUCCESS_HALFWAY parts, then SUCCESS; see

@@ -45,6 +45,11 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 				return fmt.Errorf("TaskExec: %w", err)
 			}
 		}
+		if chunk.Direct() {
+			if cmd.direct, err = parseDirect(chunk, r.Msg); err != nil {
+				return fmt.Errorf("TaskExec: %w", err)
+			}
+		}
 		c.session.acquire()
 		cmd.sess, cmd.chunk = c.session, chunk
 	case protocol.LinkProbeRequest:

@@ -40,7 +40,10 @@ type Config struct {
 	// answers such chunks ErrCodeUnsupported, and the backend runs them
 	// on the CPU.
 	SharedBuffers uint32
-	Logger        zerolog.Logger
+	// DataDir is PGDATA, where direct-read chunks (XPU_BUFFER_DIRECT) are
+	// read from; "" answers them ErrCodeUnsupported.
+	DataDir string
+	Logger  zerolog.Logger
 
 	// Bounds; a zero field takes the default of the same name (see
 	// limits.go for the reasons).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/direct"
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 )
 
@@ -35,6 +36,18 @@ type session struct {
 	finalOut     *halfways // nil: no TaskFinal (a disconnect)
 	finalCollect bool      // TaskFinal with PGSTROM_FINAL_COLLECT
 	finalErr     error
+
+	files *direct.Files // direct-read chunks' open files, closed at release
+}
+
+// directFiles returns the session's open relation files, made on first use.
+func (s *session) directFiles(dataDir string) *direct.Files {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.files == nil {
+		s.files = direct.NewFiles(dataDir)
+	}
+	return s.files
 }
 
 // newSession returns a session with refs references.
@@ -82,6 +95,9 @@ func (s *session) release() {
 	if s.prepared != nil {
 		s.runFinal()
 		s.closeErr = s.prepared.Close()
+	}
+	if s.files != nil { // no task of the session runs any more
+		s.closeErr = errors.Join(s.closeErr, s.files.Close())
 	}
 	close(s.released)
 }

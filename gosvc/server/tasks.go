@@ -55,8 +55,20 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	}
 	what := fmt.Sprintf("task exec of chunk %d", cmd.chunk.ChunkID)
 	msg := cmd.req.(protocol.TaskExecRequest).Msg
+	out := newHalfways(cmd.conn, id, s.cfg.OutboxBytes)
+	defer out.end() // also when Exec panics: nothing more goes out
+	sink := chunkHalfways{out, cmd.chunk.ChunkID}
+	chunk := cmd.chunk
 	var pages nodekind.Pages
-	if cmd.chunk.Shared() {
+	if cmd.direct != nil {
+		var done func()
+		var err error
+		chunk, pages, done, err = s.readDirect(sess, cmd, sink)
+		if err != nil {
+			return s.executorError(id, what, errors.Join(err, out.end()))
+		}
+		defer done()
+	} else if cmd.chunk.Shared() {
 		if s.cfg.SharedBuffers == 0 {
 			return s.executorError(id, what, fmt.Errorf("%w: GPU%d has not registered PostgreSQL's shared buffers; send the pages inline",
 				protocol.ErrUnsupported, s.cfg.DeviceIndex))
@@ -65,9 +77,7 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	} else {
 		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(msg), Pinned: cmd.body != nil}
 	}
-	out := newHalfways(cmd.conn, id, s.cfg.OutboxBytes)
-	defer out.end() // also when Exec panics: nothing more goes out
-	reply, err := sess.prepared.Exec(cmd.chunk, pages, chunkHalfways{out, cmd.chunk.ChunkID})
+	reply, err := sess.prepared.Exec(chunk, pages, sink)
 	if err = errors.Join(out.end(), err); err != nil {
 		return s.executorError(id, what, err)
 	}

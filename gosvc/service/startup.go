@@ -241,6 +241,7 @@ func (s *service) startDevices() error {
 			Executor:      exec,
 			Kinds:         kinds.All(),
 			SharedBuffers: shared,
+			DataDir:       s.cfg.DataDir,
 			Logger:        devLog,
 			OnDeviceLost:  s.deviceLost,
 		})

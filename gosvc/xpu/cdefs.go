@@ -174,6 +174,35 @@ const (
 	OffRefVisible    = int(unsafe.Offsetof(C.XpuPageRef{}.visible))
 )
 
+// Direct-read chunks (XPU_BUFFER_DIRECT): XpuDirectFile, its field
+// offsets from the message start, and the read report's bounce reasons.
+const (
+	BufferDirect          = uint32(C.XPU_BUFFER_DIRECT)
+	DefaultTablespace     = uint32(C.XPU_DEFAULT_TABLESPACE)
+	GlobalTablespace      = uint32(C.XPU_GLOBAL_TABLESPACE)
+	DirectMaxSegBlocks    = uint32(C.XPU_DIRECT_MAX_SEG_BLOCKS)
+	DirectChecksums       = uint32(C.XPU_DIRECT_CHECKSUMS)
+	DirectFlagsMask       = uint32(C.XPU_DIRECT_FLAGS_MASK)
+	DirectFileSize        = int(C.sizeof_XpuDirectFile)
+	DirectFileOffset      = int(C.XPU_DIRECT_FILE_OFFSET)
+	DirectBlknosOffset    = int(C.XPU_DIRECT_BLKNOS_OFFSET)
+	offDirSpc             = DirectFileOffset + int(unsafe.Offsetof(C.XpuDirectFile{}.spcoid))
+	offDirDb              = DirectFileOffset + int(unsafe.Offsetof(C.XpuDirectFile{}.dboid))
+	offDirRelNode         = DirectFileOffset + int(unsafe.Offsetof(C.XpuDirectFile{}.relfilenode))
+	offDirFlags           = DirectFileOffset + int(unsafe.Offsetof(C.XpuDirectFile{}.flags))
+	offDirSegBlocks       = DirectFileOffset + int(unsafe.Offsetof(C.XpuDirectFile{}.seg_blocks))
+	offDirRelNBlocks      = DirectFileOffset + int(unsafe.Offsetof(C.XpuDirectFile{}.rel_nblocks))
+	offDirPgMajor         = DirectFileOffset + int(unsafe.Offsetof(C.XpuDirectFile{}.pg_major))
+	offDirCatversion      = DirectFileOffset + int(unsafe.Offsetof(C.XpuDirectFile{}.catversion))
+	BounceShift           = uint(C.XPU_BOUNCE_SHIFT)
+	BounceIndexMask       = uint32(C.XPU_BOUNCE_INDEX_MASK)
+	BounceNotAllVisible   = uint32(C.XPU_BOUNCE_NOT_ALL_VISIBLE)
+	BounceChecksum        = uint32(C.XPU_BOUNCE_CHECKSUM)
+	BounceBadHeader       = uint32(C.XPU_BOUNCE_BAD_HEADER)
+	directFileOffsetCheck = uint(DirectFileOffset - ChunkEnd) // fails to compile if the XpuDirectFile overlaps XpuChunk
+	directBlknosCheck     = uint(DirectBlknosOffset - DirectFileOffset - DirectFileSize)
+)
+
 // The decoders read fixed-width integers; these fail to compile if the
 // header ever changes a field's width, instead of silently misdecoding.
 var (

@@ -21,6 +21,10 @@ func (c Chunk) Inline() bool { return c.BufferID == 0 }
 // shared buffers (XPU_BUFFER_SHARED) instead of pages.
 func (c Chunk) Shared() bool { return c.BufferID == BufferShared }
 
+// Direct reports whether the message carries block numbers that the
+// service reads from the relation's files (XPU_BUFFER_DIRECT).
+func (c Chunk) Direct() bool { return c.BufferID == BufferDirect }
+
 // PagesLen is the byte length of the chunk's pages.
 func (c Chunk) PagesLen() int { return int(c.NBlocks) * BlockSize }
 
@@ -48,6 +52,8 @@ func (c Chunk) ItemsCapacity() int { return int(c.NBlocks) * MaxTuplesPerPage }
 // ParseChunk validates a whole TaskExec message (header included): the
 // block count and the alignment of the pages, and, for an inline chunk
 // (buffer_id 0), that the pages end exactly where the message ends.  A
+// direct-read chunk (XPU_BUFFER_DIRECT) must end right after its block
+// numbers; ParseDirect checks its XpuDirectFile and the numbers.  A
 // shared chunk (XPU_BUFFER_SHARED) must end right after its refs; the refs
 // themselves are checked by CheckPageRefs, which needs the count of shared
 // buffers.  Any other buffer_id is a protocol error: it named a shared chunk
@@ -64,13 +70,22 @@ func ParseChunk(msg []byte) (Chunk, error) {
 		BufferID:    le.Uint32(msg[OffChunkBufferID:]),
 	}
 	switch {
-	case !c.Inline() && !c.Shared():
-		return Chunk{}, protoErr("xpu chunk %d: buffer_id %d is not supported: shared chunk buffers (ATTACH_BUFFER) were removed; want 0 (pages inline) or XPU_BUFFER_SHARED (%#x, page refs)",
-			c.ChunkID, c.BufferID, BufferShared)
+	case !c.Inline() && !c.Shared() && !c.Direct():
+		return Chunk{}, protoErr("xpu chunk %d: buffer_id %d is not supported: shared chunk buffers (ATTACH_BUFFER) were removed; want 0 (pages inline), XPU_BUFFER_SHARED (%#x, page refs) or XPU_BUFFER_DIRECT (%#x, block numbers)",
+			c.ChunkID, c.BufferID, BufferShared, BufferDirect)
 	case c.NBlocks == 0 || c.NBlocks > uint32(MaxBlocksPerChunk):
 		return Chunk{}, protoErr("xpu chunk %d: %d blocks, want 1..%d", c.ChunkID, c.NBlocks, MaxBlocksPerChunk)
 	case c.PagesOffset%PagesAlign != 0:
 		return Chunk{}, protoErr("xpu chunk %d: pages_offset %d is not a multiple of %d", c.ChunkID, c.PagesOffset, PagesAlign)
+	case c.Direct():
+		end := uint64(c.PagesOffset) + 4*uint64(c.NBlocks)
+		if c.PagesOffset != uint32(DirectBlknosOffset) {
+			return Chunk{}, protoErr("xpu chunk %d: block numbers at offset %d, want %d (after the XpuDirectFile)", c.ChunkID, c.PagesOffset, DirectBlknosOffset)
+		}
+		if end != uint64(len(msg)) {
+			return Chunk{}, protoErr("xpu chunk %d: %d block numbers at offset %d end at byte %d, but the message has %d bytes",
+				c.ChunkID, c.NBlocks, c.PagesOffset, end, len(msg))
+		}
 	case c.Shared():
 		end := uint64(c.PagesOffset) + uint64(c.RefsLen())
 		if c.PagesOffset < uint32(ChunkEnd) {
