@@ -70,3 +70,25 @@ func SharedChunkMessage(requestID, chunkID uint32, refs []PageRef) []byte {
 	}
 	return msg
 }
+
+// DirectChunkMessage encodes a TaskExec message of a direct-read chunk
+// (XPU_BUFFER_DIRECT): f's XpuDirectFile, then the block numbers.
+func DirectChunkMessage(requestID, chunkID uint32, f xpu.DirectFile, blknos []uint32) []byte {
+	msg := protocol.NewMessage(protocol.TagTaskExec, requestID, xpu.DirectBlknosOffset+4*len(blknos)-protocol.HeaderSize)
+	le.PutUint32(msg[xpu.OffChunkNBlocks:], uint32(len(blknos)))
+	le.PutUint32(msg[xpu.OffChunkPagesOffset:], uint32(xpu.DirectBlknosOffset))
+	le.PutUint32(msg[xpu.OffChunkID:], chunkID)
+	le.PutUint32(msg[xpu.OffChunkBufferID:], xpu.BufferDirect)
+	var flags uint32
+	if f.Checksums {
+		flags = xpu.DirectChecksums
+	}
+	// XpuDirectFile's fields, in order, 4 bytes each
+	for i, v := range []uint32{f.Spc, f.DB, f.RelNode, flags, f.SegBlocks, f.RelNBlocks, f.PgMajor, f.Catversion} {
+		le.PutUint32(msg[xpu.DirectFileOffset+4*i:], v)
+	}
+	for i, b := range blknos {
+		le.PutUint32(msg[xpu.DirectBlknosOffset+4*i:], b)
+	}
+	return msg
+}
