@@ -230,7 +230,7 @@ func TestRetiredBufferIDRejected(t *testing.T) {
 	}{
 		{"buffer 1, no pages (an old client)", 1, xputest.PutU32(bare, xpu.OffChunkBufferID, 1)},
 		{"buffer 16, inline pages", 16, xputest.PutU32(chunkMsg(3, 7, 1), xpu.OffChunkBufferID, 16)},
-		{"buffer 0xfffffffe", xpu.BufferShared - 1, xputest.PutU32(bare, xpu.OffChunkBufferID, xpu.BufferShared-1)},
+		{"buffer 0xfffffffd", xpu.BufferDirect - 1, xputest.PutU32(bare, xpu.OffChunkBufferID, xpu.BufferDirect-1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex := &fakeExecutor{}
