@@ -47,6 +47,7 @@ double		pgstrom_gpu_operator_cost;
 bool		pgstrom_cpu_fallback_enabled;
 int			pgstrom_gpu_task_timeout_ms;
 bool		pgstrom_zero_copy;
+bool		pgstrom_direct_read;
 bool		pgstrom_regression_test_mode;
 
 /*
@@ -371,6 +372,15 @@ init_planner_gucs(void)
 							 "Lets the GPU read heap pages where they lie in shared buffers.",
 							 "Off: every page is copied and sent to the GPU service, as when the service could not register shared buffers.",
 							 &pgstrom_zero_copy,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.direct_read",
+							 "Lets the GPU service read all-visible heap pages from the relation's files.",
+							 "Off: every page goes through shared buffers (zero-copy or copied).",
+							 &pgstrom_direct_read,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -52,6 +52,7 @@ extern double pgstrom_gpu_operator_cost;
 extern bool pgstrom_cpu_fallback_enabled;
 extern int	pgstrom_gpu_task_timeout_ms;
 extern bool pgstrom_zero_copy;
+extern bool pgstrom_direct_read;
 extern bool pgstrom_regression_test_mode;
 
 extern void pgstrom_init_gucs(void);

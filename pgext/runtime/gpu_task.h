@@ -14,6 +14,9 @@
  *	task_source.c	the blocks to scan, chunk size, the data path
  *	task_pages.c	one page into a chunk: pinned (zero-copy) or copied,
  *					MVCC resolved on the CPU
+ *	task_direct.c	blocks the service reads from the relation's files
+ *					(direct read): which, their chunks' read reports, and
+ *					the bounced blocks read again through shared buffers
  *	task_chunk.c	chunk buffers, building, release
  *	task_pipeline.c	in-flight window, TaskExec replies, TaskFinal, the
  *					row loop (gpu_task_next_tuple)
@@ -73,6 +76,10 @@ typedef struct GpuTaskCounters
 	uint64		gpu_time_ns;	/* reported by the service */
 	uint64		npages_redone;	/* pages evaluated again on the CPU after
 								 * the device lost their rows */
+	uint64		npages_direct;	/* of npages, sent by number (direct read),
+								 * bounced ones included */
+	uint64		npages_bounced;	/* of those, sent back by the service and
+								 * read through shared buffers */
 	uint64		node[GPU_TASK_NODE_COUNTERS];	/* the node's own, summed
 												 * like the others */
 } GpuTaskCounters;
@@ -139,6 +146,20 @@ typedef struct GpuTaskChunk
 
 	/* copies: the page images, in buf */
 	char	   *pages;
+
+	/*
+	 * direct read (task_direct.c): blknos go by number; a page is read
+	 * through the buffer manager only when the backend needs it (rows to
+	 * form, the CPU path), one at a time, into direct_buffer
+	 */
+	bool		direct;
+	bool		report_seen;	/* the read report came (first reply) */
+	bool	   *bounced;		/* [capacity]: the service sent it back */
+	uint32		nbounced;
+	Buffer		direct_buffer;	/* pinned page of block direct_bidx */
+	uint32		direct_bidx;
+	XpuPageRef	direct_ref;		/* its visible tuples, as pin_page's */
+	struct GpuTaskState *owner;	/* the scan, for reading pages */
 
 	/* the device's replies */
 	List	   *replies;		/* PgStromMsgHeader *, in arrival order */
@@ -254,6 +275,17 @@ struct GpuTaskState
 	char		device_reason[GPU_TASK_REASON_LEN];	/* why it did not */
 	char		copy_reason[GPU_TASK_REASON_LEN];	/* why pages are copied */
 
+	/* direct read (task_direct.c) */
+	bool		direct_read;	/* blocks may go by number in this scan */
+	Buffer		vmbuffer;		/* visibility map page, kept pinned */
+	GpuTaskChunk *open_pages;	/* chunk being filled with pages */
+	GpuTaskChunk *open_direct;	/* chunk being filled with block numbers */
+	BlockNumber *bounce;		/* blocks to read through shared buffers */
+	uint32		nbounce;
+	uint32		bounce_next;
+	uint32		bounce_cap;
+	bool		block_bounced;	/* the last block came from bounce */
+
 	/* GPU service */
 	GpuTaskMode mode;
 	GpuServiceConn *conn;
@@ -334,8 +366,23 @@ extern bool gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx,
 										 OffsetNumber off);
 extern OffsetNumber gpu_task_chunk_lines(GpuTaskChunk *chunk, uint32 bidx);
 
+/* task_direct.c */
+extern void gpu_task_direct_begin(GpuTaskState *gts);
+extern bool gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno);
+extern void gpu_task_direct_fill(GpuTaskState *gts, GpuTaskChunk *chunk);
+extern void gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
+								   PgStromMsgHeader *msg);
+extern void gpu_task_direct_answered(GpuTaskState *gts, GpuTaskChunk *chunk);
+extern void gpu_task_direct_unpin(GpuTaskChunk *chunk);
+extern void gpu_task_direct_end(GpuTaskState *gts);
+extern void gpu_task_direct_explain(GpuTaskState *gts,
+									const GpuTaskCounters *c,
+									ExplainState *es);
+
 /* task_chunk.c */
 extern GpuTaskChunk *gpu_task_build_chunk(GpuTaskState *gts);
+extern bool gpu_task_source_exhausted(GpuTaskState *gts);
+extern void gpu_task_drop_open_chunks(GpuTaskState *gts);
 extern void gpu_task_chunk_drop_replies(GpuTaskChunk *chunk);
 extern void gpu_task_release_chunk(GpuTaskState *gts, GpuTaskChunk *chunk);
 extern void gpu_task_free_chunks(GpuTaskState *gts);

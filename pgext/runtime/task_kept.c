@@ -117,9 +117,21 @@ gpu_task_kept_note_answer(GpuTaskState *gts, GpuTaskChunk *chunk)
 		MemoryContextSwitchTo(oldcxt);
 		gts->redo_cap = cap;
 	}
-	memcpy(gts->redo_blocks + gts->nredo, chunk->blknos,
-		   sizeof(BlockNumber) * chunk->nblocks);
-	gts->nredo += chunk->nblocks;
+	if (chunk->nbounced == 0)
+	{
+		memcpy(gts->redo_blocks + gts->nredo, chunk->blknos,
+			   sizeof(BlockNumber) * chunk->nblocks);
+		gts->nredo += chunk->nblocks;
+	}
+	else
+	{
+		uint32		i;
+
+		/* blocks the service sent back are read (and redone) elsewhere */
+		for (i = 0; i < chunk->nblocks; i++)
+			if (!chunk->bounced[i])
+				gts->redo_blocks[gts->nredo++] = chunk->blknos[i];
+	}
 }
 
 /*

@@ -22,6 +22,12 @@
  * invisible tuples are set LP_UNUSED in the copy, so neither the GPU nor
  * the CPU path ever sees them.
  *
+ * Direct read: the chunk names blocks the service read from the files;
+ * when the backend needs one of their pages (to form the rows the device
+ * returned, or to evaluate the chunk on the CPU) it pins it as zero-copy
+ * does, one page of the chunk at a time (the items of one block are
+ * contiguous, and a slot's tuple is not used past the next row).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -230,11 +236,42 @@ gpu_task_load_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 		: copy_page(gts, chunk, blkno);
 }
 
+/*
+ * Pins the page of block index bidx of a direct-read chunk, if it is not
+ * the one pinned already, and decides which of its tuples the scan sees.
+ */
+static void
+pin_direct_page(GpuTaskChunk *chunk, uint32 bidx)
+{
+	GpuTaskState *gts = chunk->owner;
+	BlockNumber blkno = chunk->blknos[bidx];
+	OffsetNumber lines;
+	bool		all_visible;
+	Buffer		buffer;
+
+	if (BufferIsValid(chunk->direct_buffer) && chunk->direct_bidx == bidx)
+		return;
+	gpu_task_direct_unpin(chunk);
+	buffer = lock_page(gts, blkno, &lines, &all_visible);
+	memset(&chunk->direct_ref, 0, sizeof(XpuPageRef));
+	chunk->direct_ref.nlines = lines;
+	(void) mark_visible(gts, buffer, blkno, lines, all_visible,
+						&chunk->direct_ref, NULL);
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	chunk->direct_buffer = buffer;
+	chunk->direct_bidx = bidx;
+}
+
 /* the page of block index bidx of the chunk: its copy, or the pinned buffer */
 Page
 gpu_task_chunk_page(GpuTaskChunk *chunk, uint32 bidx)
 {
 	Assert(bidx < chunk->nblocks);
+	if (chunk->direct)
+	{
+		pin_direct_page(chunk, bidx);
+		return BufferGetPage(chunk->direct_buffer);
+	}
 	if (chunk->zero_copy)
 		return BufferGetPage(chunk->buffers[bidx]);
 	return (Page) (chunk->pages + (Size) bidx * BLCKSZ);
@@ -253,6 +290,14 @@ gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx, OffsetNumber off)
 	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page) ||
 		!ItemIdIsNormal(PageGetItemId(page, off)))
 		return false;
+	if (chunk->direct)
+	{
+		/* the service sent the block back: it is read in another chunk */
+		if (chunk->bounced[bidx] && !chunk->cpu_mode)
+			return false;
+		return off <= chunk->direct_ref.nlines &&
+			ref_is_visible(&chunk->direct_ref, off);
+	}
 	if (!chunk->zero_copy)
 		return true;
 	return off <= chunk->refs[bidx].nlines &&
@@ -263,6 +308,11 @@ gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx, OffsetNumber off)
 OffsetNumber
 gpu_task_chunk_lines(GpuTaskChunk *chunk, uint32 bidx)
 {
+	if (chunk->direct)
+	{
+		pin_direct_page(chunk, bidx);
+		return chunk->direct_ref.nlines;
+	}
 	if (chunk->zero_copy)
 		return chunk->refs[bidx].nlines;
 	return PageGetMaxOffsetNumber(gpu_task_chunk_page(chunk, bidx));

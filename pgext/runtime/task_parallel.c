@@ -150,6 +150,8 @@ counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
 	dst->nrecheck += sign * (int64) (a->nrecheck - b->nrecheck);
 	dst->gpu_time_ns += sign * (int64) (a->gpu_time_ns - b->gpu_time_ns);
 	dst->npages_redone += sign * (int64) (a->npages_redone - b->npages_redone);
+	dst->npages_direct += sign * (int64) (a->npages_direct - b->npages_direct);
+	dst->npages_bounced += sign * (int64) (a->npages_bounced - b->npages_bounced);
 	for (i = 0; i < GPU_TASK_NODE_COUNTERS; i++)
 		dst->node[i] += sign * (int64) (a->node[i] - b->node[i]);
 }

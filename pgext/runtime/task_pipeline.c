@@ -58,12 +58,20 @@ accept_chunk_reply(GpuTaskState *gts, PgStromMsgHeader *msg)
 		pfree(msg);
 		gpu_task_protocol_violation(gts, "reply to an unknown request");
 	}
+	if (chunk->direct && !chunk->report_seen)
+	{
+		/* a direct-read chunk's answer starts with its read report */
+		gpu_task_direct_report(gts, chunk, msg);
+		return;
+	}
 	if (last)
 	{
 		/* whatever happens next, the chunk is no longer in flight */
 		gts->inflight = list_delete_ptr(gts->inflight, chunk);
 		gts->current = chunk;
 		chunk->cpu_mode = false;
+		if (chunk->direct)
+			gpu_task_direct_answered(gts, chunk);
 		if (ops->device_keeps_rows)
 			gpu_task_kept_note_answer(gts, chunk);
 	}
@@ -98,7 +106,8 @@ gpu_step(GpuTaskState *gts)
 	char		errbuf[GPU_TASK_REASON_LEN];
 	PgStromMsgHeader *msg;
 
-	while (list_length(gts->inflight) < gts->max_inflight && !gts->source_done)
+	while (list_length(gts->inflight) < gts->max_inflight &&
+		   !gpu_task_source_exhausted(gts))
 	{
 		GpuTaskChunk *chunk = gpu_task_build_chunk(gts);
 		PgStromMsgHeader *hdr;

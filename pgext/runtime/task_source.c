@@ -52,6 +52,7 @@ gpu_task_source_begin(GpuTaskState *gts)
 	/* as heap_beginscan() for a sequential scan */
 	if (IsMVCCSnapshot(gts->snapshot))
 		PredicateLockRelation(gts->rel, gts->snapshot);
+	gpu_task_direct_begin(gts);
 }
 
 void
@@ -62,6 +63,7 @@ gpu_task_source_reset(GpuTaskState *gts)
 	gts->next_blkno = 0;
 	gts->pscan_inited = false;
 	gts->zero_copy = GPU_TASK_PATH_UNDECIDED;
+	gpu_task_direct_end(gts);
 }
 
 BlockNumber
@@ -69,6 +71,10 @@ gpu_task_next_block(GpuTaskState *gts)
 {
 	BlockNumber blkno;
 
+	/* blocks the service sent back come first, whatever the source */
+	gts->block_bounced = (gts->bounce_next < gts->nbounce);
+	if (gts->block_bounced)
+		return gts->bounce[gts->bounce_next++];
 	if (gts->source_done)
 		return InvalidBlockNumber;
 	if (gts->redoing)
@@ -104,8 +110,11 @@ zero_copy_capacity(GpuTaskState *gts)
 {
 	uint64		pins = (uint64) NBuffers / (uint64) (MaxBackends + NUM_AUXILIARY_PROCS);
 
-	return (uint32) Min(pins / (uint64) (gts->max_inflight + 1),
-						(uint64) GPU_TASK_CHUNK_MAX_BLOCKS);
+	/* in flight, emitted, being built; and with direct read one more, the
+	 * chunk of pages filled while direct-read chunks go out */
+	uint64		chunks = gts->max_inflight + (gts->direct_read ? 2 : 1);
+
+	return (uint32) Min(pins / chunks, (uint64) GPU_TASK_CHUNK_MAX_BLOCKS);
 }
 
 /*

@@ -59,6 +59,8 @@ cleanup(GpuTaskState *gts)
 		gpu_task_release_chunk(gts, (GpuTaskChunk *) lfirst(lc));
 	list_free(gts->inflight);
 	gts->inflight = NIL;
+	gpu_task_drop_open_chunks(gts);
+	gpu_task_direct_end(gts);
 }
 
 void

@@ -1,0 +1,287 @@
+/*-------------------------------------------------------------------------
+ *
+ * task_direct.c
+ *		Direct read: blocks the GPU service reads from the relation's files.
+ *
+ * Tables larger than shared_buffers would otherwise pass every page
+ * through a shared buffer (a kernel copy and an eviction) before the
+ * device could see it.  For each block of the scan the backend decides,
+ * without loading the page, whether the service may read it from the file
+ * itself: when the visibility map says all-visible and the page is not in
+ * shared buffers, or is there and not dirty, the file holds the page as
+ * PostgreSQL knows it, and every tuple on it is visible to every snapshot.
+ * Such blocks go by number in chunks of their own (XPU_BUFFER_DIRECT); the
+ * others go the zero-copy (or copy) way as before.
+ *
+ * Why this is exact.  The scan's lock keeps the file from being truncated
+ * or rewritten, and blocks are below the relation's size at scan start.
+ * A page changed after the decision was changed by a transaction the
+ * scan's snapshot does not see (the visibility map bit could not be set
+ * otherwise), and the change clears PD_ALL_VISIBLE: if the file already
+ * holds the new image, the service sees the flag off and bounces the
+ * block; if it still holds the old one, that is the snapshot's view.  The
+ * tuples visible to the snapshot cannot be pruned while it is held, so the
+ * positions the device returns name the same tuples in the shared buffer
+ * the backend later forms the rows from.  Early pruning
+ * (old_snapshot_threshold) breaks that, and so do SERIALIZABLE's
+ * per-tuple conflict checks and snapshots taken during recovery: those
+ * scans do not read directly.
+ *
+ * The service checks every page it reads (PD_ALL_VISIBLE, the checksum
+ * when data_checksums is on, the header) and answers each chunk first with
+ * a read report naming the blocks it bounced; when the chunk's answer is
+ * complete they join the bounce queue, which the block source empties
+ * before anything else, and are read through the buffer manager, which
+ * raises PostgreSQL's own error for a page that is corrupt on disk.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/visibilitymap.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/catalog.h"
+#include "catalog/catversion.h"
+#include "catalog/pg_tablespace_d.h"
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "core/pg_strom.h"
+#include "runtime/gpu_task.h"
+
+StaticAssertDecl(sizeof(PgStromMsgHeader) + sizeof(XpuChunk) <= XPU_DIRECT_FILE_OFFSET,
+				 "XpuDirectFile overlaps the chunk header");
+StaticAssertDecl(XPU_DIRECT_FILE_OFFSET + sizeof(XpuDirectFile) == XPU_DIRECT_BLKNOS_OFFSET,
+				 "the block numbers do not follow XpuDirectFile");
+StaticAssertDecl(GPU_TASK_CHUNK_MAX_BLOCKS <= XPU_BOUNCE_INDEX_MASK,
+				 "a chunk's block index does not fit a bounce entry");
+StaticAssertDecl(DEFAULTTABLESPACE_OID == XPU_DEFAULT_TABLESPACE &&
+				 GLOBALTABLESPACE_OID == XPU_GLOBAL_TABLESPACE,
+				 "the service's tablespace OIDs differ from PostgreSQL's");
+
+/*
+ * Decides, when the scan starts, whether its blocks may go by number.
+ */
+void
+gpu_task_direct_begin(GpuTaskState *gts)
+{
+	Relation	rel = gts->rel;
+
+	gts->direct_read = (pgstrom_direct_read &&
+						gts->mode == GPU_TASK_MODE_GPU &&
+						!gts->redoing &&
+						!RelationUsesLocalBuffers(rel) &&
+						rel->rd_node.spcNode != GLOBALTABLESPACE_OID &&
+						IsMVCCSnapshot(gts->snapshot) &&
+						!gts->snapshot->takenDuringRecovery &&
+						!IsolationIsSerializable() &&
+						!EarlyPruningEnabled(rel));
+}
+
+/* whether the page is in shared buffers and dirty there */
+static bool
+buffer_dirty(Relation rel, BlockNumber blkno)
+{
+	BufferTag	tag;
+	uint32		hash;
+	LWLock	   *lock;
+	int			buf_id;
+	bool		dirty = false;
+
+	INIT_BUFFERTAG(tag, rel->rd_node, MAIN_FORKNUM, blkno);
+	hash = BufTableHashCode(&tag);
+	lock = BufMappingPartitionLock(hash);
+	/* under the mapping lock the buffer cannot be given another page */
+	LWLockAcquire(lock, LW_SHARED);
+	buf_id = BufTableLookup(&tag, hash);
+	if (buf_id >= 0)
+	{
+		uint32		state = pg_atomic_read_u32(&GetBufferDescriptor(buf_id)->state);
+
+		/* BM_DIRTY stays set until a write of the page has finished */
+		dirty = (state & BM_DIRTY) != 0;
+	}
+	LWLockRelease(lock);
+	return dirty;
+}
+
+/*
+ * Whether block blkno goes by number: see the file header.  Blocks that
+ * came back bounced, and every block once the node runs on the CPU, go
+ * through the buffer manager.
+ */
+bool
+gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno)
+{
+	if (!gts->direct_read || gts->mode != GPU_TASK_MODE_GPU ||
+		gts->block_bounced || gts->redoing || blkno >= gts->nblocks)
+		return false;
+	if (!VM_ALL_VISIBLE(gts->rel, blkno, &gts->vmbuffer))
+		return false;
+	return !buffer_dirty(gts->rel, blkno);
+}
+
+/* the XpuDirectFile and block numbers of a direct-read chunk, in its buf */
+void
+gpu_task_direct_fill(GpuTaskState *gts, GpuTaskChunk *chunk)
+{
+	XpuDirectFile *df = (XpuDirectFile *) (chunk->buf + XPU_DIRECT_FILE_OFFSET);
+	RelFileNode *rnode = &gts->rel->rd_node;
+
+	memset(df, 0, sizeof(XpuDirectFile));
+	df->spcoid = rnode->spcNode;
+	df->dboid = rnode->dbNode;
+	df->relfilenode = rnode->relNode;
+	df->flags = DataChecksumsEnabled() ? XPU_DIRECT_CHECKSUMS : 0;
+	df->seg_blocks = RELSEG_SIZE;
+	df->rel_nblocks = gts->nblocks;
+	df->pg_major = PG_MAJORVERSION_NUM;
+	df->catversion = CATALOG_VERSION_NO;
+	StaticAssertStmt(sizeof(BlockNumber) == sizeof(uint32),
+					 "block numbers travel as uint32");
+	memcpy(chunk->buf + XPU_DIRECT_BLKNOS_OFFSET, chunk->blknos,
+		   sizeof(uint32) * chunk->nblocks);
+}
+
+/*
+ * A direct-read chunk's read report (its first reply): which blocks the
+ * service bounced.  They join the bounce queue once the chunk's answer is
+ * complete (gpu_task_direct_answered): should the service be lost before,
+ * the whole chunk is evaluated here instead.
+ */
+void
+gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
+					   PgStromMsgHeader *msg)
+{
+	XpuChunkResult *res;
+	const uint32 *entries;
+	uint32		i;
+	int64		prev = -1;
+
+	if (msg->tag != PGSTROM_MSG_SUCCESS_HALFWAY ||
+		msg->length < sizeof(PgStromMsgHeader) + sizeof(XpuChunkResult))
+	{
+		pfree(msg);
+		gpu_task_protocol_violation(gts, "a direct-read chunk answered without its read report");
+	}
+	res = (XpuChunkResult *) ((char *) msg + sizeof(PgStromMsgHeader));
+	entries = (const uint32 *) ((char *) res + sizeof(XpuChunkResult));
+	if (res->chunk_id != chunk->request_id || res->nitems > chunk->nblocks ||
+		res->ntuples != 0 || res->nrecheck != 0 ||
+		(uint64) msg->length != sizeof(PgStromMsgHeader) + sizeof(XpuChunkResult) +
+		(uint64) res->nitems * sizeof(uint32))
+	{
+		pfree(msg);
+		gpu_task_protocol_violation(gts, "malformed read report");
+	}
+	memset(chunk->bounced, 0, sizeof(bool) * chunk->nblocks);
+	chunk->nbounced = 0;
+	for (i = 0; i < res->nitems; i++)
+	{
+		uint32		bidx = entries[i] & XPU_BOUNCE_INDEX_MASK;
+		uint32		reason = entries[i] >> XPU_BOUNCE_SHIFT;
+
+		if (bidx >= chunk->nblocks || (int64) bidx <= prev ||
+			reason < XPU_BOUNCE_NOT_ALL_VISIBLE || reason > XPU_BOUNCE_BAD_HEADER)
+		{
+			pfree(msg);
+			gpu_task_protocol_violation(gts, "malformed read report");
+		}
+		prev = bidx;
+		chunk->bounced[bidx] = true;
+		chunk->nbounced++;
+		if (reason != XPU_BOUNCE_NOT_ALL_VISIBLE)
+			ereport(DEBUG1,
+					(errmsg_internal("%s on \"%s\": block %u read from the file %s, reading it through shared buffers",
+									 gpu_task_node_name(gts),
+									 RelationGetRelationName(gts->rel),
+									 chunk->blknos[bidx],
+									 reason == XPU_BOUNCE_CHECKSUM ?
+									 "failed its checksum" : "has an invalid header")));
+	}
+	chunk->report_seen = true;
+	pfree(msg);
+}
+
+/* the chunk's answer is complete: its bounced blocks are to be read again */
+void
+gpu_task_direct_answered(GpuTaskState *gts, GpuTaskChunk *chunk)
+{
+	uint32		i;
+
+	if (chunk->nbounced == 0)
+		return;
+	if (gts->nbounce + chunk->nbounced > gts->bounce_cap)
+	{
+		uint32		cap = Max(gts->bounce_cap * 2, gts->nbounce + chunk->nbounced);
+		MemoryContext oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
+
+		gts->bounce = gts->bounce ?
+			repalloc_huge(gts->bounce, sizeof(BlockNumber) * (Size) cap) :
+			MemoryContextAllocHuge(CurrentMemoryContext, sizeof(BlockNumber) * (Size) cap);
+		MemoryContextSwitchTo(oldcxt);
+		gts->bounce_cap = cap;
+	}
+	for (i = 0; i < chunk->nblocks; i++)
+	{
+		if (chunk->bounced[i])
+			gts->bounce[gts->nbounce++] = chunk->blknos[i];
+	}
+	/* counted once, when read through the buffer manager */
+	gts->counters.npages -= chunk->nbounced;
+	gts->counters.npages_bounced += chunk->nbounced;
+	gts->source_done = false;
+}
+
+/* releases the page the chunk read for its rows, if any */
+void
+gpu_task_direct_unpin(GpuTaskChunk *chunk)
+{
+	if (BufferIsValid(chunk->direct_buffer))
+		ReleaseBuffer(chunk->direct_buffer);
+	chunk->direct_buffer = InvalidBuffer;
+}
+
+/* end of scan or rescan: the visibility map page and the bounce queue */
+void
+gpu_task_direct_end(GpuTaskState *gts)
+{
+	if (BufferIsValid(gts->vmbuffer))
+		ReleaseBuffer(gts->vmbuffer);
+	gts->vmbuffer = InvalidBuffer;
+	gts->nbounce = 0;
+	gts->bounce_next = 0;
+	gts->block_bounced = false;
+}
+
+/*
+ * EXPLAIN ANALYZE: how many blocks came each way, once the scan read any
+ * directly (EXPLAIN alone cannot know).
+ */
+void
+gpu_task_direct_explain(GpuTaskState *gts, const GpuTaskCounters *c,
+						ExplainState *es)
+{
+	uint64		direct;
+
+	if (c->npages_direct == 0)
+		return;
+	direct = c->npages_direct - c->npages_bounced;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str,
+						 "Direct Read Blocks: " UINT64_FORMAT "  Shared Buffer Blocks: " UINT64_FORMAT "  Bounced Blocks: " UINT64_FORMAT "\n",
+						 direct, c->npages - direct, c->npages_bounced);
+	}
+	else
+	{
+		ExplainPropertyUInteger("Direct Read Blocks", NULL, direct, es);
+		ExplainPropertyUInteger("Shared Buffer Blocks", NULL, c->npages - direct, es);
+		ExplainPropertyUInteger("Bounced Blocks", NULL, c->npages_bounced, es);
+	}
+}
