@@ -119,7 +119,7 @@ BEGIN
 		RAISE EXCEPTION '%: the CPU path ran:%', label, E'\n' || plan;
 	END IF;
 	-- pages are read where they lie in shared buffers unless told otherwise
-	IF current_setting('pg_strom.zero_copy')::bool AND label !~ 'pages copied' AND
+	IF current_setting('pg_strom.zero_copy')::bool AND label !~ 'pages copied|direct read' AND
 		(plan ~ 'Page Copies' OR plan !~ 'Zero-Copy Pages: [1-9]') THEN
 		RAISE EXCEPTION '%: pages were copied:%', label, E'\n' || plan;
 	END IF;
@@ -149,6 +149,9 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 \pset tuples_only on
+-- the zero-copy path first: the tables are all-visible, and direct read
+-- would take their clean pages from the files (checked at the end)
+SET pg_strom.direct_read = off;
 SET max_parallel_workers_per_gather = 0;
 SELECT hx_check('GpuScan', $q$SELECT id, a FROM hx WHERE a % 7 = 3 AND f > 0.25$q$,
                 'GpuScan', '{Chunks,Rows Out}');
@@ -196,6 +199,13 @@ CREATE TEMP TABLE hx_tmp AS SELECT * FROM hx;
 ANALYZE hx_tmp;
 SELECT hx_check('temporary table, pages copied', $q$SELECT id, a FROM hx_tmp WHERE a % 7 = 3 AND f > 0.25$q$,
 	'GpuScan', ARRAY['Chunks', 'Rows Out']);
+-- direct read: the clean all-visible pages come from the relation's files
+RESET pg_strom.direct_read;
+CHECKPOINT;
+SELECT hx_check('parallel GpuScan, direct read', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,
+	'GpuScan', ARRAY['Chunks', 'Rows Out', 'Direct Read Blocks']);
+SELECT hx_check('parallel GpuPreAgg, direct read', $q$SELECT g, count(*), sum(a), round(stddev(a), 6) FROM hx GROUP BY g$q$,
+	'GpuPreAgg', ARRAY['Chunks', 'GPU Groups', 'Direct Read Blocks']);
 SQL
 
 echo "--- default costs: the plan choices the H200 figures calibrated (README, Results)"

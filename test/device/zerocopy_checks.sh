@@ -14,7 +14,9 @@ set -uo pipefail
 R=${R:-.device/remote.sh}
 ROWS=${ZC_ROWS:-6000000}
 passed=0 failed=0
-psqlq() { bash $R psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+# Direct read is off: these checks are about pages in shared buffers (the
+# direct-read path has its own, test/lifecycle/direct_read_test.go).
+psqlq() { bash $R psql -X -q -At -v ON_ERROR_STOP=1 -c "SET pg_strom.direct_read = off" "$@"; }
 check() {
 	if [ "$2" = "$3" ]; then passed=$((passed + 1)); echo "ok: $1"
 	else failed=$((failed + 1)); echo "FAILED: $1: got '$2', want '$3'"; fi
@@ -83,7 +85,7 @@ psqlq -c "VACUUM zc"
 echo "--- kill -9 of the service with a cursor mid-scan"
 pid=$(psqlq -c "SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1")
 want=$(psqlq -c "SET pg_strom.enabled = off" -c "SELECT count(*) FROM zc WHERE v >= 0")
-out=$(bash $R psql -X -At -c "SET pg_strom.regression_test_mode = on" -c "SET max_parallel_workers_per_gather = 0" -c "BEGIN" \
+out=$(bash $R psql -X -At -c "SET pg_strom.direct_read = off" -c "SET pg_strom.regression_test_mode = on" -c "SET max_parallel_workers_per_gather = 0" -c "BEGIN" \
 	-c "DECLARE c CURSOR FOR SELECT id FROM zc WHERE v >= 0" -c "MOVE 100000 IN c" \
 	-c "SELECT 'pinned=' || (count(*) > 0) FROM pg_buffercache WHERE pinning_backends > 0" \
 	-c "\\! kill -9 $pid" -c "SELECT pg_sleep(0.5)" -c "MOVE ALL IN c" -c "COMMIT" 2>&1)
