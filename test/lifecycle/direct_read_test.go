@@ -396,3 +396,37 @@ func explainPlain(ctx context.Context, t *testing.T, conn *pgx.Conn, query strin
 	}
 	return strings.Join(lines, "\n")
 }
+
+// The service lost with direct-read chunks in flight (hung, then killed;
+// or a sticky device error that makes it exit): the chunks in flight are
+// evaluated here, their pages read through shared buffers, and GpuPreAgg
+// redoes the blocks of the chunks answered before, bounced ones excepted.
+func TestDirectReadServiceLost(t *testing.T) {
+	ctx := context.Background()
+	for _, fault := range []string{"hang_after=2", "sticky_after=2"} {
+		t.Run(fault, func(t *testing.T) {
+			_, conn := hostExecCluster(ctx, t, fault, directConf...)
+			mustExec(ctx, t, conn, "SET pg_strom.regression_test_mode = on")
+			makeDirectTable(ctx, t, conn, "")
+			for _, mode := range []struct{ name, set string }{{"serial", gpuSettings}, {"parallel", parallelGPU}} {
+				mustExec(ctx, t, conn, mode.set)
+				for _, q := range directQueries {
+					st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
+					var killed chan error
+					if strings.HasPrefix(fault, "hang") {
+						killed = killAfter(int(*st[0].PID), 2*time.Second)
+					}
+					err := inTx(ctx, conn, pgx.ReadCommitted, func(tx pgx.Tx) error { return sameAsPostgreSQL(ctx, t, tx, q) })
+					if killed != nil {
+						if kerr := <-killed; kerr != nil {
+							t.Fatalf("kill: %v", kerr)
+						}
+					}
+					if err != nil {
+						t.Fatalf("%s, %s: %v", fault, mode.name, err)
+					}
+				}
+			}
+		})
+	}
+}
