@@ -59,10 +59,9 @@ func prewarm(ctx context.Context, conn *pgx.Conn, tables []Dataset, out io.Write
 	if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_prewarm"); err != nil {
 		return fmt.Errorf("create extension pg_prewarm: %w", err)
 	}
-	var sb int64
-	err := conn.QueryRow(ctx, "SELECT setting::int8 * current_setting('block_size')::int8 FROM pg_settings WHERE name = 'shared_buffers'").Scan(&sb)
+	sb, err := sharedBuffersBytes(ctx, conn)
 	if err != nil {
-		return fmt.Errorf("read shared_buffers: %w", err)
+		return err
 	}
 	var total int64
 	for _, d := range tables {
@@ -89,6 +88,16 @@ func prewarm(ctx context.Context, conn *pgx.Conn, tables []Dataset, out io.Write
 }
 
 func gb(bytes int64) float64 { return float64(bytes) / 1e9 }
+
+// sharedBuffersBytes is shared_buffers in bytes.
+func sharedBuffersBytes(ctx context.Context, conn *pgx.Conn) (int64, error) {
+	var sb int64
+	err := conn.QueryRow(ctx, "SELECT setting::int8 * current_setting('block_size')::int8 FROM pg_settings WHERE name = 'shared_buffers'").Scan(&sb)
+	if err != nil {
+		return 0, fmt.Errorf("read shared_buffers: %w", err)
+	}
+	return sb, nil
+}
 
 // phase runs f and prints its elapsed time.
 func phase(out io.Writer, name string, f func() error) error {

@@ -76,6 +76,11 @@ func WriteTable(w io.Writer, rep *Report) error {
 	} else {
 		fmt.Fprintf(&b, "host-to-device link: %s\n", rep.Link.Source)
 	}
+	for _, t := range rep.Tables {
+		fmt.Fprintf(&b, "table %s: heap %.2f GB, shared_buffers %.2f GB: %s (pg_strom.direct_read = %s)\n", t.Name, gb(t.HeapBytes),
+			gb(rep.SharedBuffersBytes), map[bool]string{true: "larger", false: "fits"}[t.LargerThanSharedBuffers],
+			rep.Server.Settings["pg_strom.direct_read"])
+	}
 	fmt.Fprintf(&b, "host CPU: %s\n", rep.CPU.Source)
 	fmt.Fprintf(&b, "GPU service CPU (svc column): %s\n", rep.CPU.Service)
 	fmt.Fprintf(&b, "each figure: median of %d timed runs after %d warm-up; modes must agree (floats within relative %g)\n",

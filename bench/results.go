@@ -90,6 +90,18 @@ type Report struct {
 	Failures   int           `json:"failures"`
 	Phases     []PhaseTime   `json:"phases"`
 	Summaries  []Summary     `json:"summaries"`
+	// Tables against shared_buffers: a table larger than shared_buffers
+	// is read from the OS page cache (prewarm "read"), and by the direct
+	// read path where pg_strom.direct_read is on.
+	SharedBuffersBytes int64       `json:"shared_buffers_bytes"`
+	Tables             []TableSize `json:"tables"`
+}
+
+// TableSize is one table's heap against shared_buffers.
+type TableSize struct {
+	Name                    string `json:"name"`
+	HeapBytes               int64  `json:"heap_bytes"`
+	LargerThanSharedBuffers bool   `json:"larger_than_shared_buffers"`
 }
 
 // Summary sums up the queries of one table or of SSB: PG time is the

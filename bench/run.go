@@ -60,6 +60,13 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 			}
 			fmt.Fprintf(cfg.Stderr, "  %s: %d rows, heap %.3f GB\n", d.Name, st.Rows, gb(heap[d.Name]))
 		}
+		if rep.SharedBuffersBytes, err = sharedBuffersBytes(ctx, conn); err != nil {
+			return err
+		}
+		for _, d := range cfg.Tables {
+			rep.Tables = append(rep.Tables, TableSize{Name: d.Name, HeapBytes: heap[d.Name],
+				LargerThanSharedBuffers: heap[d.Name] > rep.SharedBuffersBytes})
+		}
 		return nil
 	})
 	if err != nil {

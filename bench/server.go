@@ -24,7 +24,7 @@ type ServerInfo struct {
 
 var reportedSettings = []string{
 	"shared_buffers", "max_worker_processes", "max_parallel_workers", "pg_strom.regression_test_mode",
-	"pg_strom.max_async_tasks", "pg_strom.cpu_fallback",
+	"pg_strom.max_async_tasks", "pg_strom.cpu_fallback", "pg_strom.zero_copy", "pg_strom.direct_read",
 }
 
 // checkPgStrom fails unless pg_strom is loaded (a SET of an unknown

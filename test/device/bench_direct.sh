@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# There (the GPU machine), with .device staged by stage.sh: direct read
+# against issue 13's goal.  A cluster with shared_buffers = 4GB, w1_narrow
+# at scale 1 (13.65 GB: larger than shared_buffers, so prewarm leaves it in
+# the OS page cache), then group_8 and preagg_10 in PostgreSQL's modes and
+# on the GPU with pg_strom.direct_read on; with DIRECT_OFF=1 also a run
+# with it off (the zero-copy path of the same setting).  EXPLAIN ANALYZE
+# of both queries shows how many blocks came each way.  Results to $OUT.
+# Knobs for measuring the service's reads: PGSTROM_DIRECT_READ_ODIRECT=1
+# (O_DIRECT) and PGSTROM_DIRECT_READ_WORKERS=N, set in the environment of
+# the cluster's start.
+set -uo pipefail
+R=.device/remote.sh
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+B=.device/pgstrom-bench
+conf=$(mktemp)
+echo "shared_buffers = ${DIRECT_SHARED_BUFFERS:-4GB}" > "$conf"
+chmod 644 "$conf"
+bash $R start "$conf" || exit 1
+eval "$(bash $R env)"
+psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'
+psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
+	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+psql -X -c 'SHOW shared_buffers' -c 'SELECT state, reason FROM pgstrom.gpu_service_status()'
+t0=$SECONDS
+timeout "${BENCH_LOAD_TIMEOUT:-360}" $B load -scale "${DIRECT_SCALE:-1}" -tables w1_narrow || echo "load failed: $?"
+echo "load: $((SECONDS - t0)) s"
+psql -X -c "CHECKPOINT" -c "SELECT pg_size_pretty(pg_relation_size('w1_narrow')) AS heap,
+	(SELECT all_visible FROM pg_visibility_map_summary('w1_narrow')) AS all_visible_pages" 2>/dev/null ||
+	psql -X -c "SELECT pg_size_pretty(pg_relation_size('w1_narrow')) AS heap"
+for q in "SELECT c, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY c" \
+	"SELECT a % 10 AS k, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY 1"; do
+	psql -X -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
+		-c "EXPLAIN (ANALYZE, COSTS OFF) $q" 2>&1 | grep -E "Custom Scan|Chunks|Direct Read|Page Copies|CPU Path|Workers Launched|Execution Time"
+done
+runs=${BENCH_RUNS:-2}
+for dr in on ${DIRECT_OFF:+off}; do
+	t0=$SECONDS
+	timeout "${BENCH_RUN_TIMEOUT:-400}" $B run -tables w1_narrow -queries group_8,preagg_10 -runs "$runs" \
+		-gpu-set "pg_strom.direct_read=$dr" -json "$OUT/direct-$dr.json" -plans "$OUT/direct-plans-$dr.txt" \
+		> "$OUT/direct-$dr.txt"
+	echo "run direct_read=$dr: exit $?, $((SECONDS - t0)) s"
+	cat "$OUT/direct-$dr.txt"
+done
+bash $R stop
