@@ -19,7 +19,7 @@ echo "shared_buffers = ${DIRECT_SHARED_BUFFERS:-4GB}" > "$conf"
 chmod 644 "$conf"
 bash $R start "$conf" || exit 1
 eval "$(bash $R env)"
-psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'
+psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm' -c 'CREATE EXTENSION IF NOT EXISTS pg_visibility'
 psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
 	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
