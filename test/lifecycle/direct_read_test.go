@@ -430,3 +430,36 @@ func TestDirectReadServiceLost(t *testing.T) {
 		})
 	}
 }
+
+// A table of two 1 GB segment files: blocks past the first segment are
+// read from <relfilenode>.1.
+func TestDirectReadSeveralSegments(t *testing.T) {
+	ctx := context.Background()
+	// without WAL for the new table, the load takes half the time
+	c, conn := hostExecCluster(ctx, t, "", append(directConf, "wal_level = minimal", "max_wal_senders = 0", "max_wal_size = 4GB")...)
+	mustExec(ctx, t, conn, "SET pg_strom.regression_test_mode = on")
+	mustExec(ctx, t, conn, gpuSettings)
+	t0 := time.Now()
+	mustExec(ctx, t, conn, `CREATE TABLE t_seg AS SELECT i AS id, i % 7 AS g, repeat(chr(65 + i % 26), 900) AS pad
+		FROM generate_series(1, 1250000) i`)
+	mustExec(ctx, t, conn, "VACUUM (FREEZE, ANALYZE) t_seg")
+	mustExec(ctx, t, conn, "CHECKPOINT")
+	path := relationFile(ctx, t, conn, "t_seg")
+	if _, err := os.Stat(filepath.Join(c.dir, path+".1")); err != nil {
+		t.Fatalf("t_seg has no second segment: %v", err)
+	}
+	t.Logf("1.1 GB table loaded in %v", time.Since(t0))
+	for _, q := range []string{
+		`SELECT g, count(*), sum(id), min(id), max(id) FROM t_seg WHERE pad > 'C' GROUP BY g`,
+		`SELECT id, g FROM t_seg WHERE id % 50000 = 7`,
+	} {
+		plan := explain(ctx, t, conn, q)
+		if direct, shared, _, ok := directCounts(plan); !ok || direct < 131072 || shared != 0 {
+			t.Fatalf("%s: want every block (two segments) read directly, got direct %d shared %d:\n%s", q, direct, shared, plan)
+		}
+		if err := inTx(ctx, conn, pgx.ReadCommitted, func(tx pgx.Tx) error { return sameAsPostgreSQL(ctx, t, tx, q) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("done in %v", time.Since(t0))
+}
