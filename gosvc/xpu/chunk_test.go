@@ -57,8 +57,8 @@ func TestParseChunkRejects(t *testing.T) {
 	}
 }
 
-// TestParseChunkRetiredBuffer: a buffer_id other than 0 and
-// XPU_BUFFER_SHARED named a shared chunk buffer (ATTACH_BUFFER), which is
+// TestParseChunkRetiredBuffer: a buffer_id other than 0,
+// XPU_BUFFER_SHARED and XPU_BUFFER_DIRECT named a shared chunk buffer (ATTACH_BUFFER), which is
 // gone; every such chunk is a protocol error that says so, whatever else
 // the message holds.
 func TestParseChunkRetiredBuffer(t *testing.T) {
@@ -69,7 +69,7 @@ func TestParseChunkRetiredBuffer(t *testing.T) {
 	bare := protocol.NewMessage(protocol.TagTaskExec, 4, xpu.ChunkEnd-protocol.HeaderSize)
 	put := xputest.PutU32
 	bare = put(bare, xpu.OffChunkNBlocks, 7)
-	for _, id := range []uint32{1, 3, 16, 17, xpu.BufferShared - 1} {
+	for _, id := range []uint32{1, 3, 16, 17, xpu.BufferDirect - 1} { // BufferDirect is BufferShared - 1
 		for name, msg := range map[string][]byte{
 			"inline pages":      put(inline, xpu.OffChunkBufferID, id),
 			"no pages (memfd)":  put(put(bare, xpu.OffChunkBufferID, id), xpu.OffChunkPagesOffset, 8192*5),
