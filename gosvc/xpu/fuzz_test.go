@@ -3,6 +3,7 @@ package xpu_test
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -39,6 +40,12 @@ func FuzzParseSession(f *testing.F) {
 	f.Add(xputest.PutU32(shared, xpu.OffChunkNBlocks, 3))
 	f.Add(xputest.PutU32(shared, xputest.ChunkPagesOffset+xpu.OffRefBuffer, fuzzNBuffers))
 	f.Add(xputest.PutU32(shared, xputest.ChunkPagesOffset+xpu.OffRefNLines, 292|0x10000))
+	// direct-read chunks: a file locator and block numbers
+	direct := xputest.DirectChunkMessage(1, 4, xpu.DirectFile{Spc: 16400, DB: 5, RelNode: 16384, SegBlocks: 131072,
+		RelNBlocks: 300000, PgMajor: 15, Catversion: 202209061}, []uint32{0, 131072, 299999})
+	f.Add(direct)
+	f.Add(direct[:len(direct)-4])
+	f.Add(xputest.PutU32(direct, xpu.DirectFileOffset+16, 0))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		if h, err := protocol.DecodeHeader(msg); err == nil && h.Tag == protocol.TagTaskExec {
 			fuzzChunk(t, msg)
@@ -148,6 +155,10 @@ func fuzzChunk(t *testing.T, msg []byte) {
 		}
 		return
 	}
+	if c.Direct() {
+		fuzzDirect(t, c, msg)
+		return
+	}
 	if !c.Shared() {
 		if c.Inline() && len(c.Pages(msg)) != c.PagesLen() {
 			t.Fatalf("inline chunk %+v of a %d-byte message", c, len(msg))
@@ -169,6 +180,29 @@ func fuzzChunk(t *testing.T, msg []byte) {
 		if binary.LittleEndian.Uint32(r[xpu.OffRefBuffer:]) >= fuzzNBuffers || int(binary.LittleEndian.Uint16(r[xpu.OffRefNLines:])) > xpu.MaxTuplesPerPage ||
 			binary.LittleEndian.Uint16(r[xpu.OffRefFlags:])&^xpu.PageFlagsMask != 0 {
 			t.Fatalf("accepted ref % x", r[:xpu.PageRefSize])
+		}
+	}
+}
+
+// fuzzDirect: an accepted direct-read chunk names only blocks below the
+// relation's size, and its segment paths stay under base/ or pg_tblspc/.
+func fuzzDirect(t *testing.T, c xpu.Chunk, msg []byte) {
+	f, blknos, err := xpu.ParseDirect(c, msg)
+	if err != nil {
+		if !errors.Is(err, protocol.ErrProtocol) {
+			t.Fatalf("direct rejection %v is not a protocol error", err)
+		}
+		return
+	}
+	if len(blknos) != int(c.NBlocks) || f.SegBlocks == 0 || f.RelNode == 0 {
+		t.Fatalf("accepted direct chunk %+v with %d blocks", f, len(blknos))
+	}
+	for _, b := range blknos {
+		seg, _ := f.Locate(b)
+		path := f.SegmentPath(seg)
+		if b >= f.RelNBlocks || strings.Contains(path, "..") ||
+			!(strings.HasPrefix(path, "base/") || strings.HasPrefix(path, "pg_tblspc/")) {
+			t.Fatalf("accepted block %d of %+v at %s", b, f, path)
 		}
 	}
 }
