@@ -20,8 +20,9 @@ import (
 
 // Direct read: a table larger than shared_buffers, all-visible after a
 // VACUUM, is read by the service from the relation's files.  Every query
-// runs on the host executor (the service's real path, the device work
-// done on the CPU) and is compared with PostgreSQL's own answer.
+// runs on the GPU service, or without a GPU on the host executor (the
+// service's real path, the device work done on the CPU), and is compared
+// with PostgreSQL's own answer.  The fault tests need the host executor.
 
 // directConf: shared buffers far smaller than the ~100 MB tables below.
 var directConf = []string{"shared_buffers = 16MB", "autovacuum = off"}
@@ -110,9 +111,31 @@ func directCounts(plan string) (direct, shared, bounced int, ok bool) {
 	return
 }
 
-func directCluster(ctx context.Context, t *testing.T) (*cluster, *pgx.Conn) {
+// directCluster starts a cluster with directConf whose service is the GPU
+// service or, on a machine without a GPU, the host executor; with
+// checksums, data checksums are enabled before the first start.
+func directCluster(ctx context.Context, t *testing.T, checksums ...bool) (*cluster, *pgx.Conn) {
 	t.Helper()
-	c, conn := hostExecCluster(ctx, t, "", directConf...)
+	c := newCluster(t, directConf...)
+	if len(checksums) > 0 && checksums[0] {
+		c.run(filepath.Join(c.bindir, "pg_checksums"), "--enable", "-D", c.dir)
+	}
+	c.start()
+	conn := c.connect(ctx)
+	mustExec(ctx, t, conn, "CREATE EXTENSION pg_strom")
+	st := waitFor(ctx, t, conn, 60*time.Second, settled)
+	if st[0].State == "no_gpu" {
+		conn.Close(ctx)
+		c.stop()
+		installHostExecutor(t)
+		c.env = append(c.env, "PG_STROM_TEST_HOST_EXECUTOR=1")
+		c.start()
+		conn = c.connect(ctx)
+		st = waitFor(ctx, t, conn, 60*time.Second, settled)
+	}
+	if st[0].State != "ready" {
+		t.Fatalf("service not ready: %v", describe(st))
+	}
 	mustExec(ctx, t, conn, "SET pg_strom.regression_test_mode = on")
 	mustExec(ctx, t, conn, gpuSettings)
 	return c, conn
@@ -302,16 +325,7 @@ func TestDirectReadTablespace(t *testing.T) {
 // still reads directly.
 func TestDirectReadChecksumFailure(t *testing.T) {
 	ctx := context.Background()
-	installHostExecutor(t)
-	c := newCluster(t, directConf...)
-	c.run(filepath.Join(c.bindir, "pg_checksums"), "--enable", "-D", c.dir)
-	c.env = append(c.env, "PG_STROM_TEST_HOST_EXECUTOR=1")
-	c.start()
-	conn := c.connect(ctx)
-	mustExec(ctx, t, conn, "CREATE EXTENSION pg_strom")
-	if st := waitFor(ctx, t, conn, 60*time.Second, settled); st[0].State != "ready" {
-		t.Fatalf("host executor service not ready: %v", describe(st))
-	}
+	c, conn := directCluster(ctx, t, true)
 	var on string
 	if err := conn.QueryRow(ctx, "SHOW data_checksums").Scan(&on); err != nil || on != "on" {
 		t.Fatalf("data_checksums = %q (%v)", on, err)
