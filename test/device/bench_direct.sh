@@ -8,7 +8,9 @@
 # of both queries shows how many blocks came each way.  Results to $OUT.
 # Knobs for measuring the service's reads: PGSTROM_DIRECT_READ_ODIRECT=1
 # (O_DIRECT) and PGSTROM_DIRECT_READ_WORKERS=N, set in the environment of
-# the cluster's start.
+# the cluster's start.  COLD=1 adds, where the page cache can be dropped,
+# both queries from a cold cache beside the storage's own read rate (the
+# relation's segment files read by 16 parallel readers).
 set -uo pipefail
 R=.device/remote.sh
 OUT=${OUT:-/tmp/out}
@@ -35,10 +37,37 @@ for q in "SELECT c, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP
 	psql -X -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
 		-c "EXPLAIN (ANALYZE, COSTS OFF) $q" 2>&1 | grep -E "Custom Scan|Chunks|Direct Read|Page Copies|CPU Path|Workers Launched|Execution Time"
 done
+if [ -n "${COLD:-}" ]; then
+	pgdata=$(psql -X -At -c "SHOW data_directory")
+	files=$(psql -X -At -c "SELECT pg_relation_filepath('w1_narrow')")
+	drop() { sync && echo 3 > /proc/sys/vm/drop_caches; }
+	if drop 2>/dev/null; then
+		t0=$(date +%s.%N)
+		ls "$pgdata/$files" "$pgdata/$files".* 2>/dev/null | xargs -P 16 -n 1 cat > /dev/null
+		t1=$(date +%s.%N)
+		bytes=$(psql -X -At -c "SELECT pg_relation_size('w1_narrow')")
+		echo "cold: storage read rate $(echo "$bytes / ($t1 - $t0) / 1e9" | bc -l | cut -c1-5) GB/s ($bytes bytes, 16 readers)"
+		for q in "SELECT c, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY c" \
+			"SELECT a % 10 AS k, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY 1"; do
+			for dr in on off; do
+				drop
+				echo "cold, GPU, direct_read=$dr: $q"
+				psql -X -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" -c "SET pg_strom.direct_read = $dr" \
+					-c "EXPLAIN (ANALYZE, COSTS OFF) $q" 2>&1 | grep -E "Direct Read|Execution Time"
+			done
+			drop
+			echo "cold, PostgreSQL: $q"
+			psql -X -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" -c "SET pg_strom.enabled = off" \
+				-c "EXPLAIN (ANALYZE, COSTS OFF) $q" 2>&1 | grep -E "Execution Time"
+		done
+	else
+		echo "cold: the page cache cannot be dropped here"
+	fi
+fi
 runs=${BENCH_RUNS:-2}
 for dr in on ${DIRECT_OFF:+off}; do
 	t0=$SECONDS
-	timeout "${BENCH_RUN_TIMEOUT:-400}" $B run -tables w1_narrow -queries group_8,preagg_10 -runs "$runs" \
+	timeout "${BENCH_RUN_TIMEOUT:-200}" $B run -tables w1_narrow -queries group_8,preagg_10 -runs "$runs" \
 		-gpu-set "pg_strom.direct_read=$dr" -json "$OUT/direct-$dr.json" -plans "$OUT/direct-plans-$dr.txt" \
 		> "$OUT/direct-$dr.txt"
 	echo "run direct_read=$dr: exit $?, $((SECONDS - t0)) s"
