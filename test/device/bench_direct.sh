@@ -46,7 +46,7 @@ if [ -n "${COLD:-}" ]; then
 		ls "$pgdata/$files" "$pgdata/$files".* 2>/dev/null | xargs -P 16 -n 1 cat > /dev/null
 		t1=$(date +%s.%N)
 		bytes=$(psql -X -At -c "SELECT pg_relation_size('w1_narrow')")
-		echo "cold: storage read rate $(echo "$bytes / ($t1 - $t0) / 1e9" | bc -l | cut -c1-5) GB/s ($bytes bytes, 16 readers)"
+		echo "cold: storage read rate $(awk -v b="$bytes" -v a="$t0" -v z="$t1" 'BEGIN { printf "%.2f", b / (z - a) / 1e9 }') GB/s ($bytes bytes, 16 readers)"
 		for q in "SELECT c, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY c" \
 			"SELECT a % 10 AS k, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY 1"; do
 			for dr in on off; do
