@@ -76,8 +76,9 @@ typedef struct GpuTaskCounters
 	uint64		gpu_time_ns;	/* reported by the service */
 	uint64		npages_redone;	/* pages evaluated again on the CPU after
 								 * the device lost their rows */
-	uint64		npages_direct;	/* of npages, sent by number (direct read),
-								 * bounced ones included */
+	uint64		npages_direct;	/* sent by number (direct read), bounced
+								 * ones included; npages counts each block
+								 * once, a bounced one when read again */
 	uint64		npages_bounced;	/* of those, sent back by the service and
 								 * read through shared buffers */
 	uint64		node[GPU_TASK_NODE_COUNTERS];	/* the node's own, summed
