@@ -167,6 +167,13 @@ typedef struct GpuTaskOps
 	StringInfo	(*build_session) (GpuTaskState *gts, const char **cpu_reason);
 
 	/*
+	 * NULL, or what the node sends after OpenSession succeeded and before
+	 * the first chunk (GpuJoin's inner rows).  It may send the node to the
+	 * CPU (gpu_task_use_cpu or the runtime's reply helpers).
+	 */
+	void		(*session_opened) (GpuTaskState *gts);
+
+	/*
 	 * Items of the TaskExec replies: bytes per item, and at most how many
 	 * items a chunk may return per tuple of its pages (0: no bound).
 	 */
@@ -319,6 +326,9 @@ extern bool gpu_task_position_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 									   bool recheck_only);
 extern bool gpu_task_qual_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 								   TupleTableSlot *slot);
+extern void gpu_task_store_tuple(GpuTaskState *gts, TupleTableSlot *slot,
+								 GpuTaskChunk *chunk, uint32 bidx,
+								 OffsetNumber off);
 
 /* task_source.c */
 extern void gpu_task_source_begin(GpuTaskState *gts);
