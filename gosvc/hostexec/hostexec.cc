@@ -186,7 +186,7 @@ hostexec_gpupreagg(const char *session, const char *pages, uint32_t nblocks,
 			int32_t		tuple_len;
 
 			/* the kernel's own decoding: the same items are rejected */
-			if (xpu_preagg_retry_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
+			if (xpu_item_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
 				preagg_one(st, tuple, tuple_len, retry[k], items, counters);
 			else
 				set_status(counters, XPU_STATUS_BAD_PAGE);

@@ -16,6 +16,9 @@ func ParsePreAgg(msg []byte, p *Program) (*PreAgg, error) {
 	if descOff == 0 {
 		return nil, protoErr("xpu preagg: preagg_offset is 0 in a GpuPreAgg session")
 	}
+	if p.JoinOffset != 0 {
+		return nil, protoErr("xpu preagg: join_offset is %d in a GpuPreAgg session, must be 0", p.JoinOffset)
+	}
 	desc := region{"preagg descriptor", descOff, 1, PreAggDescSize, alignPreAggDesc}
 	if err := checkRegions(len(msg), SessionEnd, append(others, desc)...); err != nil {
 		return nil, err
