@@ -37,13 +37,11 @@
 #include "runtime/gpu_task.h"
 
 #define GPUJOIN_NAME				"GpuJoin"
-#define GPUJOIN_MAX_DEPTHS			4		/* XPU_JOIN_MAX_DEPTHS */
-#define GPUJOIN_MAX_KEYS			8		/* XPU_JOIN_MAX_KEYS, per depth */
-#define GPUJOIN_MAX_TEXT_KEY		248		/* bytes of a text key in a slot
-											 * of at most 256 */
-#define GPUJOIN_NO_INNER			0xffffffffU	/* XPU_JOIN_NO_INNER */
-
-extern int	pgstrom_gpujoin_max_inner_size_kb;
+#define GPUJOIN_MAX_DEPTHS			XPU_JOIN_MAX_DEPTHS
+#define GPUJOIN_MAX_KEYS			XPU_JOIN_MAX_KEYS	/* per depth */
+/* bytes of a text key: 8 + this is the widest slot */
+#define GPUJOIN_MAX_TEXT_KEY		(XPU_JOIN_MAX_TEXT_KEY - 8)
+#define GPUJOIN_NO_INNER			XPU_JOIN_NO_INNER
 
 /* one depth of the plan (from custom_private) */
 typedef struct GpuJoinDepthInfo

@@ -27,6 +27,7 @@
 #include "common/hashfn.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
 
 #include "gpujoin/gpujoin.h"

@@ -28,9 +28,8 @@
 #include "pgstat.h"
 #include "utils/memutils.h"
 
+#include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
-
-int			pgstrom_gpujoin_max_inner_size_kb;
 
 #define KEY_ROWS_ALIGN	16
 

@@ -47,6 +47,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
+#include "parser/parsetree.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -329,6 +330,9 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 	if (info.ndepths >= GPUJOIN_MAX_DEPTHS)
 		return;
 	info.depths[info.ndepths++] = *depth;
+	/* the quals and every outer key must fit one device program */
+	if (!gpujoin_codegen_check(&info, info.outer_relid, NULL))
+		return;
 	cpath = create_gpujoin_path(root, joinrel, &info, inner_paths,
 								parallel_workers);
 	if (parallel_workers > 0)

@@ -71,9 +71,9 @@ gpujoin_info_to_list(const GpuJoinInfo *info)
 		l = lappend(l, makeString(psprintf("%.0f", dp->plan_rows)));
 		depths = lappend(depths, l);
 	}
-	return list_make6(makeInteger((int) info->outer_relid), info->dev_quals,
-					  info->host_quals, depths, info->col_source,
-					  info->col_attno);
+	return lappend(list_make5(makeInteger((int) info->outer_relid), info->dev_quals,
+					  info->host_quals, depths, info->col_source),
+		info->col_attno);
 }
 
 GpuJoinInfo *

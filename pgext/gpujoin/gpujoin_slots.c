@@ -23,6 +23,7 @@
 
 #include "access/detoast.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
 
 #include "codegen/codegen.h"
 #include "codegen/codegen_values.h"
