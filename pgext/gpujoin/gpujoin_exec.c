@@ -288,6 +288,7 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 	GpuTaskState *gts = &gjs->gts;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	GpuJoinInfo *info;
+	const TupleTableSlotOps *scanops;
 	ListCell   *lc1,
 			   *lc2;
 	int			i = 0;
@@ -309,16 +310,24 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 	gjs->outer_slot = ExecInitExtraTupleSlot(estate,
 											 RelationGetDescr(node->ss.ss_currentRelation),
 											 &TTSOpsHeapTuple);
+	/*
+	 * The outer quals and keys read the outer heap tuple as the scan tuple,
+	 * not the node's virtual scan slot (the join row), which the expression
+	 * compiler would take as already deformed: compile them for a heap
+	 * tuple.  The projection was compiled already, for the join row.
+	 */
+	scanops = node->ss.ps.scanops;
+	node->ss.ps.scanops = &TTSOpsHeapTuple;
 	gts->dev_quals = info->dev_quals;
 	gts->dev_qual_state = ExecInitQual(info->dev_quals, &node->ss.ps);
 	gjs->host_qual_state = ExecInitQual(info->host_quals, &node->ss.ps);
-
 	d = 0;
 	foreach(lc1, cscan->custom_plans)
 	{
 		init_depth(gjs, d, lfirst(lc1), estate, eflags);
 		d++;
 	}
+	node->ss.ps.scanops = scanops;
 	gjs->inner_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuJoin inner",
 										   ALLOCSET_DEFAULT_SIZES);
 	gjs->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuJoin row",
