@@ -36,6 +36,7 @@
 /* the inner plan's tuples of one depth, as the first pass keeps them */
 typedef struct InnerTuples
 {
+	MemoryContext cxt;			/* the copies, until laid out */
 	MinimalTuple *tuples;
 	uint32		ntuples;
 	uint32		cap;
@@ -67,6 +68,7 @@ collect_tuples(GpuJoinState *gjs, int d, InnerTuples *it, uint32 *longest)
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(ps);
+		MemoryContext oldcxt;
 		MinimalTuple mt;
 		int			k;
 
@@ -78,13 +80,15 @@ collect_tuples(GpuJoinState *gjs, int d, InnerTuples *it, uint32 *longest)
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("GpuJoin: inner relation of depth %d has more than %d rows",
 							d + 1, PG_INT32_MAX)));
+		oldcxt = MemoryContextSwitchTo(it->cxt);
 		mt = ExecCopySlotMinimalTuple(slot);
+		MemoryContextSwitchTo(oldcxt);
 		if (it->ntuples == it->cap)
 		{
 			it->cap = Max(1024, it->cap * 2);
 			it->tuples = it->tuples ?
 				repalloc_huge(it->tuples, sizeof(MinimalTuple) * it->cap) :
-				MemoryContextAllocHuge(CurrentMemoryContext, sizeof(MinimalTuple) * it->cap);
+				MemoryContextAllocHuge(it->cxt, sizeof(MinimalTuple) * it->cap);
 		}
 		it->tuples[it->ntuples++] = mt;
 		it->tuple_bytes += MAXALIGN(mt->t_len);
@@ -161,7 +165,6 @@ fill_block(GpuJoinState *gjs, int d, InnerTuples *it, char *blob,
 		inner->tuple_offsets[i] = pos;
 		memcpy(inner->tuples_base + pos, mt, mt->t_len);
 		pos += MAXALIGN(mt->t_len);
-		pfree(mt);
 	}
 	if (inner->cpu_reason[0] != '\0')
 		return;
@@ -199,6 +202,8 @@ build_depth(GpuJoinState *gjs, int d, dsa_pointer *dp)
 	int			k = 0;
 
 	memset(&it, 0, sizeof(it));
+	it.cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuJoin inner build",
+								   ALLOCSET_DEFAULT_SIZES);
 	memset(longest, 0, sizeof(longest));
 	memset(inner, 0, sizeof(GpuJoinInner));
 	inner->nkeys = list_length(dinfo->inner_keys);
@@ -230,8 +235,7 @@ build_depth(GpuJoinState *gjs, int d, dsa_pointer *dp)
 	else
 		blob = MemoryContextAllocHuge(gjs->inner_cxt, Max(total, 16));
 	fill_block(gjs, d, &it, blob, tuples_off, keys_off);
-	if (it.tuples)
-		pfree(it.tuples);
+	MemoryContextDelete(it.cxt);
 }
 
 /* a waiting participant takes the builder's blocks */
@@ -323,10 +327,14 @@ build_parallel(GpuJoinState *gjs)
 	attach_shared_inner(gjs);
 }
 
+/*
+ * The inner plans run in the query's context: what they allocate (a scan
+ * descriptor) must outlive a rescan that resets inner_cxt.
+ */
 void
 gpujoin_build_inner(GpuJoinState *gjs)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(gjs->inner_cxt);
+	MemoryContext oldcxt = MemoryContextSwitchTo(gjs->gts.css.ss.ps.state->es_query_cxt);
 	int			d;
 
 	if (gjs->jshared)

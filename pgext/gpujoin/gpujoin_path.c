@@ -18,7 +18,10 @@
  *	  side any expression of the inner relation; 1 to GPUJOIN_MAX_KEYS of
  *	  them.  Other join clauses keep PostgreSQL's plan (no residual quals
  *	  yet);
- *	- the join's output is plain columns of the relations.
+ *	- the join's output is plain columns of the relations;
+ *	- the inner relation is expected to have no more rows than the outer
+ *	  table (its rows are kept and sent to the device whole: the other way
+ *	  round is the better GpuJoin).
  * The inner side is PostgreSQL's cheapest unparameterized path of the inner
  * relation, run once per execution.  A partial (parallel-aware) path is
  * offered over a partial outer when every inner path is parallel safe.
@@ -128,7 +131,8 @@ classify_key(RestrictInfo *rinfo, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 	if (rinfo->pseudoconstant)
 		return false;
-	if (jointype != JOIN_INNER && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+	/* a filter above an outer join (as hash_inner_and_outer sees them) */
+	if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
 		return false;
 	if (!IsA(op, OpExpr) || list_length(op->args) != 2 || op->opretset)
 		return false;
@@ -250,8 +254,7 @@ gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 		Path	   *inner = lfirst(lc);
 		int			k = list_length(info->depths[d].outer_keys);
 
-		startup_cost += inner->total_cost +
-			inner->rows * (cpu_tuple_cost + cpu_operator_cost * k);
+		startup_cost += inner->total_cost + inner->rows * (cpu_tuple_cost + cpu_operator_cost * k);
 		nkeys += k;
 		d++;
 	}
@@ -310,6 +313,32 @@ create_gpujoin_path(PlannerInfo *root, RelOptInfo *joinrel,
 	return cpath;
 }
 
+/*
+ * PostgreSQL's cheapest unparameterized path of the inner relation; under a
+ * partial GpuJoin (every participant may run it) a parallel-safe one.
+ */
+static Path *
+cheapest_inner(RelOptInfo *innerrel, bool parallel_safe)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	if (!parallel_safe)
+	{
+		best = innerrel->cheapest_total_path;
+		return (best && best->param_info == NULL) ? best : NULL;
+	}
+	foreach(lc, innerrel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if (path->param_info == NULL && path->parallel_safe &&
+			(best == NULL || path->total_cost < best->total_cost))
+			best = path;
+	}
+	return best;
+}
+
 static bool
 is_gpujoin_path(Path *path)
 {
@@ -328,6 +357,13 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 	CustomPath *cpath;
 
 	if (info.ndepths >= GPUJOIN_MAX_DEPTHS)
+		return;
+	/*
+	 * The inner rows are kept and sent to the device whole: an inner side
+	 * larger than the outer table is the wrong way round (a scan of the
+	 * larger table should be the outer).
+	 */
+	if (inner_path->rows > find_base_rel(root, info.outer_relid)->rows)
 		return;
 	info.depths[info.ndepths++] = *depth;
 	/* the quals and every outer key must fit one device program */
@@ -348,7 +384,8 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 {
 	GpuJoinDepthInfo depth;
 	GpuJoinInfo base;
-	Path	   *inner_path = innerrel->cheapest_total_path;
+	Path	   *inner_path = cheapest_inner(innerrel, false);
+	Path	   *safe_inner = cheapest_inner(innerrel, true);
 	bool		outer_is_base;
 	Index		outer_relid = 0;
 	ListCell   *lc;
@@ -411,13 +448,16 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	{
 		add_one(root, joinrel, &base, NIL, &depth, inner_path, 0);
 		if (joinrel->consider_parallel && outerrel->consider_parallel &&
-			inner_path->parallel_safe)
+			safe_inner != NULL)
 		{
 			int			workers = compute_parallel_worker(outerrel, outerrel->pages, -1,
 														  max_parallel_workers_per_gather);
 
 			if (workers > 0)
-				add_one(root, joinrel, &base, NIL, &depth, inner_path, workers);
+			{
+				depth.plan_rows = safe_inner->rows;
+				add_one(root, joinrel, &base, NIL, &depth, safe_inner, workers);
+			}
 		}
 		return;
 	}
@@ -432,8 +472,9 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 					gpujoin_info_from_list(outer->custom_private),
 					outer->custom_paths, &depth, inner_path, 0);
 	}
-	if (!joinrel->consider_parallel || !inner_path->parallel_safe)
+	if (!joinrel->consider_parallel || safe_inner == NULL)
 		return;
+	depth.plan_rows = safe_inner->rows;
 	foreach(lc, outerrel->partial_pathlist)
 	{
 		CustomPath *outer = lfirst(lc);
@@ -441,7 +482,7 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		if (is_gpujoin_path(&outer->path))
 			add_one(root, joinrel,
 					gpujoin_info_from_list(outer->custom_private),
-					outer->custom_paths, &depth, inner_path,
+					outer->custom_paths, &depth, safe_inner,
 					outer->path.parallel_workers);
 	}
 }
