@@ -55,10 +55,10 @@ type Task[I Inner] interface {
 	// Launch runs kern_gpujoin_block once with inners (one per depth):
 	// over every tuple of the chunk when resume is false, else over the
 	// cursors the previous launch suspended.
-	Launch(inners []I, resume bool, capacity uint32) (Launch, error)
+	Launch(inners []I, resume bool) (Launch, error)
 }
 
 // ExecFunc runs one chunk of a session on its executor: it sets up the
-// chunk's task (pages, output, cursor lists), calls probe with it and
-// frees it.
-type ExecFunc[I Inner] func(c xpu.Chunk, pages nodekind.Pages, probe func(Task[I]) error) error
+// chunk's task (pages, an output of capacity records, cursor lists),
+// calls probe with it and frees it.
+type ExecFunc[I Inner] func(c xpu.Chunk, pages nodekind.Pages, capacity uint32, probe func(Task[I]) error) error

@@ -34,14 +34,10 @@ const MaxLaunches = 1 << 20
 // tuples, then one over the cursors each launch suspended, until none
 // did.  Every launch but the last is one SUCCESS_HALFWAY reply through
 // out; the last is returned, for the server to send as SUCCESS.
-func (s *Session[I]) probe(c xpu.Chunk, t Task[I], inners []I, out nodekind.ChunkSink) (xpu.ChunkReply, error) {
+func (s *Session[I]) probe(c xpu.Chunk, t Task[I], inners []I, capacity uint32, out nodekind.ChunkSink) (xpu.ChunkReply, error) {
 	stride := s.join.Stride()
-	capacity := s.Capacity(c, stride)
-	if capacity == 0 {
-		return xpu.ChunkReply{}, fmt.Errorf("GpuJoin chunk %d: output capacity 0", c.ChunkID)
-	}
 	for n := 0; n < MaxLaunches; n++ {
-		l, err := t.Launch(inners, n > 0, capacity)
+		l, err := t.Launch(inners, n > 0)
 		if err != nil {
 			return xpu.ChunkReply{}, fmt.Errorf("GpuJoin chunk %d launch %d: %w", c.ChunkID, n+1, err)
 		}
@@ -81,10 +77,14 @@ func (p *prepared[I]) Exec(c xpu.Chunk, pages nodekind.Pages, out nodekind.Chunk
 	if err != nil {
 		return xpu.ChunkReply{}, err
 	}
+	capacity := p.Capacity(c, p.join.Stride())
+	if capacity == 0 {
+		return xpu.ChunkReply{}, fmt.Errorf("GpuJoin chunk %d: output capacity 0", c.ChunkID)
+	}
 	var reply xpu.ChunkReply
-	err = p.exec(c, pages, func(t Task[I]) error {
+	err = p.exec(c, pages, capacity, func(t Task[I]) error {
 		var err error
-		reply, err = p.probe(c, t, inners, out)
+		reply, err = p.probe(c, t, inners, capacity, out)
 		return err
 	})
 	return reply, err
