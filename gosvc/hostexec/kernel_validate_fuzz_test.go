@@ -81,7 +81,9 @@ func validatorSeeds() [][]byte {
 	// GpuJoin: two depths, and near misses of the descriptor the kernels
 	// check (xpu_join_setup_serial) as much as the service does
 	jm, jl := xputest.JoinProgram(3, 0, xpu.JoinInner, true).MessageLayout(3)
-	jdepth := func(d, f int, v uint32) []byte { return xputest.PutU32(jm, jl.JoinDepthsOffset+d*xpu.JoinDepthSize+f, v) }
+	jdepth := func(d, f int, v uint32) []byte {
+		return xputest.PutU32(jm, jl.JoinDepthsOffset+d*xpu.JoinDepthSize+f, v)
+	}
 	jkey := func(k, f int, v uint32) []byte { return xputest.PutU32(jm, jl.JoinKeysOffset+k*xpu.JoinKeySize+f, v) }
 	joins := [][]byte{
 		jm,
