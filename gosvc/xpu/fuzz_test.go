@@ -51,7 +51,7 @@ func FuzzParseSession(f *testing.F) {
 			}
 			return
 		}
-		if p.Kind != xpu.KindGpuScan && p.Kind != xpu.KindGpuPreAgg {
+		if p.Kind != xpu.KindGpuScan && p.Kind != xpu.KindGpuPreAgg && p.Kind != xpu.KindGpuJoin {
 			t.Fatalf("accepted kind %d", p.Kind)
 		}
 		checkAccepted(t, p.Program)

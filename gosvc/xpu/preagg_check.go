@@ -170,6 +170,11 @@ func checkSlots(slots []slot, entrySize uint32) error {
 			return fmt.Errorf("%s [%d, %d) runs past the %d-byte entry", s.name, s.off, s.end(), entrySize)
 		}
 	}
+	return checkOverlaps(slots)
+}
+
+// checkOverlaps: no two slots share a byte.
+func checkOverlaps(slots []slot) error {
 	sorted := append([]slot(nil), slots...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].off < sorted[j].off })
 	for i := 1; i < len(sorted); i++ {

@@ -120,7 +120,7 @@ func TestParseSessionRejectsBadPreAggLayout(t *testing.T) {
 		name, substr string
 		msg          []byte
 	}{
-		{"kind 3", "kind 3", put(good, xpu.OffSessKind, 3)},
+		{"kind 9", "kind 9", put(good, xpu.OffSessKind, 9)},
 		{"preagg with join", "join_offset is 1 in a GpuPreAgg session", put(good, xpu.OffSessJoinOffset, 1)},
 		{"gpuscan with join", "GpuScan session: xpu program: join_offset is 9, must be 0", put(scan, xpu.OffSessJoinOffset, 9)},
 		{"gpuscan with preagg", "GpuScan session: xpu program: preagg_offset is 64, must be 0", put(scan, xpu.OffSessPreAggOffset, 64)},
