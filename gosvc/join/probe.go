@@ -2,6 +2,7 @@ package join
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -53,6 +54,10 @@ func (s *Session[I]) probe(c xpu.Chunk, t Task[I], inners []I, capacity uint32, 
 			Items:  xpu.Records{Words: l.Records, Stride: stride},
 		}
 		if l.NSuspend == 0 {
+			// the records lie in the task's memory, which the executor
+			// frees (and a concurrent chunk may reuse) before the server
+			// frames this reply
+			reply.Items = xpu.Records{Words: slices.Clone(l.Records), Stride: stride}
 			return reply, nil
 		}
 		// framed (copied) before it returns: the next launch reuses the output

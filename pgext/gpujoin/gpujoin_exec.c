@@ -107,6 +107,28 @@ check_inner_field(GpuJoinState *gjs, int d, uint32 row)
 		gpu_task_protocol_violation(&gjs->gts, "a join record with an inner row its depth cannot have");
 }
 
+/* a record whose outer item is no visible tuple of the chunk */
+static void
+bad_record(GpuJoinState *gjs, GpuTaskChunk *chunk, const uint32 *rec)
+{
+	uint32		bidx = (rec[0] & ~XPU_ITEM_RECHECK) >> XPU_ITEM_BLOCK_SHIFT;
+
+	if (bidx < chunk->nblocks)
+		elog(LOG, "GpuJoin: bad record: block %u, page lines %u, lines examined %u, zero-copy %d",
+			 chunk->blknos[bidx],
+			 (unsigned) PageGetMaxOffsetNumber(gpu_task_chunk_page(chunk, bidx)),
+			 (unsigned) gpu_task_chunk_lines(chunk, bidx), (int) chunk->zero_copy);
+	ereport(ERROR,
+			(errcode(ERRCODE_PROTOCOL_VIOLATION),
+			 errmsg("%s on \"%s\": unexpected reply from the GPU service: a join record names no visible tuple of its chunk",
+					gpu_task_node_name(&gjs->gts),
+					RelationGetRelationName(gjs->gts.rel)),
+			 errdetail("Record item 0x%08x (inner rows %d, %d, ...) in chunk %u of %u pages, record %u of " UINT64_FORMAT ".",
+					   rec[0], (int) rec[1], gjs->info->ndepths > 1 ? (int) rec[2] : -2,
+					   chunk->request_id, chunk->nblocks,
+					   chunk->next_item, chunk->nitems)));
+}
+
 static bool
 gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 					 TupleTableSlot *slot)
@@ -131,10 +153,9 @@ gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 		recheck = (rec[0] & XPU_ITEM_RECHECK) != 0;
 		bidx = (rec[0] & ~XPU_ITEM_RECHECK) >> XPU_ITEM_BLOCK_SHIFT;
 		off = (OffsetNumber) (rec[0] & XPU_ITEM_OFFSET_MASK);
-		if (bidx >= chunk->nblocks)
-			gpu_task_protocol_violation(gts, "row position outside the chunk");
-		if (!gpu_task_chunk_tuple_visible(chunk, bidx, off))
-			gpu_task_protocol_violation(gts, "row position that is not a visible tuple");
+		if (bidx >= chunk->nblocks ||
+			!gpu_task_chunk_tuple_visible(chunk, bidx, off))
+			bad_record(gjs, chunk, rec);
 		gpu_task_store_tuple(gts, gjs->outer_slot, chunk, bidx, off);
 
 		if (recheck)
