@@ -89,6 +89,9 @@ INSERT INTO gj_d4 SELECT 'c' || i, i::int2 FROM generate_series(0, 20) i;
 CREATE TABLE gj_dn (n numeric(10,2), label text);
 INSERT INTO gj_dn SELECT i / 4.0, 'n_' || i FROM generate_series(0, 20) i;
 INSERT INTO gj_dn VALUES (NULL, 'n_null');
+-- a numeric NaN, which no device slot holds (the node runs on the CPU)
+CREATE TABLE gj_dn_nan AS SELECT * FROM gj_dn;
+INSERT INTO gj_dn_nan VALUES ('NaN', 'n_nan');
 CREATE TABLE gj_dd (d date, ts timestamp, f float8);
 INSERT INTO gj_dd SELECT date '2020-01-01' + i * 3, timestamp '2020-01-01 00:00' + i * interval '5 hours', i / 2.0
   FROM generate_series(0, 100) i;
@@ -105,10 +108,10 @@ CREATE TABLE gj_fact_empty (LIKE gj_fact);
 DO $$
 DECLARE r text;
 BEGIN
-	FOREACH r IN ARRAY ARRAY['gj_d1', 'gj_d2', 'gj_d3', 'gj_d3_long', 'gj_d4', 'gj_dn', 'gj_dd', 'gj_skew', 'gj_empty'] LOOP
+	FOREACH r IN ARRAY ARRAY['gj_d1', 'gj_d2', 'gj_d3', 'gj_d3_long', 'gj_d4', 'gj_dn', 'gj_dn_nan', 'gj_dd', 'gj_skew', 'gj_empty'] LOOP
 		EXECUTE format('ALTER TABLE %I SET (parallel_workers = 0)', r);
 	END LOOP;
 END
 $$;
-ANALYZE gj_d1, gj_d2, gj_d3, gj_d3_long, gj_d4, gj_dn, gj_dd, gj_skew, gj_empty;
+ANALYZE gj_d1, gj_d2, gj_d3, gj_d3_long, gj_d4, gj_dn, gj_dn_nan, gj_dd, gj_skew, gj_empty;
 -- gj_fact_empty is never analyzed: the planner takes it for a few pages

@@ -46,3 +46,5 @@ SELECT * FROM check_gpujoin($$SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON
 RESET pg_strom.gpujoin_max_inner_size;
 -- an inner text key too long for a device slot: the whole node on the CPU
 SELECT * FROM check_gpujoin($$SELECT f.id, d.w FROM gj_fact f JOIN gj_d3_long d ON f.k_text = d.t$$);
+-- an inner numeric NaN: the whole node on the CPU
+SELECT * FROM check_gpujoin($$SELECT f.id, d.label FROM gj_fact f LEFT JOIN gj_dn_nan d ON f.k_num = d.n$$);
