@@ -190,7 +190,7 @@ SELECT hx_check('parallel GpuPreAgg DISTINCT', $q$SELECT DISTINCT g, t FROM hx W
 -- GpuJoin (regression mode offers the paths; the joins run on the service):
 -- serial, RECHECK rows of compressed text keys, a fan-out that gives every
 -- chunk more records than one reply holds (64K), 3 depths in parallel
-SET pg_strom.regression_test_mode = on;
+-- (regression mode is still on from above)
 CREATE TABLE hx_dim (id int, name text) WITH (parallel_workers = 0);
 INSERT INTO hx_dim SELECT i, 'dim ' || i FROM generate_series(0, 100002, 3) i;
 CREATE TABLE hx_tdim (t text, w int) WITH (parallel_workers = 0);
@@ -208,7 +208,6 @@ SELECT hx_check('GpuJoin fan-out over several replies', $q$SELECT h.id, f.n FROM
 SET max_parallel_workers_per_gather = 4;
 SELECT hx_check('parallel GpuJoin, 3 depths', $q$SELECT h.id, d.name, t.w, f.n FROM hx h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.t = t.t JOIN hx_fan f ON h.id = f.n$q$,
                 'Parallel Custom Scan \(GpuJoin\)', '{Chunks,Rows Out}');
-RESET pg_strom.regression_test_mode;
 -- the copy path: pg_strom.zero_copy off, and a temporary table (local buffers)
 SET pg_strom.zero_copy = off;
 SELECT hx_check('parallel GpuScan, pages copied', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,
