@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -162,7 +161,7 @@ func (o joinOps) Build(in *devInner, depth int) error {
 	if err != nil {
 		return fmt.Errorf("device %d: %w", o.e.dev.index, err)
 	}
-	if err := joinStatus(got[xpu.CounterStatus], xpu.KernelGpuJoinBld); err != nil {
+	if err := join.KernelStatus(got[xpu.CounterStatus], xpu.KernelGpuJoinBld); err != nil {
 		return err
 	}
 	if got[xpu.CounterNTuples] != in.layout.NRows {
@@ -174,17 +173,6 @@ func (o joinOps) Build(in *devInner, depth int) error {
 func (o joinOps) FreeInner(in *devInner) error {
 	if err := o.e.pool.Free(in.mem); err != nil {
 		return fmt.Errorf("device %d: free a GpuJoin inner buffer: %w", o.e.dev.index, err)
-	}
-	return nil
-}
-
-// joinStatus turns a GpuJoin kernel's status into an error.
-func joinStatus(status uint32, kernel string) error {
-	if status == xpu.StatusBadInner {
-		return fmt.Errorf("%s: %w", kernel, join.ErrBadInner)
-	}
-	if err := xpu.StatusError(status); err != nil {
-		return fmt.Errorf("%s: %w", kernel, err)
 	}
 	return nil
 }
@@ -333,7 +321,7 @@ func (t *joinTask) enqueueJoin(inners []*devInner, grid int, resumePtr cu.Device
 // collectJoin checks the counters and downloads the records written.
 func (t *joinTask) collectJoin() error {
 	t.fromStage(t.counters[:], 0)
-	if err := joinStatus(t.counters[xpu.CounterStatus], xpu.KernelGpuJoin); err != nil {
+	if err := join.KernelStatus(t.counters[xpu.CounterStatus], xpu.KernelGpuJoin); err != nil {
 		return err
 	}
 	if n := t.counters[xpu.CounterNSuspend]; n > uint32(t.chunk.ItemsCapacity()) {
@@ -351,11 +339,6 @@ func (t *joinTask) collectJoin() error {
 	if err := t.lane.stream.Synchronize(); err != nil {
 		return fmt.Errorf("download records: cuStreamSynchronize: %w", err)
 	}
-	if host := t.lane.host; host != nil {
-		b := host.Bytes()[stageCounters:]
-		for i := range t.records {
-			t.records[i] = binary.LittleEndian.Uint32(b[4*i:])
-		}
-	}
+	t.fromStage(t.records, stageCounters)
 	return nil
 }
