@@ -145,8 +145,14 @@ typedef struct PgStromMsgLinkProbeReply
  * (PGSTROM_ERR_PROTOCOL) and the entry is dropped.  If the loader's
  * session closes mid-load the entry is dropped and a waiting session's
  * next first piece makes it the loader.  TaskExec before every depth is
- * LOADED (and referenced by the session) is a protocol error.  The reply
- * is SUCCESS with PgStromMsgJoinInnerReply, or an Error.
+ * LOADED (and referenced by the session) is a protocol error: send it
+ * after the LOADED replies have been read.  The service takes a
+ * connection's pieces in the order they arrive, so a loader (one that got
+ * MORE) may send its next pieces before reading their replies.  The reply
+ * is SUCCESS with PgStromMsgJoinInnerReply, or an Error.  Message layout:
+ * rows_offset is a multiple of 16 past the fixed part (so at least 64),
+ * and the message ends with the rows (padding to 16 bytes allowed); an
+ * empty depth is one piece with nrows = piece_rows = 0.
  */
 #define PGSTROM_JOIN_INNER_MAX_PIECE	(64U << 20)	/* bytes of rows per piece */
 

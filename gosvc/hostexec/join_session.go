@@ -72,22 +72,11 @@ func (o joinOps) CopyRows(in *hostInner, first uint32, rows []byte) error {
 func (o joinOps) Build(in *hostInner, depth int) error {
 	var counters [xpu.JoinCounterCount]uint32
 	runJoinBuild(o.prog, uint32(depth), in.b, counters[:])
-	return joinStatus(counters[xpu.CounterStatus], xpu.KernelGpuJoinBld)
+	return join.KernelStatus(counters[xpu.CounterStatus], xpu.KernelGpuJoinBld)
 }
 
 func (o joinOps) FreeInner(in *hostInner) error {
 	return o.e.free(in.mem, "GpuJoin inner buffer")
-}
-
-// joinStatus turns a GpuJoin kernel's status into an error.
-func joinStatus(status uint32, kernel string) error {
-	if status == xpu.StatusBadInner {
-		return fmt.Errorf("%s: %w", kernel, join.ErrBadInner)
-	}
-	if err := xpu.StatusError(status); err != nil {
-		return fmt.Errorf("%s: %w", kernel, err)
-	}
-	return nil
 }
 
 // joinTask is one chunk's work area in pool memory: counters, the output
@@ -155,7 +144,7 @@ func (t *joinTask) Launch(inners []*hostInner, resume bool) (join.Launch, error)
 		runJoin(t.prog, t.pages, t.nblocks, nil, 0, bufs, t.out, t.capacity, t.suspend, t.counters)
 	}
 	elapsed := time.Since(start)
-	if err := joinStatus(t.counters[xpu.CounterStatus], xpu.KernelGpuJoin); err != nil {
+	if err := join.KernelStatus(t.counters[xpu.CounterStatus], xpu.KernelGpuJoin); err != nil {
 		return join.Launch{}, err
 	}
 	nsusp := t.counters[xpu.CounterNSuspend]

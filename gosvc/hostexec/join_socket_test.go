@@ -209,3 +209,42 @@ func TestGpuJoinInnerMalformedOverTheSocket(t *testing.T) {
 		t.Fatalf("a good piece after the bad ones: state %d", st)
 	}
 }
+
+// Pieces sent back to back, before any reply is read, are taken in the
+// order they were sent, though the service runs a connection's requests
+// on several workers.
+func TestGpuJoinPipelinedPieces(t *testing.T) {
+	e, _ := testExecutor(t)
+	s := startJoinServer(t, e)
+	d := jointest.Random(rand.New(rand.NewSource(10)), 300, 64, 0)
+	rows := d.Rows0()
+	for round := 0; round < 20; round++ {
+		c := dialJoin(t, s)
+		c.success("open", xputest.JoinProgram(joinPlan, 0, xpu.JoinInner, false).Message(1))
+		var stream []byte
+		for i := 0; i < 8; i++ {
+			stream = append(stream, protocol.EncodeJoinInner(uint32(10+i), protocol.JoinInnerRequest{PlanID: joinPlan, RowSize: 16, NRows: 64,
+				FirstRow: uint32(8 * i), PieceRows: 8, Rows: rows[128*i : 128*(i+1)]})...)
+		}
+		if _, err := c.c.Write(stream); err != nil {
+			t.Fatal(err)
+		}
+		states := map[uint32]uint32{}
+		for i := 0; i < 8; i++ {
+			m, h, err := protocol.ReadMessage(c.c, protocol.MaxLength)
+			if err != nil {
+				t.Fatalf("round %d: reply %d: %v", round, i, err)
+			}
+			r, err := protocol.DecodeJoinInnerReply(m)
+			if err != nil {
+				e, _ := protocol.DecodeError(m)
+				t.Fatalf("round %d: request %d: %+v", round, h.RequestID, e)
+			}
+			states[h.RequestID] = r.State
+		}
+		if states[17] != protocol.JoinInnerLoaded || states[10] != protocol.JoinInnerMore {
+			t.Fatalf("round %d: states %v", round, states)
+		}
+		c.success("final", protocol.EncodeRequest(protocol.TagTaskFinal, 30, nil))
+	}
+}

@@ -37,6 +37,18 @@ type Executor[I Inner] interface {
 // backend wrote a slot xpu_key_store could not have written.
 var ErrBadInner = fmt.Errorf("%w: a GpuJoin inner row is not in the key slot encoding (XPU_STATUS_BAD_INNER)", protocol.ErrProtocol)
 
+// KernelStatus is the error of a GpuJoin kernel's XPU_STATUS_* (nil for
+// OK): BAD_INNER wraps ErrBadInner, the others as xpu.StatusError.
+func KernelStatus(status uint32, kernel string) error {
+	if status == xpu.StatusBadInner {
+		return fmt.Errorf("%s: %w", kernel, ErrBadInner)
+	}
+	if err := xpu.StatusError(status); err != nil {
+		return fmt.Errorf("%s: %w", kernel, err)
+	}
+	return nil
+}
+
 // Launch is what one launch of kern_gpujoin_block returned.
 type Launch struct {
 	// Records are min(nitems, capacity) records of Stride words, valid

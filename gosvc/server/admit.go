@@ -52,7 +52,8 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 			return fmt.Errorf("%w: JoinInner without an open session", protocol.ErrProtocol)
 		}
 		c.session.acquire()
-		cmd.sess = c.session
+		cmd.sess, cmd.piece = c.session, c.session.nextPiece
+		c.session.nextPiece++
 	case protocol.LinkProbeRequest:
 		if _, ok := s.cfg.Executor.(LinkProber); !ok {
 			return fmt.Errorf("%w: LinkProbe: GPU device %d cannot measure its link", protocol.ErrUnsupported, s.cfg.DeviceIndex)

@@ -13,6 +13,10 @@ func (s *Server) joinInner(cmd *command) ([]byte, bool) {
 	id := cmd.header.RequestID
 	r := cmd.req.(protocol.JoinInnerRequest)
 	sess := cmd.sess
+	// pieces of one load must come in order: a client may send several
+	// before it reads the replies
+	sess.pieceTurn(cmd.piece)
+	defer sess.pieceEnd()
 	<-sess.ready
 	if sess.prepared == nil {
 		return s.executorError(id, "join inner", fmt.Errorf("%w: %v", errSessionFailed, sess.prepErr))

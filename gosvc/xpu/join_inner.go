@@ -1,11 +1,5 @@
 package xpu
 
-import (
-	"fmt"
-
-	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
-)
-
 // JoinInnerLayout is where xpu_join_inner_layout puts the regions of one
 // depth's inner buffer (XpuJoinInner, then the rows, the buckets, the
 // chain links and the hashes, each 256-byte aligned), and the buffer's
@@ -77,26 +71,5 @@ func (r Records) Put(dst []byte) {
 // SuccessHalfway) whose items are records of stride words; clients and
 // tests use it.
 func DecodeChunkRecords(msg []byte, stride int) (ChunkResult, []uint32, error) {
-	h, err := protocol.DecodeHeader(msg)
-	if err != nil {
-		return ChunkResult{}, nil, fmt.Errorf("decode chunk records: %w", err)
-	}
-	if h.Tag != protocol.TagSuccess && h.Tag != protocol.TagSuccessHalfway || len(msg) < ResultEnd || uint64(h.Length) != uint64(len(msg)) {
-		return ChunkResult{}, nil, protoErr("decode chunk records: tag %s of %d bytes", h.Tag, len(msg))
-	}
-	r := ChunkResult{
-		ChunkID:   le.Uint32(msg[offResChunkID:]),
-		NItems:    le.Uint32(msg[offResNItems:]),
-		NTuples:   le.Uint32(msg[offResNTuples:]),
-		NRecheck:  le.Uint32(msg[offResNRecheck:]),
-		GpuTimeNs: le.Uint64(msg[offResGpuTime:]),
-	}
-	if want := uint64(ResultEnd) + 4*uint64(stride)*uint64(r.NItems); want != uint64(len(msg)) {
-		return ChunkResult{}, nil, protoErr("decode chunk records: %d records of %d words need %d bytes, message has %d", r.NItems, stride, want, len(msg))
-	}
-	words := make([]uint32, int(r.NItems)*stride)
-	for i := range words {
-		words[i] = le.Uint32(msg[ResultEnd+4*i:])
-	}
-	return r, words, nil
+	return decodeChunkWords(msg, stride)
 }
