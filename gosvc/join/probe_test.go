@@ -103,3 +103,20 @@ func TestDefaultCapacity(t *testing.T) {
 		t.Errorf("100 blocks: %d", c)
 	}
 }
+
+// The last launch's records lie in the task's memory, which the executor
+// frees before the server frames the reply (and a concurrent chunk may
+// reuse it): the reply must hold its own copy.
+func TestProbeLastReplyOwnsItsRecords(t *testing.T) {
+	output := []uint32{7, 8, 9}
+	task := &scripted{launches: []Launch{{Records: output}}}
+	last, err := twoDepths().probe(xpu.Chunk{ChunkID: 1}, task, nil, 2, &sink{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	output[0], output[1], output[2] = 0, 0, 0 // the task's memory reused
+	rec, ok := last.Items.(xpu.Records)
+	if !ok || len(rec.Words) != 3 || rec.Words[0] != 7 || rec.Words[1] != 8 || rec.Words[2] != 9 {
+		t.Fatalf("last reply's records changed with the task's memory: %+v", last.Items)
+	}
+}
