@@ -6,6 +6,8 @@
  * set_join_pathlist_hook offers a GpuJoin path for outer JOIN inner when
  *	- pg_strom.enabled and pg_strom.enable_gpujoin are on, and the GPU
  *	  service is READY (or pg_strom.regression_test_mode is on);
+ *	- the query is a SELECT without FOR UPDATE/SHARE (EvalPlanQual cannot
+ *	  recheck a join row of this node);
  *	- the join is INNER, LEFT (the outer side preserved), SEMI or ANTI;
  *	- the outer side is a plain heap table whose restriction clauses are
  *	  device quals as GpuScan's (the rest are checked on the CPU), or a
@@ -396,6 +398,13 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		jointype != JOIN_SEMI && jointype != JOIN_ANTI)
 		return;
 	if (!pgstrom_regression_test_mode && !gpu_service_ready())
+		return;
+	/*
+	 * EvalPlanQual would hand the scan a tuple of the outer table where the
+	 * node's scan tuple is a join row: no GpuJoin where rows are locked or
+	 * modified.
+	 */
+	if (root->parse->commandType != CMD_SELECT || root->rowMarks != NIL)
 		return;
 	if (inner_path == NULL || inner_path->param_info != NULL ||
 		!bms_is_empty(joinrel->lateral_relids) ||
