@@ -23,7 +23,9 @@
  *	- the join's output is plain columns of the relations;
  *	- the inner relation is expected to have no more rows than the outer
  *	  table (its rows are kept and sent to the device whole: the other way
- *	  round is the better GpuJoin).
+ *	  round is the better GpuJoin), and to fit
+ *	  pg_strom.gpujoin_max_inner_size (at run time a larger one makes the
+ *	  whole node run on the CPU).
  * The inner side is PostgreSQL's cheapest unparameterized path of the inner
  * relation, run once per execution.  A partial (parallel-aware) path is
  * offered over a partial outer when every inner path is parallel safe.
@@ -69,6 +71,12 @@
 #include "planner/gpu_paths.h"
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
+
+/*
+ * Bytes the backend keeps per inner row besides its columns and key slots:
+ * the MinimalTuple header, alignment and the row's offset.
+ */
+#define GPUJOIN_ROW_OVERHEAD	32.0
 
 /* equality functions whose hash and equality the device reproduces */
 static bool
@@ -366,6 +374,11 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 	 * larger table should be the outer).
 	 */
 	if (inner_path->rows > find_base_rel(root, info.outer_relid)->rows)
+		return;
+	/* nor one expected above pg_strom.gpujoin_max_inner_size */
+	if (inner_path->rows * (inner_path->pathtarget->width + GPUJOIN_ROW_OVERHEAD +
+							16.0 * list_length(depth->outer_keys)) >
+		(double) pgstrom_gpujoin_max_inner_size_kb * 1024.0)
 		return;
 	info.depths[info.ndepths++] = *depth;
 	/* the quals and every outer key must fit one device program */

@@ -40,10 +40,41 @@ SELECT * FROM check_gpujoin($$SELECT f.id, e.name FROM gj_fact f LEFT JOIN gj_em
 SELECT * FROM check_gpujoin($$SELECT f.id FROM gj_fact f WHERE NOT EXISTS (SELECT 1 FROM gj_empty e WHERE e.id = f.k_int)$$);
 SELECT * FROM check_gpujoin($$SELECT f.id, d.c FROM gj_fact_empty f JOIN gj_d4 d ON f.k_small = d.s$$);
 SELECT * FROM check_gpujoin($$SELECT f.id, d.c FROM gj_fact_empty f LEFT JOIN gj_d4 d ON f.k_small = d.s$$);
--- an inner larger than pg_strom.gpujoin_max_inner_size: the whole node on the CPU
+-- an inner larger than pg_strom.gpujoin_max_inner_size is not planned;
+-- one that grew past it after planning makes the whole node run on the CPU
 SET pg_strom.gpujoin_max_inner_size = '1kB';
-SELECT * FROM check_gpujoin($$SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id$$);
+EXPLAIN (COSTS OFF) SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id;
 RESET pg_strom.gpujoin_max_inner_size;
+SET plan_cache_mode = force_generic_plan;
+PREPARE gj_big AS SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id;
+EXPLAIN (COSTS OFF) EXECUTE gj_big;
+SET pg_strom.gpujoin_max_inner_size = '1kB';
+-- the reason is the size where a service runs (not here without a GPU)
+DO $$
+DECLARE
+	line text;
+	reason text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE gj_big' LOOP
+		IF line ~ 'CPU Path: ' THEN
+			reason := substring(line from 'CPU Path: (.*)$');
+		END IF;
+	END LOOP;
+	IF reason !~ '^(depth 1: \d+ bytes of inner rows, above pg_strom.gpujoin_max_inner_size|service not ready: )' THEN
+		RAISE EXCEPTION 'unexpected CPU path reason "%"', reason;
+	END IF;
+END
+$$;
+CREATE TEMP TABLE gj_big_on AS EXECUTE gj_big;
+RESET pg_strom.gpujoin_max_inner_size;
+SET pg_strom.enabled = off;
+CREATE TEMP TABLE gj_big_off AS SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id;
+RESET pg_strom.enabled;
+SELECT (SELECT count(*) FROM gj_big_off) AS nrows,
+       (SELECT count(*) FROM (SELECT * FROM gj_big_off EXCEPT ALL SELECT * FROM gj_big_on) a) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM gj_big_on EXCEPT ALL SELECT * FROM gj_big_off) b) AS extra;
+DEALLOCATE gj_big;
+RESET plan_cache_mode;
 -- an inner text key too long for a device slot: the whole node on the CPU
 SELECT * FROM check_gpujoin($$SELECT f.id, d.w FROM gj_fact f JOIN gj_d3_long d ON f.k_text = d.t$$);
 -- an inner numeric NaN: the whole node on the CPU
