@@ -58,6 +58,7 @@ type command struct {
 	prog   *xpu.Program  // OpenSession
 	spec   nodekind.Spec // OpenSession: the kind's validated session
 	chunk  xpu.Chunk     // TaskExec
+	piece  uint64        // JoinInner: its number among the session's pieces
 	body   []byte        // TaskExec received into memory the executor lent
 	charge int64         // bytes of budget the message holds
 	from   *budget       // the budget charged
