@@ -300,13 +300,15 @@ typedef struct XpuChunk
 #define XPU_BUFFER_SHARED			0xffffffffU
 #define XPU_PAGE_VISIBLE_WORDS		10	/* 320 bits >= XPU_MAX_TUPLES_PER_PAGE */
 #define XPU_PAGE_ALL_VISIBLE		0x0001	/* every LP_NORMAL of the first
-											 * nlines is visible: only for a
-											 * page nobody can change while
-											 * the device reads it; a pinned
-											 * buffer's insert may reuse an
-											 * unused line pointer, so the
-											 * backend names each visible
-											 * tuple of a shared buffer */
+											 * nlines is visible (visible[]
+											 * is zero): only for a page on
+											 * which no LP_NORMAL can appear
+											 * below nlines while it is
+											 * pinned, i.e. all-visible
+											 * without PD_HAS_FREE_LINES
+											 * (runtime/task_pages.c); the
+											 * backend checked no line
+											 * pointer of such a page */
 #define XPU_PAGE_FLAGS_MASK			0x0001
 
 typedef struct XpuPageRef

@@ -340,8 +340,9 @@ extern uint32 gpu_task_chunk_capacity(GpuTaskState *gts);
 extern bool gpu_task_load_page(GpuTaskState *gts, GpuTaskChunk *chunk,
 							   BlockNumber blkno);
 extern Page gpu_task_chunk_page(GpuTaskChunk *chunk, uint32 bidx);
-extern bool gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx,
-										 OffsetNumber off);
+extern bool gpu_task_chunk_tuple_visible(GpuTaskState *gts, GpuTaskChunk *chunk,
+										 uint32 bidx, OffsetNumber off);
+extern void gpu_task_check_chunk_pages(GpuTaskState *gts, GpuTaskChunk *chunk);
 extern OffsetNumber gpu_task_chunk_lines(GpuTaskChunk *chunk, uint32 bidx);
 
 /* task_chunk.c */

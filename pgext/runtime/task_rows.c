@@ -103,7 +103,7 @@ gpu_task_position_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 		off = (OffsetNumber) (entry & XPU_ITEM_OFFSET_MASK);
 		if (bidx >= chunk->nblocks)
 			gpu_task_protocol_violation(gts, "row position outside the chunk");
-		if (!gpu_task_chunk_tuple_visible(chunk, bidx, off))
+		if (!gpu_task_chunk_tuple_visible(gts, chunk, bidx, off))
 			gpu_task_protocol_violation(gts, "row position that is not a visible tuple");
 		if (!recheck && recheck_only)
 			gpu_task_protocol_violation(gts, "a row that is not marked recheck in a reply that must hold only those");
@@ -145,7 +145,7 @@ gpu_task_qual_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 		{
 			OffsetNumber off = ++chunk->cur_offset;
 
-			if (!gpu_task_chunk_tuple_visible(chunk, chunk->cur_block, off))
+			if (!gpu_task_chunk_tuple_visible(gts, chunk, chunk->cur_block, off))
 				continue;
 			gpu_task_store_tuple(gts, slot, chunk, chunk->cur_block, off);
 			gts->counters.nrows_in++;
