@@ -154,7 +154,7 @@ gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 		bidx = (rec[0] & ~XPU_ITEM_RECHECK) >> XPU_ITEM_BLOCK_SHIFT;
 		off = (OffsetNumber) (rec[0] & XPU_ITEM_OFFSET_MASK);
 		if (bidx >= chunk->nblocks ||
-			!gpu_task_chunk_tuple_visible(chunk, bidx, off))
+			!gpu_task_chunk_tuple_visible(gts, chunk, bidx, off))
 			bad_record(gjs, chunk, rec);
 		gpu_task_store_tuple(gts, gjs->outer_slot, chunk, bidx, off);
 
@@ -211,7 +211,7 @@ gpujoin_cpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 			continue;
 		}
 		chunk->cur_offset++;
-		if (!gpu_task_chunk_tuple_visible(chunk, chunk->cur_block, chunk->cur_offset))
+		if (!gpu_task_chunk_tuple_visible(gts, chunk, chunk->cur_block, chunk->cur_offset))
 			continue;
 		gpu_task_store_tuple(gts, gjs->outer_slot, chunk, chunk->cur_block,
 							 chunk->cur_offset);
