@@ -17,12 +17,17 @@ SELECT * FROM check_gpujoin($$
 	  LEFT JOIN gj_d3 d3 ON d3.t = f.k_text$$);
 SELECT * FROM check_gpujoin($$SELECT f.id, s.n FROM gj_fact f JOIN gj_skew s ON f.k_int = s.id$$);
 SELECT * FROM check_gpujoin($$SELECT f.id FROM gj_fact f WHERE NOT EXISTS (SELECT 1 FROM gj_d3 d WHERE d.t = f.k_text)$$);
--- the same answer with 0 and 2 workers
+-- the same answer with 0, 2 and 4 workers
 CREATE TEMP TABLE gj_w (workers int, n bigint, s bigint, l bigint);
 SET max_parallel_workers_per_gather = 0;
 INSERT INTO gj_w SELECT 0, count(*), sum(f.id), sum(length(d.name)) FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id;
 SET max_parallel_workers_per_gather = 2;
 INSERT INTO gj_w SELECT 2, count(*), sum(f.id), sum(length(d.name)) FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id;
+ALTER TABLE gj_fact SET (parallel_workers = 4);
+SET max_parallel_workers_per_gather = 4;
+INSERT INTO gj_w SELECT 4, count(*), sum(f.id), sum(length(d.name)) FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id;
+ALTER TABLE gj_fact SET (parallel_workers = 2);
+SET max_parallel_workers_per_gather = 2;
 SET pg_strom.enabled = off;
 INSERT INTO gj_w SELECT -1, count(*), sum(f.id), sum(length(d.name)) FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id;
 SET pg_strom.enabled = on;
