@@ -26,6 +26,7 @@ typedef enum PgStromMsgTag
 	PGSTROM_MSG_STATUS = 4,		/* no payload */
 	/* 5 was ATTACH_BUFFER (memfd chunk buffers, removed): never reuse */
 	PGSTROM_MSG_LINK_PROBE = 6,	/* payload: PgStromMsgLinkProbe */
+	PGSTROM_MSG_JOIN_INNER = 7,	/* payload: PgStromMsgJoinInner */
 	/* replies */
 	PGSTROM_MSG_SUCCESS = 64,
 	PGSTROM_MSG_SUCCESS_HALFWAY = 65,	/* partial results, more follow */
@@ -123,5 +124,67 @@ typedef struct PgStromMsgLinkProbeReply
 	uint64_t	h2d_ns;			/* wall time of all timed host-to-device copies */
 	uint64_t	d2h_ns;			/* wall time of all timed device-to-host copies */
 } PgStromMsgLinkProbeReply;
+
+/*
+ * PGSTROM_MSG_JOIN_INNER: one piece of a GpuJoin depth's inner rows
+ * (XpuJoinDesc, pg_strom_xpu.h).  Sent on a connection after its GPUJOIN
+ * OpenSession succeeded and before its first TaskExec, once per depth, in
+ * pieces of at most PGSTROM_JOIN_INNER_MAX_PIECE bytes of rows.  The
+ * service keeps a depth's inner buffer per (plan_id, depth, device),
+ * shared by every session of the plan on that device and freed when the
+ * last session referencing it closes.
+ *
+ * A piece with first_row 0 asks for the depth: if it is loaded the reply
+ * is LOADED at once (nothing copied; the session takes a reference); if
+ * another live session is loading it, BUSY (send the same first piece
+ * again later); otherwise this session becomes its loader and the piece
+ * is taken.  nrows and row_size must match an existing entry.  A loader's
+ * pieces are consecutive (first_row = rows so far); the last one
+ * (first_row + piece_rows = nrows; nrows 0 is one empty piece) uploads
+ * the rows and builds the index: a bad row is an Error
+ * (PGSTROM_ERR_PROTOCOL) and the entry is dropped.  If the loader's
+ * session closes mid-load the entry is dropped and a waiting session's
+ * next first piece makes it the loader.  TaskExec before every depth is
+ * LOADED (and referenced by the session) is a protocol error: send it
+ * after the LOADED replies have been read.  The service takes a
+ * connection's pieces in the order they arrive, so a loader (one that got
+ * MORE) may send its next pieces before reading their replies.  The reply
+ * is SUCCESS with PgStromMsgJoinInnerReply, or an Error.  Message layout:
+ * rows_offset is a multiple of 16 past the fixed part (so at least 64),
+ * and the message ends with the rows (padding to 16 bytes allowed); an
+ * empty depth is one piece with nrows = piece_rows = 0.
+ */
+#define PGSTROM_JOIN_INNER_MAX_PIECE	(64U << 20)	/* bytes of rows per piece */
+
+typedef struct PgStromMsgJoinInner
+{
+	uint64_t	plan_id;		/* = the session's plan_id */
+	uint32_t	depth;			/* 0 .. ndepths-1 of the session */
+	uint32_t	row_size;		/* = XpuJoinDepth.row_size of that depth */
+	uint32_t	nrows;			/* rows of the whole depth, 0 .. 2^31-1 */
+	uint32_t	first_row;		/* row index of this piece's first row */
+	uint32_t	piece_rows;		/* rows in this piece: piece_rows * row_size
+								 * bytes follow at rows_offset */
+	uint32_t	rows_offset;	/* from the message start, 16-byte aligned */
+	uint32_t	flags;			/* 0 */
+	uint32_t	reserved;		/* 0 */
+} PgStromMsgJoinInner;
+
+#define PGSTROM_JOIN_INNER_MORE		0	/* piece taken, send the next one */
+#define PGSTROM_JOIN_INNER_LOADED	1	/* the depth is loaded and built (by
+										 * this piece, or already by another
+										 * session of the plan): send no more
+										 * pieces of this depth */
+#define PGSTROM_JOIN_INNER_BUSY		2	/* another session of the plan is
+										 * loading this depth now: send the
+										 * same first piece again later */
+
+typedef struct PgStromMsgJoinInnerReply	/* SUCCESS payload */
+{
+	uint32_t	state;			/* PGSTROM_JOIN_INNER_* */
+	uint32_t	reserved;
+	uint64_t	build_ns;		/* LOADED by the last piece: upload + build */
+	uint64_t	bytes;			/* device bytes of the depth's inner buffer */
+} PgStromMsgJoinInnerReply;
 
 #endif							/* PG_STROM_PROTO_H */

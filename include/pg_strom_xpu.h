@@ -247,12 +247,13 @@ typedef struct XpuSession
 	uint32_t	consts_offset;	/* constant pool, 16-byte aligned */
 	uint32_t	root;			/* node index of the qual: BOOL, = nnodes-1 */
 	uint32_t	encoding;		/* PostgreSQL encoding id of the database */
-	uint32_t	preagg_offset;	/* GPUPREAGG: XpuPreAggDesc; GPUSCAN: 0 */
-	uint32_t	reserved;		/* 0 */
+	uint32_t	preagg_offset;	/* GPUPREAGG: XpuPreAggDesc; others: 0 */
+	uint32_t	join_offset;	/* GPUJOIN: XpuJoinDesc; others: 0 */
 } XpuSession;
 
 #define XPU_KIND_GPUSCAN		1
 #define XPU_KIND_GPUPREAGG		2
+#define XPU_KIND_GPUJOIN		3
 
 /*
  * TaskExec payload (PGSTROM_MSG_TASK_EXEC): a BLOCK chunk.  Raw 8kB heap
@@ -302,13 +303,15 @@ typedef struct XpuChunk
 #define XPU_BUFFER_SHARED			0xffffffffU
 #define XPU_PAGE_VISIBLE_WORDS		10	/* 320 bits >= XPU_MAX_TUPLES_PER_PAGE */
 #define XPU_PAGE_ALL_VISIBLE		0x0001	/* every LP_NORMAL of the first
-											 * nlines is visible: only for a
-											 * page nobody can change while
-											 * the device reads it; a pinned
-											 * buffer's insert may reuse an
-											 * unused line pointer, so the
-											 * backend names each visible
-											 * tuple of a shared buffer */
+											 * nlines is visible (visible[]
+											 * is zero): only for a page on
+											 * which no LP_NORMAL can appear
+											 * below nlines while it is
+											 * pinned, i.e. all-visible
+											 * without PD_HAS_FREE_LINES
+											 * (runtime/task_pages.c); the
+											 * backend checked no line
+											 * pointer of such a page */
 #define XPU_PAGE_FLAGS_MASK			0x0001
 
 typedef struct XpuPageRef
@@ -448,6 +451,8 @@ typedef struct XpuChunkResult
 #define XPU_STATUS_OK			0
 #define XPU_STATUS_BAD_PROGRAM	1
 #define XPU_STATUS_BAD_PAGE		2
+#define XPU_STATUS_BAD_INNER	3	/* GpuJoin: a depth's inner buffer or
+									 * row is inconsistent */
 
 /* ================================================================
  * GpuPreAgg
@@ -691,5 +696,174 @@ typedef struct XpuPreAggGroups
 	uint32_t	ngrowths;		/* times the table was grown */
 	uint64_t	table_bytes;	/* device memory of the table at the end */
 } XpuPreAggGroups;
+
+/* ================================================================
+ * GpuJoin (kernels/JOIN.md)
+ *
+ * A GPUJOIN session is a GPUSCAN program over the outer (fact) table: its
+ * root is the outer quals (a CONST true when there are none), and every
+ * outer join key is a node < root, so one pass of the interpreter
+ * evaluates the quals and all keys.  XpuSession.join_offset locates an
+ * XpuJoinDesc; preagg_offset is 0 (GpuPreAgg is not fused yet).
+ *
+ * The inner sides are not programs: the backend sends each depth's rows
+ * with PGSTROM_MSG_JOIN_INNER (pg_strom_proto.h) as row_size bytes each,
+ * the key slots at the keys' offsets in the XpuGroupKey slot encoding
+ * (above), every other byte zero (reserved for payload slots of a fused
+ * GpuPreAgg).  Row i of a depth is row i of the backend's inner result:
+ * that index is all the device returns.
+ * ================================================================
+ */
+#define XPU_JOIN_MAX_DEPTHS		4		/* inner tables of one node */
+#define XPU_JOIN_MAX_KEYS		8		/* equi-join keys of one depth */
+#define XPU_JOIN_MAX_ROW		4096	/* bytes of one inner row */
+#define XPU_JOIN_MAX_TEXT_KEY	256		/* bytes of one text key */
+#define XPU_JOIN_MAX_ROWS		0x7fffffffU	/* inner rows of one depth */
+
+/* join type of a depth; RIGHT and FULL are not offered (issue 12) */
+#define XPU_JOIN_INNER			1
+#define XPU_JOIN_LEFT			2		/* LEFT OUTER: unmatched outer rows
+										 * continue NULL-extended */
+#define XPU_JOIN_SEMI			3		/* at most one continuation */
+#define XPU_JOIN_ANTI			4		/* only outer rows with no match */
+
+typedef struct XpuJoinDesc
+{
+	uint32_t	ndepths;		/* 1..XPU_JOIN_MAX_DEPTHS */
+	uint32_t	depths_offset;	/* XpuJoinDepth[ndepths], from the message start */
+	uint32_t	nkeys;			/* keys of all depths together */
+	uint32_t	keys_offset;	/* XpuJoinKey[nkeys], from the message start */
+	uint32_t	flags;			/* 0 */
+	uint32_t	reserved[3];	/* 0 */
+} XpuJoinDesc;
+
+/*
+ * Depth d (0-based; depth 0 is joined first).  Its keys are
+ * keys[key_first .. key_first + nkeys), and the depths' key ranges follow
+ * each other in depth order, the last one ending at XpuJoinDesc.nkeys.
+ */
+typedef struct XpuJoinDepth
+{
+	int16_t		join_type;		/* XPU_JOIN_* */
+	int16_t		reserved;		/* 0 */
+	uint32_t	nkeys;			/* 1..XPU_JOIN_MAX_KEYS */
+	uint32_t	key_first;
+	uint32_t	row_size;		/* a multiple of 16, 16..XPU_JOIN_MAX_ROW */
+} XpuJoinDepth;
+
+/*
+ * One equi-join key: the outer side is program node `node` (< root, of
+ * restype outer_xtype), the inner side the slot at [offset, offset +
+ * width) of the inner row, of type inner_xtype.  The two types hash and
+ * compare alike: integers of any width, text with varchar, otherwise the
+ * same type; the planner casts anything else.  Widths as XpuGroupKey's:
+ * 16, 32 for NUMERIC, 8 + the longest inner value rounded up to 16 (at
+ * most 8 + XPU_JOIN_MAX_TEXT_KEY) for text types.  offset is a multiple
+ * of 16; the slots of one depth do not overlap and lie inside the row.
+ */
+typedef struct XpuJoinKey
+{
+	int32_t		node;
+	int16_t		outer_xtype;
+	int16_t		inner_xtype;
+	uint32_t	offset;
+	uint32_t	width;
+} XpuJoinKey;
+
+/*
+ * The device buffer of one depth, in device memory owned by the service
+ * (one per plan_id, depth and device, shared by the plan's sessions):
+ * this header, then at rows_offset the backend's nrows rows of row_size
+ * bytes (copied as they came), then the index kern_gpujoin_build fills:
+ *   uint32_t buckets[nbuckets]  0: empty, else row index + 1 (zeroed by
+ *                               the service before the build)
+ *   uint32_t next[nrows]        the chain: 0 ends it, else row index + 1
+ *   uint32_t hashes[nrows]      each row's hash
+ * All offsets are from the header's start (xpu_join_inner_layout in
+ * kernels/xpu_join_hash.h lays them out, 256-byte aligned).  A row with a
+ * NULL key is in no chain.  The chain order depends on the build's
+ * scheduling but never changes after the build, so a cursor stays valid
+ * across launches.
+ */
+typedef struct XpuJoinInner
+{
+	uint32_t	nrows;			/* <= XPU_JOIN_MAX_ROWS */
+	uint32_t	row_size;		/* = the depth's XpuJoinDepth.row_size */
+	uint32_t	nbuckets;		/* a power of two */
+	uint32_t	depth;			/* the depth this buffer serves */
+	uint64_t	rows_offset;
+	uint64_t	buckets_offset;
+	uint64_t	next_offset;
+	uint64_t	hashes_offset;
+} XpuJoinInner;
+
+/*
+ * TaskExec replies of a GPUJOIN session: as GPUSCAN's (XpuChunkResult,
+ * SUCCESS_HALFWAY parts then SUCCESS), but the items are records of
+ * 1 + ndepths uint32_t and XpuChunkResult.nitems counts records:
+ *   [0]      the outer row's item (block index in chunk <<
+ *            XPU_ITEM_BLOCK_SHIFT | line pointer number), with
+ *            XPU_ITEM_RECHECK for a row the CPU must join (then every
+ *            inner field is XPU_JOIN_NO_INNER)
+ *   [1 + d]  the inner row index of depth d, or XPU_JOIN_NO_INNER: a LEFT
+ *            depth without a match (the backend NULL-extends), and always
+ *            at SEMI and ANTI depths (they add no columns)
+ * ntuples counts the outer tuples examined, nrecheck the RECHECK records.
+ * Records of one outer row need not be contiguous nor in one reply; every
+ * combination appears exactly once across the chunk's replies.
+ */
+#define XPU_JOIN_NO_INNER		0xffffffffU
+
+/*
+ * The cursor of one outer row: the kernel writes it to the suspend list
+ * when the output is full, and the service passes the list back as the
+ * next launch's resume list over the same chunk (never sent to a
+ * backend; the kernel checks every resumed cursor).  pos[d] for d >=
+ * ndepths is 0.
+ */
+#define XPU_JOIN_CUR_FRESH		0	/* nothing written yet */
+#define XPU_JOIN_CUR_PENDING	1	/* pos is a combination not yet written */
+#define XPU_JOIN_CUR_EMITTED	2	/* pos is the last combination written */
+#define XPU_JOIN_CUR_DONE		3	/* every combination written */
+
+typedef struct XpuJoinCursor
+{
+	uint32_t	item;			/* as in the output, without flags */
+	uint32_t	state;			/* XPU_JOIN_CUR_* */
+	uint32_t	pos[XPU_JOIN_MAX_DEPTHS];
+} XpuJoinCursor;
+
+/*
+ * The GpuJoin kernels:
+ *
+ *   extern "C" __global__ void
+ *   kern_gpujoin_build(const char *session, uint32_t depth,
+ *                      XpuJoinInner *inner, uint32_t *counters)
+ *
+ * links the rows of one depth's buffer (rows copied, buckets zeroed), a
+ * row per thread, any grid.  counters (XPU_COUNTER__COUNT, zeroed):
+ * [XPU_COUNTER_NITEMS] the rows linked, [XPU_COUNTER_NTUPLES] the rows
+ * seen; a bad header or row sets XPU_STATUS_BAD_PROGRAM or
+ * XPU_STATUS_BAD_INNER.
+ *
+ *   extern "C" __global__ void
+ *   kern_gpujoin_block(const char *session, const char *pages, uint32_t nblocks,
+ *                      const XpuJoinCursor *resume, uint32_t nresume,
+ *                      XpuJoinInner *inner0, ... inner3,   // NULL past ndepths
+ *                      uint32_t *out, uint32_t capacity,   // records of 1 + ndepths
+ *                      XpuJoinCursor *suspend,             // nblocks * XPU_MAX_TUPLES_PER_PAGE
+ *                      uint32_t *counters)                 // XPU_JOIN_COUNTER__COUNT, zeroed
+ *
+ * Over pages (resume NULL): gridDim.x = nblocks, blockDim.x =
+ * XPU_GPUSCAN_THREADS.  Over a resume list: one cursor per thread, grid
+ * covering nresume.  Rows that found the output full write their cursor
+ * to suspend (counters[XPU_JOIN_COUNTER_NSUSPEND]); the service sends the
+ * min(counters[XPU_COUNTER_NITEMS], capacity) records written and
+ * launches again over the suspend list until it is empty.
+ */
+#define XPU_KERNEL_GPUJOIN_BUILD	"kern_gpujoin_build"
+#define XPU_KERNEL_GPUJOIN			"kern_gpujoin_block"
+#define XPU_JOIN_COUNTER_NSUSPEND	4
+#define XPU_JOIN_COUNTER__COUNT		5
 
 #endif							/* PG_STROM_XPU_H */

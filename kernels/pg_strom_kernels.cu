@@ -11,6 +11,7 @@
 #include "xpu_scan.h"
 #include "xpu_preagg.h"
 #include "xpu_gather.h"
+#include "xpu_join.h"
 
 /*
  * extern "C" keeps the symbol unmangled for cuModuleGetGlobal, and gives the

@@ -148,6 +148,38 @@ xpu_page_lp_sane(const char *page, int i)
 	return xpu_lp_flags(lp) != XPU_LP_NORMAL || xpu_lp_normal_is_sane(lp);
 }
 
+/*
+ * xpu_item_tuple - the tuple that an item (block index <<
+ * XPU_ITEM_BLOCK_SHIFT | line pointer number, no flags: a GpuPreAgg retry
+ * item, a GpuJoin cursor's item) names in the chunk's nblocks pages.  The
+ * item comes back through the service, so it is checked again rather than
+ * trusted: false when it names no sane LP_NORMAL line pointer of a valid
+ * page, which the caller reports as XPU_STATUS_BAD_PAGE.  The kernels and
+ * the host executor all decode items here, so they accept and reject the
+ * same ones.
+ */
+XPU_FUNC bool
+xpu_item_tuple(const char *pages, uint32_t nblocks, uint32_t item,
+			   const char **tuple, int32_t *tuple_len)
+{
+	uint32_t	blk = item >> XPU_ITEM_BLOCK_SHIFT;
+	int			lpn = (int) (item & XPU_ITEM_OFFSET_MASK);
+	const char *page;
+	uint32_t	lp;
+
+	if (blk >= nblocks || lpn < 1)
+		return false;
+	page = pages + (size_t) blk * XPU_BLCKSZ;
+	if (lpn > xpu_page_nitems(page))
+		return false;
+	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * (lpn - 1));
+	if (xpu_lp_flags(lp) != XPU_LP_NORMAL || !xpu_lp_normal_is_sane(lp))
+		return false;
+	*tuple = page + xpu_lp_off(lp);
+	*tuple_len = (int32_t) xpu_lp_len(lp);
+	return true;
+}
+
 #ifdef __CUDACC__
 /*
  * xpu_page_lps_sane - every LP_NORMAL line pointer of the page lies inside

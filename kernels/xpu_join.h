@@ -21,40 +21,12 @@
 #include "xpu_eval.h"
 #include "xpu_join_desc.h"
 #include "xpu_join_hash.h"
-#include "xpu_preagg.h"			/* xpu_preagg_retry_tuple: see JOIN.md */
 
 /*
- * Output.  A record is 1 + ndepths uint32_t:
- *   [0]      the outer row's item (block index in chunk <<
- *            XPU_ITEM_BLOCK_SHIFT | line pointer number), with
- *            XPU_ITEM_RECHECK for a row the CPU must join (then every
- *            inner field is XPU_JOIN_NO_INNER)
- *   [1 + d]  the inner row index of depth d in the depth's inner buffer,
- *            or XPU_JOIN_NO_INNER: LEFT OUTER without a match (the
- *            backend NULL-extends), SEMI and ANTI (no inner columns)
- * Records of one outer row need not be contiguous: a row that resumes
- * writes its later ones in a later reply.
+ * Output: records of 1 + ndepths uint32_t, XPU_JOIN_NO_INNER, and the
+ * cursor (XpuJoinCursor, XPU_JOIN_CUR_*) of a row that found the output
+ * full are in pg_strom_xpu.h, section "GpuJoin".
  */
-#define XPU_JOIN_NO_INNER		0xffffffffU
-
-/* a cursor's state */
-#define XPU_JOIN_CUR_FRESH		0	/* nothing written yet */
-#define XPU_JOIN_CUR_PENDING	1	/* pos is a combination not yet written */
-#define XPU_JOIN_CUR_EMITTED	2	/* pos is the last combination written */
-#define XPU_JOIN_CUR_DONE		3	/* every combination written */
-
-/*
- * The cursor of one outer row, and the suspend record the kernel writes
- * for a row that found the output full.  The service passes suspend
- * records back as the resume list of the next launch over the same chunk
- * (they never reach a backend).  pos[d] for d >= ndepths is 0.
- */
-typedef struct XpuJoinCursor
-{
-	uint32_t	item;			/* as in the output, without flags */
-	uint32_t	state;			/* XPU_JOIN_CUR_* */
-	uint32_t	pos[XPU_JOIN_MAX_DEPTHS];
-} XpuJoinCursor;
 
 /* an outer row's probe keys, hashed once per depth */
 typedef struct xpu_join_probe
@@ -327,38 +299,7 @@ xpu_join_cursor_init(XpuJoinCursor *cur, uint32_t item)
 
 #ifdef __CUDACC__
 
-/*
- * The GpuJoin kernels (not yet launched by the service; JOIN.md):
- *
- *   extern "C" __global__ void
- *   kern_gpujoin_build(const char *session, uint32_t depth,
- *                      XpuJoinInner *inner, uint32_t *counters)
- *
- * links the rows of one depth's buffer (buckets zeroed), a row per thread,
- * any grid.  counters[XPU_COUNTER_NITEMS] counts the rows linked,
- * [XPU_COUNTER_NTUPLES] the rows seen; a bad header or row sets
- * XPU_STATUS_BAD_PROGRAM or XPU_STATUS_BAD_INNER.
- *
- *   extern "C" __global__ void
- *   kern_gpujoin_block(const char *session, const char *pages, uint32_t nblocks,
- *                      const XpuJoinCursor *resume, uint32_t nresume,
- *                      XpuJoinInner *inner0, ... inner3,   // NULL past ndepths
- *                      uint32_t *out, uint32_t capacity,   // records of 1 + ndepths
- *                      XpuJoinCursor *suspend,             // nblocks * XPU_MAX_TUPLES_PER_PAGE
- *                      uint32_t *counters)                 // XPU_JOIN_COUNTER__COUNT
- *
- * Over pages (resume NULL): one CUDA block per page, its tuples spread
- * over the threads (a page may hold more tuples than a block has threads).
- * Over a resume list: one cursor per thread, grid covering nresume.  Rows
- * that found the output full write their cursor to suspend
- * (counters[XPU_JOIN_COUNTER_NSUSPEND]); the service sends the records
- * written (min(counters[XPU_COUNTER_NITEMS], capacity)) and launches again
- * over the suspend list until it is empty.
- */
-#define XPU_KERNEL_GPUJOIN_BUILD	"kern_gpujoin_build"
-#define XPU_KERNEL_GPUJOIN			"kern_gpujoin_block"
-#define XPU_JOIN_COUNTER_NSUSPEND	4
-#define XPU_JOIN_COUNTER__COUNT		5
+/* the GpuJoin kernels' signatures and counters: pg_strom_xpu.h */
 
 /* thread 0 loads and checks the program, the descriptor and the buffers */
 __device__ static bool
@@ -498,7 +439,7 @@ kern_gpujoin_block(const char *session, const char *pages, uint32_t nblocks,
 		if (k >= nresume)
 			return;
 		cur = resume[k];
-		if (!xpu_preagg_retry_tuple(pages, nblocks, cur.item, &tup, &tuplen))
+		if (!xpu_item_tuple(pages, nblocks, cur.item, &tup, &tuplen))
 		{
 			xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
 			return;

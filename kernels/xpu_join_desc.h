@@ -6,10 +6,8 @@
  * OpenSession message, and checking every depth and key against the
  * program and the inner row layout, in the style of xpu_preagg_desc.h.
  *
- * The wire structs live here, not in include/pg_strom_xpu.h, only while
- * GpuJoin is groundwork (kernels/JOIN.md); they move there, with the
- * session field that locates them, when the service and the backend start
- * writing them.
+ * The wire structs (XpuJoinDesc, XpuJoinDepth, XpuJoinKey) are in
+ * include/pg_strom_xpu.h, section "GpuJoin".
  *
  * A GPUJOIN session is a GPUSCAN program over the outer (fact) table: its
  * root is the outer quals (a CONST true when there are none), and the
@@ -24,72 +22,12 @@
 #include "xpu_eval.h"
 #include "xpu_keys.h"
 
-#ifndef XPU_KIND_GPUJOIN
-#define XPU_KIND_GPUJOIN		3
-#endif
-
-#define XPU_JOIN_MAX_DEPTHS		4		/* inner tables of one node */
-#define XPU_JOIN_MAX_KEYS		8		/* equi-join keys of one depth */
-#define XPU_JOIN_MAX_ROW		4096	/* bytes of one inner row */
-#define XPU_JOIN_MAX_TEXT_KEY	256		/* bytes of one text key */
-
-/* join type of a depth; RIGHT and FULL are not offered (issue 12) */
-#define XPU_JOIN_INNER			1
-#define XPU_JOIN_LEFT			2		/* LEFT OUTER: unmatched outer rows
-										 * continue NULL-extended */
-#define XPU_JOIN_SEMI			3		/* at most one continuation */
-#define XPU_JOIN_ANTI			4		/* only outer rows with no match */
-
 /*
- * Where the descriptor is: XpuSession.reserved (byte 60 of the session
- * payload) is the join descriptor's offset from the message start for a
- * GPUJOIN session.  preagg_offset stays 0 until GpuPreAgg is fused (then
- * it locates an XpuPreAggDesc as for GPUPREAGG).
+ * Where the descriptor is: XpuSession.join_offset, byte 60 of the session
+ * payload (the kernels load the session's fields by offset; test_join.cu
+ * checks this against offsetof).
  */
 #define XPU_SESSION_JOIN_OFFSET	60
-
-typedef struct XpuJoinDesc
-{
-	uint32_t	ndepths;		/* 1..XPU_JOIN_MAX_DEPTHS */
-	uint32_t	depths_offset;	/* XpuJoinDepth[ndepths], from the message start */
-	uint32_t	nkeys;			/* keys of all depths together */
-	uint32_t	keys_offset;	/* XpuJoinKey[nkeys], from the message start */
-	uint32_t	flags;			/* 0 */
-	uint32_t	reserved[3];	/* 0 */
-} XpuJoinDesc;
-
-/*
- * Depth d (0-based; depth 0 is joined first).  Its keys are
- * keys[key_first .. key_first + nkeys), and the depths' key ranges follow
- * each other in depth order.  Each inner row of the depth is row_size
- * bytes of key slots at the keys' offsets (any other bytes are zero).
- */
-typedef struct XpuJoinDepth
-{
-	int16_t		join_type;		/* XPU_JOIN_* */
-	int16_t		reserved;		/* 0 */
-	uint32_t	nkeys;			/* 1..XPU_JOIN_MAX_KEYS */
-	uint32_t	key_first;
-	uint32_t	row_size;		/* a multiple of 16, 16..XPU_JOIN_MAX_ROW */
-} XpuJoinDepth;
-
-/*
- * One equi-join key: the outer side is program node `node` (< root, of
- * restype outer_xtype), the inner side the slot at [offset, offset +
- * width) of the inner row, of type inner_xtype.  The two types hash and
- * compare alike (xpu_join_types_joinable): integers of any width, text
- * with varchar, otherwise the same type; the planner casts anything else.
- * Widths as XpuGroupKey's: 16, 32 for NUMERIC, 8 + the longest inner
- * value rounded up to 16 for text types.
- */
-typedef struct XpuJoinKey
-{
-	int32_t		node;
-	int16_t		outer_xtype;
-	int16_t		inner_xtype;
-	uint32_t	offset;			/* a multiple of 16 */
-	uint32_t	width;
-} XpuJoinKey;
 
 /* a depth as the kernel keeps it (with its keys) in shared memory */
 typedef struct xpu_join_depth

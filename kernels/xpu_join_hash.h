@@ -21,39 +21,11 @@
 #include "xpu_keys.h"
 #include "xpu_join_desc.h"
 
-/* a depth's inner buffer or row is inconsistent (counters' status) */
-#define XPU_STATUS_BAD_INNER	3
-
 /* no inner row (probe results; never a row index) */
 #define XPU_JOIN_NONE			0xfffffffeU
-/* the most inner rows of a depth: row indexes stay below the markers */
-#define XPU_JOIN_MAX_ROWS		0x7fffffffU
+/* XPU_JOIN_MAX_ROWS (pg_strom_xpu.h) keeps row indexes below the markers */
 
-/*
- * The device buffer of one depth, in device memory owned by the service:
- * this header, then at rows_offset the backend's nrows rows of row_size
- * bytes (copied as they came), then the index the build fills:
- *   uint32_t buckets[nbuckets]  0: empty, else row index + 1 (zeroed by
- *                               the service before the build)
- *   uint32_t next[nrows]        the chain: 0 ends it, else row index + 1
- *   uint32_t hashes[nrows]      each row's hash
- * All offsets are from the header's start; rows 16-byte aligned, the
- * arrays 4-byte aligned, no two regions overlapping.  A row with a NULL
- * key is in no chain.  Chains are pushed at their head, so their order
- * depends on the build's scheduling, but it never changes after the
- * build: a probe's cursor (xpu_join.h) stays valid across launches.
- */
-typedef struct XpuJoinInner
-{
-	uint32_t	nrows;			/* <= XPU_JOIN_MAX_ROWS */
-	uint32_t	row_size;		/* = the depth's XpuJoinDepth.row_size */
-	uint32_t	nbuckets;		/* a power of two */
-	uint32_t	depth;			/* the depth this buffer serves */
-	uint64_t	rows_offset;
-	uint64_t	buckets_offset;
-	uint64_t	next_offset;
-	uint64_t	hashes_offset;
-} XpuJoinInner;
+/* XpuJoinInner, the device buffer of one depth: pg_strom_xpu.h */
 
 /* what a thread needs of an XpuJoinInner, checked once */
 typedef struct xpu_join_inner

@@ -64,37 +64,6 @@ xpu_preagg_tuple(const xpu_program *prog, const xpu_preagg *pa, const xpu_preagg
 	return xpu_preagg_row(pa, tab, slots);
 }
 
-/*
- * xpu_preagg_retry_tuple - the tuple that a retry item (block index <<
- * XPU_ITEM_BLOCK_SHIFT | line pointer number, no flags) names in the
- * chunk's nblocks pages.  The item comes back through the service, so it
- * is checked again rather than trusted: false when it names no sane
- * LP_NORMAL line pointer of a valid page, which the caller reports as
- * XPU_STATUS_BAD_PAGE.  The kernel and the host executor both decode retry
- * items here, so they accept and reject the same ones.
- */
-XPU_FUNC bool
-xpu_preagg_retry_tuple(const char *pages, uint32_t nblocks, uint32_t item,
-					   const char **tuple, int32_t *tuple_len)
-{
-	uint32_t	blk = item >> XPU_ITEM_BLOCK_SHIFT;
-	int			lpn = (int) (item & XPU_ITEM_OFFSET_MASK);
-	const char *page;
-	uint32_t	lp;
-
-	if (blk >= nblocks || lpn < 1)
-		return false;
-	page = pages + (size_t) blk * XPU_BLCKSZ;
-	if (lpn > xpu_page_nitems(page))
-		return false;
-	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * (lpn - 1));
-	if (xpu_lp_flags(lp) != XPU_LP_NORMAL || !xpu_lp_normal_is_sane(lp))
-		return false;
-	*tuple = page + xpu_lp_off(lp);
-	*tuple_len = (int32_t) xpu_lp_len(lp);
-	return true;
-}
-
 #ifdef __CUDACC__
 
 /*
@@ -380,7 +349,7 @@ kern_gpupreagg_block(const char *session,
 			const char *tuple;
 			int32_t		tuple_len;
 
-			if (!xpu_preagg_retry_tuple(pages, nblocks, item, &tuple, &tuple_len))
+			if (!xpu_item_tuple(pages, nblocks, item, &tuple, &tuple_len))
 				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
 			else
 			{

@@ -190,6 +190,27 @@ SELECT hx_check('parallel GpuPreAgg, several chunks, concurrent growth', $q$SELE
                 'Parallel Custom Scan \(GpuPreAgg\)', '{Chunks,GPU Groups,Table Growths}', '([4-9]|[1-9][0-9])');
 SELECT hx_check('parallel GpuPreAgg DISTINCT', $q$SELECT DISTINCT g, t FROM hx WHERE a > 100$q$,
                 'GpuPreAgg', '{Chunks,GPU Groups}');
+-- GpuJoin (regression mode offers the paths; the joins run on the service):
+-- serial, RECHECK rows of compressed text keys, a fan-out that gives every
+-- chunk more records than one reply holds (64K), 3 depths in parallel
+-- (regression mode is still on from above)
+CREATE TABLE hx_dim (id int, name text) WITH (parallel_workers = 0);
+INSERT INTO hx_dim SELECT i, 'dim ' || i FROM generate_series(0, 100002, 3) i;
+CREATE TABLE hx_tdim (t text, w int) WITH (parallel_workers = 0);
+INSERT INTO hx_tdim SELECT 'k' || i, i FROM generate_series(0, 60) i;
+CREATE TABLE hx_fan (k int, n int) WITH (parallel_workers = 0);
+INSERT INTO hx_fan SELECT i % 100, i FROM generate_series(1, 100000) i;
+ANALYZE hx_dim, hx_tdim, hx_fan;
+SET max_parallel_workers_per_gather = 0;
+SELECT hx_check('GpuJoin', $q$SELECT h.id, d.name FROM hx h JOIN hx_dim d ON h.a = d.id$q$,
+                'GpuJoin', '{Chunks,Rows Out}');
+SELECT hx_check('GpuJoin recheck (compressed text keys)', $q$SELECT h.id, d.w FROM hx h LEFT JOIN hx_tdim d ON h.t = d.t$q$,
+                'GpuJoin', '{Chunks,Rows Out,Recheck Rows}');
+SELECT hx_check('GpuJoin fan-out over several replies', $q$SELECT h.id, f.n FROM hx h JOIN hx_fan f ON h.g = f.k WHERE h.id < 20000 AND h.id % 50 = 0$q$,
+                'GpuJoin', '{Chunks,Rows Out}');
+SET max_parallel_workers_per_gather = 4;
+SELECT hx_check('parallel GpuJoin, 3 depths', $q$SELECT h.id, d.name, t.w, f.n FROM hx h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.t = t.t JOIN hx_fan f ON h.id = f.n$q$,
+                'Parallel Custom Scan \(GpuJoin\)', '{Chunks,Rows Out}');
 -- the copy path: pg_strom.zero_copy off, and a temporary table (local buffers)
 SET pg_strom.zero_copy = off;
 SELECT hx_check('parallel GpuScan, pages copied', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,

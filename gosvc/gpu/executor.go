@@ -25,10 +25,13 @@ type Executor struct {
 	dev    *Device
 	pool   *mempool.Pool
 	kern   kernels
-	tables *querybuf.Table // GpuPreAgg tables, keyed by (plan_id, device)
+	tables *querybuf.Table // GpuPreAgg tables and GpuJoin inner buffers of the plans
 	// preaggSlots is the slot count of a new GpuPreAgg table (before the
 	// memory cap of initialSlots); tests lower it to force growth.
 	preaggSlots uint32
+	// joinCapacity, when not 0, is the records of one GpuJoin launch
+	// (one reply); tests lower it to force the launch loop.
+	joinCapacity uint32
 	// multiprocessors is the device's SM count, which sizes the grid of the
 	// GpuPreAgg kernel's first pass.
 	multiprocessors int

@@ -43,6 +43,9 @@ type kernels struct {
 	preaggErr error       // why GpuPreAgg cannot run (either kernel missing)
 	gather    cu.Function // KernelGather
 	gatherErr error       // why zero-copy chunks cannot run
+	join      cu.Function // xpu.KernelGpuJoin
+	joinBuild cu.Function // xpu.KernelGpuJoinBld
+	joinErr   error       // why GpuJoin cannot run (either kernel missing)
 }
 
 // LoadModule loads a fatbin image (cuModuleLoadData) on the device and reads
@@ -74,6 +77,10 @@ func (d *Device) LoadModule(image []byte) (*Module, error) {
 	k.rehash, errRehash = m.Function(xpu.KernelPreAggRehash)
 	k.preaggErr = errors.Join(errAgg, errRehash)
 	k.gather, k.gatherErr = m.Function(KernelGather)
+	var errJoin, errBuild error
+	k.join, errJoin = m.Function(xpu.KernelGpuJoin)
+	k.joinBuild, errBuild = m.Function(xpu.KernelGpuJoinBld)
+	k.joinErr = errors.Join(errJoin, errBuild)
 	return m, nil
 }
 

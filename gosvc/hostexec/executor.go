@@ -21,10 +21,13 @@ type Executor struct {
 	index  int
 	pool   *mempool.Pool
 	mem    *hostMemory
-	tables *querybuf.Table // GpuPreAgg tables, keyed by (plan_id, device)
+	tables *querybuf.Table // GpuPreAgg tables and GpuJoin inner buffers of the plans
 	// preaggSlots is the slot count of a new GpuPreAgg table (before the
 	// memory cap of initialSlots); tests lower it to force growth.
-	preaggSlots     uint32
+	preaggSlots uint32
+	// joinCapacity, when not 0, is the records of one GpuJoin launch
+	// (one reply); tests lower it to force the launch loop.
+	joinCapacity    uint32
 	hostpool.Bodies // lent request bodies, see bodies.go
 	// shared is PostgreSQL's shared buffers in this process, registered
 	// before the executor was made; NBuffers 0: zero-copy chunks fail.

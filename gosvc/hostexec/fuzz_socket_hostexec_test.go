@@ -4,14 +4,17 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/rand"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/join/jointest"
 	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -194,5 +197,14 @@ func socketSeeds(tb testing.TB) [][]byte {
 		append(append([]byte(nil), sess...), xputest.SharedChunkMessage(2, 1, []xputest.PageRef{xputest.AllVisibleRef(fuzzSocketBuffers, 5)})...),
 		append(append([]byte(nil), sess...), xputest.ChunkMessage(2, 1, make([]byte, xpu.BlockSize))[:xpu.BlockSize/2]...),
 		protocol.EncodeRequest(protocol.TagStatus, 1, nil))
+	// GpuJoin: a session, its inner rows in two pieces, a chunk, TaskFinal
+	d := jointest.Random(rand.New(rand.NewSource(1)), 100, 6, 0)
+	pages, _ := d.Pages(100)
+	rows := d.Rows0()
+	join := slices.Concat(xputest.JoinProgram(9, 0, xpu.JoinLeft, false).Message(1),
+		protocol.EncodeJoinInner(2, protocol.JoinInnerRequest{PlanID: 9, RowSize: 16, NRows: 6, PieceRows: 4, Rows: rows[:64]}),
+		protocol.EncodeJoinInner(3, protocol.JoinInnerRequest{PlanID: 9, RowSize: 16, NRows: 6, FirstRow: 4, PieceRows: 2, Rows: rows[64:]}),
+		xputest.ChunkMessage(4, 1, pages), protocol.EncodeRequest(protocol.TagTaskFinal, 5, nil))
+	out = append(out, join)
 	return out
 }

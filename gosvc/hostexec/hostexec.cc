@@ -2,7 +2,8 @@
  * hostexec.cc
  *
  * The TEST-ONLY host executor's per-chunk work: what kern_gpuscan_block,
- * kern_gpupreagg_block, kern_gpupreagg_rehash and kern_gather_pages do, as serial loops over
+ * kern_gpupreagg_block, kern_gpupreagg_rehash, kern_gpujoin_build,
+ * kern_gpujoin_block and kern_gather_pages do, as serial loops over
  * the same XPU_FUNC helpers (compiled here as plain C++, where the device
  * atomics are plain memory operations).  The caller (Go) serializes the
  * calls that write one GpuPreAgg table.
@@ -14,6 +15,7 @@
 #include <string.h>
 #include "xpu_preagg.h"
 #include "xpu_gather.h"
+#include "xpu_join.h"
 #include "pg_strom_catalog.h"
 #include "hostexec.h"
 
@@ -40,6 +42,14 @@ zero_counters(uint32_t *counters)
 struct scan_state
 {
 	xpu_program prog;
+	xpu_datum	slots[XPU_GPUSCAN_MAX_SLOTS];
+};
+
+struct join_state
+{
+	xpu_program prog;
+	xpu_join	jn;
+	xpu_join_inner inners[XPU_JOIN_MAX_DEPTHS];
 	xpu_datum	slots[XPU_GPUSCAN_MAX_SLOTS];
 };
 
@@ -186,7 +196,7 @@ hostexec_gpupreagg(const char *session, const char *pages, uint32_t nblocks,
 			int32_t		tuple_len;
 
 			/* the kernel's own decoding: the same items are rejected */
-			if (xpu_preagg_retry_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
+			if (xpu_item_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
 				preagg_one(st, tuple, tuple_len, retry[k], items, counters);
 			else
 				set_status(counters, XPU_STATUS_BAD_PAGE);
@@ -236,6 +246,124 @@ hostexec_gather(uint64_t shared_base, uint64_t nbuffers, const char *refs,
 		memcpy(dst, (const char *) (uintptr_t) shared_base + (size_t) ref.buffer * XPU_BLCKSZ, XPU_BLCKSZ);
 		xpu_apply_page_ref(dst, &ref, 0, 1);
 	}
+}
+
+/*
+ * As kern_gpujoin_build: link every row of one depth's buffer (buckets
+ * zeroed by the caller); counters as the kernel's.
+ */
+extern "C" void
+hostexec_gpujoin_build(const char *session, uint32_t depth, void *inner, uint32_t *counters)
+{
+	join_state *st = new join_state;
+	int			status;
+
+	for (int i = 0; i < XPU_JOIN_COUNTER__COUNT; i++)
+		counters[i] = 0;
+	status = xpu_join_setup_serial(session, &st->prog, &st->jn);
+	if (status == XPU_STATUS_OK &&
+		(depth >= st->jn.ndepths ||
+		 !xpu_join_inner_open((XpuJoinInner *) inner, &st->jn.depths[depth], depth, &st->inners[0])))
+		status = XPU_STATUS_BAD_INNER;
+	if (status != XPU_STATUS_OK)
+	{
+		set_status(counters, status);
+		delete st;
+		return;
+	}
+	for (uint32_t r = 0; r < st->inners[0].nrows; r++)
+	{
+		int			res = xpu_join_build_row(&st->jn.depths[depth], &st->inners[0], r);
+
+		counters[XPU_COUNTER_NTUPLES]++;
+		if (res > 0)
+			counters[XPU_COUNTER_NITEMS]++;
+		else if (res < 0)
+			set_status(counters, XPU_STATUS_BAD_INNER);
+	}
+	delete st;
+}
+
+/* one tuple of a probe launch from its cursor, as xpu_join_kernel_tuple */
+static void
+join_one(join_state *st, const char *tuple, int32_t tuple_len, XpuJoinCursor *cur,
+		 uint32_t *out, uint32_t capacity, XpuJoinCursor *suspend, uint32_t *counters)
+{
+	uint32_t	nwritten = 0;
+	uint32_t	nrecheck = 0;
+	int			res = xpu_join_tuple(&st->prog, &st->jn, st->inners, tuple, tuple_len,
+									 st->slots, cur, out, capacity,
+									 &counters[XPU_COUNTER_NITEMS], &nwritten, &nrecheck);
+
+	if (res == XPU_JOIN_ROW_SUSPENDED)
+		suspend[counters[XPU_JOIN_COUNTER_NSUSPEND]++] = *cur;
+	else if (res == XPU_JOIN_ROW_BAD)
+		set_status(counters, XPU_STATUS_BAD_PAGE);
+	counters[XPU_COUNTER_NRECHECK] += nrecheck;
+}
+
+/*
+ * As kern_gpujoin_block: over every tuple of the pages (resume NULL) or
+ * over the resume cursors; inners has XPU_JOIN_MAX_DEPTHS entries, NULL
+ * past the join's depths.  resume and suspend must not overlap.
+ */
+extern "C" void
+hostexec_gpujoin(const char *session, const char *pages, uint32_t nblocks,
+				 const void *resume, uint32_t nresume, void *const *inners,
+				 uint32_t *out, uint32_t capacity, void *suspend, uint32_t *counters)
+{
+	join_state *st = new join_state;
+	int			status;
+	XpuJoinCursor *susp = (XpuJoinCursor *) suspend;
+
+	for (int i = 0; i < XPU_JOIN_COUNTER__COUNT; i++)
+		counters[i] = 0;
+	status = xpu_join_setup_serial(session, &st->prog, &st->jn);
+	for (uint32_t d = 0; status == XPU_STATUS_OK && d < st->jn.ndepths; d++)
+	{
+		if (inners[d] == NULL ||
+			!xpu_join_inner_open((XpuJoinInner *) inners[d], &st->jn.depths[d], d, &st->inners[d]))
+			status = XPU_STATUS_BAD_INNER;
+	}
+	if (status != XPU_STATUS_OK)
+	{
+		set_status(counters, status);
+		delete st;
+		return;
+	}
+	if (resume == NULL)
+		for_each_tuple(pages, nblocks, counters,
+					   [&](const char *tuple, int32_t tuple_len, uint32_t item) {
+			XpuJoinCursor cur;
+
+			counters[XPU_COUNTER_NTUPLES]++;
+			xpu_join_cursor_init(&cur, item);
+			join_one(st, tuple, tuple_len, &cur, out, capacity, susp, counters);
+		});
+	else
+	{
+		for (uint32_t k = 0; k < nresume; k++)
+		{
+			XpuJoinCursor cur;
+			const char *tuple;
+			int32_t		tuple_len;
+
+			memcpy(&cur, (const char *) resume + (size_t) k * sizeof(cur), sizeof(cur));
+			if (xpu_item_tuple(pages, nblocks, cur.item, &tuple, &tuple_len))
+				join_one(st, tuple, tuple_len, &cur, out, capacity, susp, counters);
+			else
+				set_status(counters, XPU_STATUS_BAD_PAGE);
+		}
+	}
+	delete st;
+}
+
+/* xpu_join_inner_layout, for the test that Go lays buffers out alike */
+extern "C" uint64_t
+hostexec_join_inner_layout(void *hdr, uint32_t depth, uint32_t nrows,
+						   uint32_t row_size, uint32_t nbuckets)
+{
+	return xpu_join_inner_layout((XpuJoinInner *) hdr, depth, nrows, row_size, nbuckets);
 }
 
 extern "C" const char *

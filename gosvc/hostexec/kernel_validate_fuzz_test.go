@@ -56,7 +56,8 @@ func frame(msg []byte) {
 	binary.LittleEndian.PutUint32(msg[8:], uint32(len(msg)))
 }
 
-// validatorSeeds: every opcode, a GpuPreAgg session, and near misses.
+// validatorSeeds: every opcode, a GpuPreAgg and a GpuJoin session, and
+// near misses.
 func validatorSeeds() [][]byte {
 	b := xputest.New()
 	b.Attr(4, 4, true, xpu.TypeInt4)
@@ -76,14 +77,37 @@ func validatorSeeds() [][]byte {
 	p.Aggregate(xpu.AggSumInt, pv, -1)
 	p.ConstBool(true)
 	pa, pl := p.MessageLayout(2)
-	return [][]byte{
+
+	// GpuJoin: two depths, and near misses of the descriptor the kernels
+	// check (xpu_join_setup_serial) as much as the service does
+	jm, jl := xputest.JoinProgram(3, 0, xpu.JoinInner, true).MessageLayout(3)
+	jdepth := func(d, f int, v uint32) []byte {
+		return xputest.PutU32(jm, jl.JoinDepthsOffset+d*xpu.JoinDepthSize+f, v)
+	}
+	jkey := func(k, f int, v uint32) []byte { return xputest.PutU32(jm, jl.JoinKeysOffset+k*xpu.JoinKeySize+f, v) }
+	joins := [][]byte{
+		jm,
+		xputest.PutU32(jm, xpu.OffSessJoinOffset, 0),
+		xputest.PutU32(jm, xpu.OffSessPreAggOffset, uint32(jl.JoinOffset)),
+		xputest.PutU32(jm, jl.JoinOffset+xpu.OffJDescNDepths, 1),
+		xputest.PutU32(jm, jl.JoinOffset+xpu.OffJDescNKeys, 3),
+		xputest.PutU32(jm, jl.JoinOffset+xpu.OffJDescFlags, 1),
+		jdepth(0, xpu.OffJDepthJoinType, 4),
+		jdepth(1, xpu.OffJDepthRowSize, 48),
+		jdepth(1, xpu.OffJDepthKeyFirst, 0),
+		jkey(0, xpu.OffJKeyNode, 2),
+		jkey(0, xpu.OffJKeyWidth, 32),
+		jkey(1, xpu.OffJKeyOffset, 32),
+		jkey(1, xpu.OffJKeyOuterXType, uint32(xpu.TypeVarchar)|uint32(xpu.TypeText)<<16),
+	}
+	return append([][]byte{
 		scan, pa,
 		xputest.PutU32(scan, xpu.OffSessRoot, 2),
 		xputest.PutU32(scan, xpu.OffSessConstsOffset, uint32(l.ConstsOffset+8)),
 		xputest.PutU32(scan, xpu.OffSessKind, xpu.KindGpuPreAgg),
 		xputest.PutU32(pa, pl.PreAggOffset+xpu.OffDescEntrySize, 16),
 		xputest.PutU32(pa, pl.AggsOffset+xpu.OffAggOffset, 16),
-	}
+	}, joins...)
 }
 
 // serviceOnlyRules are the service's checks the kernels deliberately do
@@ -96,12 +120,14 @@ func validatorSeeds() [][]byte {
 // representation and semantics) and casts of a float or text type to
 // itself, attribute descriptors no VAR at or below the root
 // reads (the kernels validate those up to the highest one read), attbyval
-// (the kernels decode by xtype and attlen), or cases the kernels turn into
+// (the kernels decode by xtype and attlen), the join_offset of a session
+// of another kind (only GpuJoin's kernels read it), or cases the kernels turn into
 // RECHECK at evaluation time (a NUMERIC CONST of negative scale,
 // HOUR/MINUTE of a DATE).
 var serviceOnlyRules = regexp.MustCompile(strings.Join([]string{
 	`reserved field is -?\d+, must be 0`,
 	`preagg_offset is \d+, must be 0`,
+	`join_offset is \d+( in a GpuPreAgg session)?, must be 0`,
 	`offset \d+ is not a multiple of \d+`,
 	`\) overlaps .* \[\d+, \d+\)$`,
 	`overlaps the message header and session fields`,

@@ -2,6 +2,7 @@ package hostexec
 
 /*
 #cgo CXXFLAGS: -std=c++17 -O2 -Wall -I${SRCDIR}/../../kernels -I${SRCDIR}/../../include
+#include <stdlib.h>
 #include "hostexec.h"
 */
 import "C"
@@ -58,4 +59,38 @@ func words(b []byte, n int) []uint32 {
 		return nil
 	}
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+}
+
+// runJoinBuild is kern_gpujoin_build over one depth's buffer.
+func runJoinBuild(session []byte, depth uint32, inner []byte, counters []uint32) {
+	C.hostexec_gpujoin_build(charPtr(session), C.uint32_t(depth), unsafe.Pointer(&inner[0]), u32Ptr(counters))
+}
+
+// runJoin is kern_gpujoin_block: over every tuple of the chunk when
+// nresume is 0 and resume nil, else over nresume cursors of resume.
+// inners are the depths' buffers (pool memory), suspend and resume two
+// disjoint cursor lists.
+func runJoin(session, pages []byte, nblocks uint32, resume []byte, nresume uint32, inners [][]byte,
+	out []uint32, capacity uint32, suspend []byte, counters []uint32) {
+	// C memory: cgo refuses a Go array of pointers into memory Go does not own
+	ptrs := (*[xpu.JoinMaxDepths]unsafe.Pointer)(C.calloc(C.size_t(xpu.JoinMaxDepths), C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))
+	defer C.free(unsafe.Pointer(ptrs))
+	for d, b := range inners {
+		ptrs[d] = unsafe.Pointer(&b[0])
+	}
+	var res unsafe.Pointer
+	if resume != nil {
+		res = unsafe.Pointer(&resume[0])
+	}
+	C.hostexec_gpujoin(charPtr(session), charPtr(pages), C.uint32_t(nblocks), res, C.uint32_t(nresume),
+		&ptrs[0], u32Ptr(out), C.uint32_t(capacity), unsafe.Pointer(&suspend[0]), u32Ptr(counters))
+}
+
+// joinInnerLayoutC is xpu_join_inner_layout: the header bytes and the
+// buffer's size, for the test that xpu.NewJoinInnerLayout agrees.
+func joinInnerLayoutC(depth, nrows, rowSize, nbuckets uint32) ([]byte, uint64) {
+	hdr := C.calloc(1, C.size_t(xpu.JoinInnerSize))
+	defer C.free(hdr)
+	size := uint64(C.hostexec_join_inner_layout(hdr, C.uint32_t(depth), C.uint32_t(nrows), C.uint32_t(rowSize), C.uint32_t(nbuckets)))
+	return C.GoBytes(hdr, C.int(xpu.JoinInnerSize)), size
 }

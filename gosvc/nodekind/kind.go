@@ -134,3 +134,9 @@ func errParse(k Kind, err error) error {
 	}
 	return fmt.Errorf("%w: %s session: %w", protocol.ErrProtocol, k.Name, err)
 }
+
+// InnerLoader is a Session that takes a join's inner rows (GpuJoin's
+// JOIN_INNER pieces); the server refuses JOIN_INNER on other sessions.
+type InnerLoader interface {
+	LoadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerReply, error)
+}

@@ -35,6 +35,22 @@ const (
 	LinkProbeSize = int(C.sizeof_PgStromMsgLinkProbe)
 	// LinkProbeReplySize is sizeof(PgStromMsgLinkProbeReply).
 	LinkProbeReplySize = int(C.sizeof_PgStromMsgLinkProbeReply)
+
+	// JoinInnerSize is sizeof(PgStromMsgJoinInner), the fixed part of a
+	// JOIN_INNER request (the rows follow at rows_offset).
+	JoinInnerSize = int(C.sizeof_PgStromMsgJoinInner)
+	// JoinInnerReplySize is sizeof(PgStromMsgJoinInnerReply).
+	JoinInnerReplySize = int(C.sizeof_PgStromMsgJoinInnerReply)
+	// JoinInnerMaxPiece is PGSTROM_JOIN_INNER_MAX_PIECE, the most bytes of
+	// rows one JOIN_INNER piece may carry.
+	JoinInnerMaxPiece = uint32(C.PGSTROM_JOIN_INNER_MAX_PIECE)
+)
+
+// JOIN_INNER reply states, PGSTROM_JOIN_INNER_*.
+const (
+	JoinInnerMore   = uint32(C.PGSTROM_JOIN_INNER_MORE)
+	JoinInnerLoaded = uint32(C.PGSTROM_JOIN_INNER_LOADED)
+	JoinInnerBusy   = uint32(C.PGSTROM_JOIN_INNER_BUSY)
 )
 
 // Tags, from enum PgStromMsgTag.
@@ -44,6 +60,7 @@ const (
 	TagTaskFinal      = Tag(C.PGSTROM_MSG_TASK_FINAL)
 	TagStatus         = Tag(C.PGSTROM_MSG_STATUS)
 	TagLinkProbe      = Tag(C.PGSTROM_MSG_LINK_PROBE)
+	TagJoinInner      = Tag(C.PGSTROM_MSG_JOIN_INNER)
 	TagSuccess        = Tag(C.PGSTROM_MSG_SUCCESS)
 	TagSuccessHalfway = Tag(C.PGSTROM_MSG_SUCCESS_HALFWAY)
 	TagError          = Tag(C.PGSTROM_MSG_ERROR)
@@ -82,6 +99,21 @@ const (
 	offLpH2DNs       = int(unsafe.Offsetof(C.PgStromMsgLinkProbeReply{}.h2d_ns))
 	offLpD2HNs       = int(unsafe.Offsetof(C.PgStromMsgLinkProbeReply{}.d2h_ns))
 
+	offJiPlanID     = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.plan_id))
+	offJiDepth      = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.depth))
+	offJiRowSize    = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.row_size))
+	offJiNRows      = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.nrows))
+	offJiFirstRow   = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.first_row))
+	offJiPieceRows  = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.piece_rows))
+	offJiRowsOffset = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.rows_offset))
+	offJiFlags      = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.flags))
+	offJiReserved   = HeaderSize + int(unsafe.Offsetof(C.PgStromMsgJoinInner{}.reserved))
+
+	offJirState    = int(unsafe.Offsetof(C.PgStromMsgJoinInnerReply{}.state))
+	offJirReserved = int(unsafe.Offsetof(C.PgStromMsgJoinInnerReply{}.reserved))
+	offJirBuildNs  = int(unsafe.Offsetof(C.PgStromMsgJoinInnerReply{}.build_ns))
+	offJirBytes    = int(unsafe.Offsetof(C.PgStromMsgJoinInnerReply{}.bytes))
+
 	offStDeviceIndex    = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.device_index))
 	offStWorkers        = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.workers))
 	offStConnections    = int(unsafe.Offsetof(C.PgStromMsgStatusReply{}.connections))
@@ -118,6 +150,19 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.bytes)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.h2d_ns)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgLinkProbeReply{}.d2h_ns)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.plan_id)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.depth)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.row_size)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.nrows)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.first_row)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.piece_rows)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.rows_offset)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.flags)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInner{}.reserved)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInnerReply{}.state)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInnerReply{}.reserved)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInnerReply{}.build_ns)-8]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.PgStromMsgJoinInnerReply{}.bytes)-8]
 )
 
 // FinalCollect is TaskFinal's PGSTROM_FINAL_COLLECT flag: collect what the

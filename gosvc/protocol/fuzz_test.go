@@ -34,6 +34,11 @@ func FuzzParseMessage(f *testing.F) {
 	f.Add(withU32(probe, offProbeReserved, 1))
 	f.Add(EncodeRequest(TagLinkProbe, 15, append(append([]byte(nil), probe[HeaderSize:]...), 0)))
 	f.Add(EncodeLinkProbeReply(16, LinkProbeReply{Copies: 8, Bytes: 1 << 20, H2DNs: 1, D2HNs: 1}))
+	ji := EncodeJoinInner(17, JoinInnerRequest{PlanID: 1, RowSize: 16, NRows: 3, PieceRows: 2, Rows: make([]byte, 32)})
+	f.Add(ji)
+	f.Add(EncodeJoinInner(18, JoinInnerRequest{RowSize: 16}))
+	f.Add(withU32(ji, offJiRowsOffset, 48))
+	f.Add(withU32(ji, offJiFirstRow, 2))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msg, h, err := ReadMessage(bytes.NewReader(data), fuzzMaxLen)
@@ -83,10 +88,32 @@ func FuzzParseMessage(f *testing.F) {
 				t.Fatalf("LinkProbe re-encoding differs: % x vs % x", re, msg)
 			}
 		}
+		if h.Tag == TagJoinInner {
+			checkJoinInner(t, req, msg)
+		}
 		re := EncodeRequest(h.Tag, h.RequestID, msg[HeaderSize:])
 		binary.LittleEndian.PutUint16(re[offHdrFlags:], h.Flags) // TaskFinal's collect flag
 		if !bytes.Equal(re, msg) {
 			t.Fatalf("re-encoding differs: % x vs % x", re, msg)
 		}
 	})
+}
+
+// checkJoinInner: an accepted piece's rows lie inside the message, end it
+// (but for padding), and are whole rows of a piece within its depth.
+func checkJoinInner(t *testing.T, req Request, msg []byte) {
+	r, ok := req.(JoinInnerRequest)
+	if !ok {
+		t.Fatalf("JoinInner accepted as %T", req)
+	}
+	bytes := uint64(r.PieceRows) * uint64(r.RowSize)
+	off := binary.LittleEndian.Uint32(msg[offJiRowsOffset:])
+	switch {
+	case uint64(len(r.Rows)) != bytes || bytes > uint64(JoinInnerMaxPiece):
+		t.Fatalf("JoinInner rows of %d bytes for %d rows of %d", len(r.Rows), r.PieceRows, r.RowSize)
+	case off%16 != 0 || off < uint32(HeaderSize+JoinInnerSize) || uint64(off)+bytes > uint64(len(msg)) || uint64(len(msg))-uint64(off)-bytes >= 16:
+		t.Fatalf("JoinInner rows at %d of a %d-byte message", off, len(msg))
+	case uint64(r.FirstRow)+uint64(r.PieceRows) > uint64(r.NRows) || r.RowSize == 0 || r.PieceRows == 0 && r.NRows != 0:
+		t.Fatalf("JoinInner piece %+v", r)
+	}
 }

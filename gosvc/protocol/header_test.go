@@ -40,7 +40,7 @@ func TestDecodeHeaderRejects(t *testing.T) {
 		"flags":                       withU16(good, offHdrFlags, 1),
 		"collect flag on another tag": withU16(good, offHdrFlags, FinalCollect),
 		"other flag on TaskFinal":     withU16(EncodeRequest(TagTaskFinal, 1, nil), offHdrFlags, 2),
-		"unknown tag":                 withU16(good, offHdrTag, 7),
+		"unknown tag":                 withU16(good, offHdrTag, 8),
 		"tag zero":                    withU16(good, offHdrTag, 0),
 		"length too low":              withU32(good, offHdrLength, uint32(HeaderSize-1)),
 		"length huge":                 withU32(good, offHdrLength, MaxLength+1),

@@ -17,6 +17,10 @@ func TestLayoutFromHeader(t *testing.T) {
 		{"ErrorMessageSize", ErrorMessageSize, 512},
 		{"offHdrRequestID", offHdrRequestID, 12},
 		{"offStPoolUsed", offStPoolUsed, 16},
+		{"JoinInnerSize", JoinInnerSize, 40},
+		{"JoinInnerReplySize", JoinInnerReplySize, 24},
+		{"offJiRowsOffset", offJiRowsOffset, 16 + 28},
+		{"offJirBytes", offJirBytes, 16},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
@@ -28,6 +32,9 @@ func TestLayoutFromHeader(t *testing.T) {
 	}
 	if MaxLength != 1<<30 {
 		t.Errorf("MaxLength = %d", MaxLength)
+	}
+	if TagJoinInner != 7 || JoinInnerMaxPiece != 64<<20 || JoinInnerBusy != 2 {
+		t.Errorf("JOIN_INNER constants differ from pg_strom_proto.h: tag %d piece %d busy %d", TagJoinInner, JoinInnerMaxPiece, JoinInnerBusy)
 	}
 	if TagStatus != 4 || TagError != 66 || ErrCodeUnsupported != 2 {
 		t.Errorf("constants differ from pg_strom_proto.h: status %d error %d unsupported %d", TagStatus, TagError, ErrCodeUnsupported)

@@ -63,6 +63,8 @@ func ParseRequest(msg []byte) (Request, error) {
 		return OpenSessionRequest{Msg: msg}, nil
 	case TagTaskExec:
 		return TaskExecRequest{Msg: msg}, nil
+	case TagJoinInner:
+		return parseJoinInner(msg, h)
 	}
 	return nil, fmt.Errorf("%w: reply tag %s sent as a request", ErrProtocol, h.Tag)
 }

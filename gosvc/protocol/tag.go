@@ -16,7 +16,7 @@ const TagRetiredAttachBuffer Tag = 5
 // IsRequest reports whether a backend may send this tag.
 func (t Tag) IsRequest() bool {
 	switch t {
-	case TagOpenSession, TagTaskExec, TagTaskFinal, TagStatus, TagLinkProbe:
+	case TagOpenSession, TagTaskExec, TagTaskFinal, TagStatus, TagLinkProbe, TagJoinInner:
 		return true
 	}
 	return false
@@ -46,6 +46,8 @@ func (t Tag) String() string {
 		return "AttachBuffer (retired)"
 	case TagLinkProbe:
 		return "LinkProbe"
+	case TagJoinInner:
+		return "JoinInner"
 	case TagSuccess:
 		return "Success"
 	case TagSuccessHalfway:

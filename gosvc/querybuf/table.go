@@ -14,10 +14,14 @@ import (
 // than it was acquired.
 var ErrOverRelease = errors.New("query buffer released more times than acquired")
 
-// Key names a query buffer: the plan of one query on one device.
+// Key names a query buffer: the plan of one query on one device, and
+// which of the plan's buffers (GpuJoin keeps one per inner depth; a
+// GpuPreAgg plan has one, Kind 0 and Depth 0).
 type Key struct {
 	PlanID uint64
 	Device int
+	Kind   uint32 // the XPU_KIND_* of a kind with several buffers, else 0
+	Depth  int    // GpuJoin: the inner depth
 }
 
 // Table holds the live query buffers. It is safe for concurrent use.

@@ -36,6 +36,9 @@ func parse(_ []byte, p *xpu.Program) (nodekind.Spec, error) {
 	if p.PreAggOffset != 0 {
 		return nil, fmt.Errorf("xpu program: preagg_offset is %d, must be 0", p.PreAggOffset)
 	}
+	if p.JoinOffset != 0 {
+		return nil, fmt.Errorf("xpu program: join_offset is %d, must be 0", p.JoinOffset)
+	}
 	return spec{p}, nil
 }
 

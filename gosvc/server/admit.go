@@ -52,6 +52,13 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 		}
 		c.session.acquire()
 		cmd.sess, cmd.chunk = c.session, chunk
+	case protocol.JoinInnerRequest:
+		if c.session == nil {
+			return fmt.Errorf("%w: JoinInner without an open session", protocol.ErrProtocol)
+		}
+		c.session.acquire()
+		cmd.sess, cmd.piece = c.session, c.session.nextPiece
+		c.session.nextPiece++
 	case protocol.LinkProbeRequest:
 		if _, ok := s.cfg.Executor.(LinkProber); !ok {
 			return fmt.Errorf("%w: LinkProbe: GPU device %d cannot measure its link", protocol.ErrUnsupported, s.cfg.DeviceIndex)

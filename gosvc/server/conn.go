@@ -59,6 +59,7 @@ type command struct {
 	spec   nodekind.Spec // OpenSession: the kind's validated session
 	chunk  xpu.Chunk     // TaskExec
 	direct *directChunk  // TaskExec of a direct-read chunk
+	piece  uint64        // JoinInner: its number among the session's pieces
 	body   []byte        // TaskExec received into memory the executor lent
 	charge int64         // bytes of budget the message holds
 	from   *budget       // the budget charged

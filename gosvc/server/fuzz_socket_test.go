@@ -37,6 +37,10 @@ func FuzzSocket(f *testing.F) {
 	f.Add(append(sessionMsg(1), xputest.SharedChunkMessage(2, 7, []xputest.PageRef{xputest.AllVisibleRef(fuzzSharedBuffers, 5)})...))
 	f.Add(append(sessionMsg(1), shared[:len(shared)-4]...))
 	f.Add(shared)
+	// JOIN_INNER on a GpuScan session, and a cut one
+	joinInner := protocol.EncodeJoinInner(2, protocol.JoinInnerRequest{PlanID: 1, RowSize: 16, NRows: 2, PieceRows: 2, Rows: make([]byte, 32)})
+	f.Add(append(sessionMsg(1), joinInner...))
+	f.Add(append(sessionMsg(1), joinInner[:len(joinInner)-8]...))
 
 	s, err := New(Config{
 		SocketPath:    SocketPath(f.TempDir(), 4242, 0),

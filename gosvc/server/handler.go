@@ -62,6 +62,8 @@ func (s *Server) handle(cmd *command) (reply []byte, keepOpen bool) {
 		return s.taskFinal(cmd)
 	case protocol.TagLinkProbe:
 		return s.linkProbe(cmd)
+	case protocol.TagJoinInner:
+		return s.joinInner(cmd)
 	default:
 		e := errorReply(protocol.ErrCodeUnsupported,
 			fmt.Sprintf("request tag %d is not supported by this GPU service yet", cmd.req.Tag()))

@@ -107,6 +107,8 @@ func maxLength(tag protocol.Tag) uint32 {
 		return uint32(protocol.HeaderSize + protocol.LinkProbeSize)
 	case protocol.TagOpenSession:
 		return MaxSessionLength
+	case protocol.TagJoinInner:
+		return protocol.JoinInnerMaxLength
 	}
 	return protocol.MaxLength // TaskExec; replies are refused by ParseRequest
 }

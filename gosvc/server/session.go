@@ -37,6 +37,14 @@ type session struct {
 	finalCollect bool      // TaskFinal with PGSTROM_FINAL_COLLECT
 	finalErr     error
 
+	// JOIN_INNER pieces run in the order they arrived, although a
+	// connection's commands run on several workers: the receiver numbers
+	// them (nextPiece, only it touches it), and each waits until the
+	// pieces before it are done (donePieces, under mu).
+	nextPiece  uint64
+	donePieces uint64
+	pieceDone  *sync.Cond
+
 	files *direct.Files // direct-read chunks' open files, closed at release
 }
 
@@ -52,7 +60,28 @@ func (s *session) directFiles(dataDir string) *direct.Files {
 
 // newSession returns a session with refs references.
 func newSession(refs int) *session {
-	return &session{ready: make(chan struct{}), released: make(chan struct{}), refs: refs}
+	s := &session{ready: make(chan struct{}), released: make(chan struct{}), refs: refs}
+	s.pieceDone = sync.NewCond(&s.mu)
+	return s
+}
+
+// pieceTurn waits until every JOIN_INNER piece numbered before seq is
+// done.  The queue is FIFO, so those are running on other workers: the
+// wait ends.
+func (s *session) pieceTurn(seq uint64) {
+	s.mu.Lock()
+	for s.donePieces != seq {
+		s.pieceDone.Wait()
+	}
+	s.mu.Unlock()
+}
+
+// pieceEnd lets the next piece run.
+func (s *session) pieceEnd() {
+	s.mu.Lock()
+	s.donePieces++
+	s.pieceDone.Broadcast()
+	s.mu.Unlock()
 }
 
 // setPrepared records Prepare's outcome and wakes the session's tasks.

@@ -32,6 +32,11 @@ func FuzzParseSession(f *testing.F) {
 	f.Add(xputest.PutU32(pa, pl.AggsOffset+xpu.OffAggArg, 7))
 	f.Add(xputest.PutU32(pa, pl.PreAggOffset+xpu.OffDescKeysOffset, uint32(pl.AggsOffset)))
 	f.Add(xputest.PutU32(good, xpu.OffSessKind, xpu.KindGpuPreAgg))
+	// GpuJoin sessions: the descriptor, depths and keys follow the pool.
+	jm, jl := xputest.JoinProgram(4, 0, xpu.JoinLeft, true).MessageLayout(4)
+	f.Add(jm)
+	f.Add(xputest.PutU32(jm, jl.JoinDepthsOffset+xpu.OffJDepthRowSize, 32))
+	f.Add(xputest.PutU32(jm, jl.JoinKeysOffset+xpu.JoinKeySize+xpu.OffJKeyOffset, 0))
 	// TaskExec chunks: inline, and zero-copy refs into shared buffers.
 	f.Add(xputest.ChunkMessage(1, 2, make([]byte, xpu.BlockSize)))
 	shared := xputest.SharedChunkMessage(1, 3, []xputest.PageRef{xputest.AllVisibleRef(1, 7), xputest.VisibleRef(fuzzNBuffers-1, 291, 1, 291)})
@@ -58,11 +63,12 @@ func FuzzParseSession(f *testing.F) {
 			}
 			return
 		}
-		if p.Kind != xpu.KindGpuScan && p.Kind != xpu.KindGpuPreAgg {
+		if p.Kind != xpu.KindGpuScan && p.Kind != xpu.KindGpuPreAgg && p.Kind != xpu.KindGpuJoin {
 			t.Fatalf("accepted kind %d", p.Kind)
 		}
 		checkAccepted(t, p.Program)
 		checkAcceptedPreAgg(t, p)
+		checkAcceptedJoin(t, p)
 	})
 }
 
@@ -180,6 +186,32 @@ func fuzzChunk(t *testing.T, msg []byte) {
 		if binary.LittleEndian.Uint32(r[xpu.OffRefBuffer:]) >= fuzzNBuffers || int(binary.LittleEndian.Uint16(r[xpu.OffRefNLines:])) > xpu.MaxTuplesPerPage ||
 			binary.LittleEndian.Uint16(r[xpu.OffRefFlags:])&^xpu.PageFlagsMask != 0 {
 			t.Fatalf("accepted ref % x", r[:xpu.PageRefSize])
+		}
+	}
+}
+
+// checkAcceptedJoin: an accepted GpuJoin session's keys are what the
+// kernels index with: nodes before the root of the declared type, slots
+// inside their row, types that join.
+func checkAcceptedJoin(t *testing.T, p *parsedSession) {
+	if (p.Kind == xpu.KindGpuJoin) != (p.Join != nil) {
+		t.Fatalf("kind %d with join %v", p.Kind, p.Join)
+	}
+	if p.Join == nil {
+		return
+	}
+	if n := len(p.Join.Depths); n < 1 || n > xpu.JoinMaxDepths {
+		t.Fatalf("accepted %d depths", n)
+	}
+	for d, jd := range p.Join.Depths {
+		if !jd.Type.Valid() || jd.RowSize%16 != 0 || jd.RowSize == 0 || jd.RowSize > uint32(xpu.JoinMaxRow) || len(jd.Keys) == 0 {
+			t.Fatalf("depth %d accepted as %+v", d, jd)
+		}
+		for _, k := range jd.Keys {
+			if k.Node < 0 || int(k.Node) >= p.Root || p.Nodes[k.Node].Restype != k.OuterXType ||
+				!xpu.JoinTypesJoinable(k.OuterXType, k.InnerXType) || uint64(k.Offset)+uint64(k.Width) > uint64(jd.RowSize) {
+				t.Fatalf("depth %d key accepted as %+v", d, k)
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 type parsedSession struct {
 	*xpu.Program
 	PreAgg *xpu.PreAgg // GpuPreAgg sessions only
+	Join   *xpu.Join   // GpuJoin sessions only
 }
 
 // parseSession validates msg as the server does (the registry of every
@@ -25,6 +26,11 @@ func parseSession(msg []byte) (*parsedSession, error) {
 	if p.Kind == xpu.KindGpuPreAgg {
 		if s.PreAgg, err = xpu.ParsePreAgg(msg, p); err != nil {
 			return nil, fmt.Errorf("the registry accepted a GpuPreAgg session that ParsePreAgg rejects: %w", err)
+		}
+	}
+	if p.Kind == xpu.KindGpuJoin {
+		if s.Join, err = xpu.ParseJoin(msg, p); err != nil {
+			return nil, fmt.Errorf("the registry accepted a GpuJoin session that ParseJoin rejects: %w", err)
 		}
 	}
 	return s, nil

@@ -70,10 +70,11 @@ const (
 	AggVarInt8 = AggKind(C.XPU_AGG_VAR_INT8)
 )
 
-// Field offsets of XpuSession's GpuPreAgg fields, from the message start.
+// Field offsets of XpuSession's descriptor offsets (GpuPreAgg's, GpuJoin's),
+// from the message start.
 const (
 	OffSessPreAggOffset = sessionOffset + int(unsafe.Offsetof(C.XpuSession{}.preagg_offset))
-	OffSessReserved     = sessionOffset + int(unsafe.Offsetof(C.XpuSession{}.reserved))
+	OffSessJoinOffset   = sessionOffset + int(unsafe.Offsetof(C.XpuSession{}.join_offset))
 )
 
 // Field offsets of XpuPreAggDesc, XpuGroupKey and XpuAggDesc, from the
@@ -131,7 +132,7 @@ const (
 // Field widths the decoders rely on.
 var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuSession{}.preagg_offset)-4]
-	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuSession{}.reserved)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuSession{}.join_offset)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuPreAggDesc{}.nkeys)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuPreAggDesc{}.entry_size)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuGroupKey{}.node)-4]

@@ -16,6 +16,9 @@ func ParsePreAgg(msg []byte, p *Program) (*PreAgg, error) {
 	if descOff == 0 {
 		return nil, protoErr("xpu preagg: preagg_offset is 0 in a GpuPreAgg session")
 	}
+	if p.JoinOffset != 0 {
+		return nil, protoErr("xpu preagg: join_offset is %d in a GpuPreAgg session, must be 0", p.JoinOffset)
+	}
 	desc := region{"preagg descriptor", descOff, 1, PreAggDescSize, alignPreAggDesc}
 	if err := checkRegions(len(msg), SessionEnd, append(others, desc)...); err != nil {
 		return nil, err
@@ -167,6 +170,11 @@ func checkSlots(slots []slot, entrySize uint32) error {
 			return fmt.Errorf("%s [%d, %d) runs past the %d-byte entry", s.name, s.off, s.end(), entrySize)
 		}
 	}
+	return checkOverlaps(slots)
+}
+
+// checkOverlaps: no two slots share a byte.
+func checkOverlaps(slots []slot) error {
 	sorted := append([]slot(nil), slots...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].off < sorted[j].off })
 	for i := 1; i < len(sorted); i++ {

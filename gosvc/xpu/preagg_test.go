@@ -120,9 +120,9 @@ func TestParseSessionRejectsBadPreAggLayout(t *testing.T) {
 		name, substr string
 		msg          []byte
 	}{
-		{"kind 3", "kind 3", put(good, xpu.OffSessKind, 3)},
-		{"reserved", "reserved field is 1", put(good, xpu.OffSessReserved, 1)},
-		{"gpuscan reserved", "reserved field is 9", put(scan, xpu.OffSessReserved, 9)},
+		{"kind 9", "kind 9", put(good, xpu.OffSessKind, 9)},
+		{"preagg with join", "join_offset is 1 in a GpuPreAgg session", put(good, xpu.OffSessJoinOffset, 1)},
+		{"gpuscan with join", "GpuScan session: xpu program: join_offset is 9, must be 0", put(scan, xpu.OffSessJoinOffset, 9)},
 		{"gpuscan with preagg", "GpuScan session: xpu program: preagg_offset is 64, must be 0", put(scan, xpu.OffSessPreAggOffset, 64)},
 		{"preagg without desc", "preagg_offset is 0", put(good, xpu.OffSessPreAggOffset, 0)},
 		{"desc past end", "preagg descriptor", put(good, xpu.OffSessPreAggOffset, n-8)},

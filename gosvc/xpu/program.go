@@ -13,6 +13,10 @@ type Program struct {
 	// PreAggOffset is XpuSession.preagg_offset as sent: ParsePreAgg's
 	// start, and 0 in the sessions of other kinds (theirs to check).
 	PreAggOffset uint32
+	// JoinOffset is XpuSession.join_offset as sent: the XpuJoinDesc of a
+	// GpuJoin session, and 0 in the sessions of other kinds (theirs to
+	// check).
+	JoinOffset uint32
 
 	// regions are the arrays ParseProgram validated; a kind's own arrays
 	// may not overlap them.

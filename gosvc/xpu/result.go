@@ -94,6 +94,12 @@ func EncodeChunkResult(requestID uint32, r ChunkResult, items []uint32) []byte {
 // DecodeChunkResult decodes a TaskExec reply (Success or SuccessHalfway)
 // whose items are Positions; clients and tests use it.
 func DecodeChunkResult(msg []byte) (ChunkResult, []uint32, error) {
+	return decodeChunkWords(msg, 1)
+}
+
+// decodeChunkWords decodes a TaskExec reply whose nitems items are stride
+// uint32 words each.
+func decodeChunkWords(msg []byte, stride int) (ChunkResult, []uint32, error) {
 	h, err := protocol.DecodeHeader(msg)
 	if err != nil {
 		return ChunkResult{}, nil, fmt.Errorf("decode chunk result: %w", err)
@@ -111,10 +117,10 @@ func DecodeChunkResult(msg []byte) (ChunkResult, []uint32, error) {
 		NRecheck:  le.Uint32(msg[offResNRecheck:]),
 		GpuTimeNs: le.Uint64(msg[offResGpuTime:]),
 	}
-	if want := uint64(ResultEnd) + 4*uint64(r.NItems); want != uint64(len(msg)) {
-		return ChunkResult{}, nil, protoErr("decode chunk result: %d items need %d bytes, message has %d", r.NItems, want, len(msg))
+	if want := uint64(ResultEnd) + 4*uint64(stride)*uint64(r.NItems); want != uint64(len(msg)) {
+		return ChunkResult{}, nil, protoErr("decode chunk result: %d items of %d words need %d bytes, message has %d", r.NItems, stride, want, len(msg))
 	}
-	items := make([]uint32, r.NItems)
+	items := make([]uint32, int(r.NItems)*stride)
 	for i := range items {
 		items[i] = le.Uint32(msg[ResultEnd+4*i:])
 	}

@@ -19,9 +19,6 @@ func ParseProgram(msg []byte) (*Program, error) {
 	if magic != ProgramMagic {
 		return nil, protoErr("xpu program: magic %#08x, want %#08x", magic, ProgramMagic)
 	}
-	if r := le.Uint32(msg[OffSessReserved:]); r != 0 {
-		return nil, protoErr("xpu program: reserved field is %d, must be 0", r)
-	}
 	attrs := region{"attribute array", le.Uint32(msg[OffSessAttrsOffset:]), le.Uint32(msg[OffSessNAttrs:]), AttrSize, alignAttr}
 	nodes := region{"node array", le.Uint32(msg[OffSessNodesOffset:]), le.Uint32(msg[OffSessNNodes:]), NodeSize, alignNode}
 	args := region{"argument array", le.Uint32(msg[OffSessArgsOffset:]), le.Uint32(msg[OffSessNArgs:]), argSize, alignArg}
@@ -47,6 +44,7 @@ func ParseProgram(msg []byte) (*Program, error) {
 	p := &Program{
 		Kind:         kind,
 		PreAggOffset: le.Uint32(msg[OffSessPreAggOffset:]),
+		JoinOffset:   le.Uint32(msg[OffSessJoinOffset:]),
 		regions:      []region{attrs, nodes, args, consts},
 		PlanID:       le.Uint64(msg[OffSessPlanID:]),
 		Encoding:     le.Uint32(msg[OffSessEncoding:]),

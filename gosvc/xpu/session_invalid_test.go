@@ -23,7 +23,7 @@ func TestParseSessionRejectsBadLayout(t *testing.T) {
 		{"length mismatch", "header length", good[:len(good)-1]},
 		{"wrong tag", "where OpenSession was expected", protocol.EncodeRequest(protocol.TagTaskExec, 1, good[protocol.HeaderSize:])},
 		{"magic", "magic", put(good, xpu.OffSessMagic, 0x12345678)},
-		{"kind", "kind 3", put(good, xpu.OffSessKind, 3)},
+		{"kind", "kind 9", put(good, xpu.OffSessKind, 9)},
 		{"kind 0", "kind 0", put(good, xpu.OffSessKind, 0)},
 		{"too many attrs", "XPU_MAX_ATTRS", put(good, xpu.OffSessNAttrs, uint32(xpu.MaxAttrs+1))},
 		{"no nodes", "no nodes", put(good, xpu.OffSessNNodes, 0)},

@@ -6,12 +6,18 @@
  * gosvc/hostexec/hostexec.cc (linked in unchanged) validate the session
  * program with the kernels' own validator, walk the pages' line pointers
  * and tuples, evaluate the qual and, for a GpuPreAgg session, accumulate
- * into a hash table that is grown (rehash) and retried as the service does.
+ * into a hash table that is grown (rehash) and retried as the service does,
+ * and for a GpuJoin session build each depth's inner buffer and run the
+ * probe's launch loop over small outputs, resuming suspended cursors (one
+ * of them corrupted when the flags say so) as gosvc/join does.
  *
  * Input (see split_input): one flags byte, a little-endian uint32 session
  * length L, L bytes of OpenSession message, then either the pages of an
  * inline chunk or, with FLAG_SHARED, page refs followed by the "shared
- * buffers" they index (the zero-copy path through hostexec_gather).
+ * buffers" they index (the zero-copy path through hostexec_gather).  A
+ * GpuJoin session takes its inner rows from the start of what follows the
+ * session (JOIN_ROWS rows a depth, row_size bytes each, zero-filled past
+ * the input), the pages from the rest.
  *
  * Only what the service itself guarantees before the kernel code runs is
  * imposed here (the message is exactly as long as its header says, and
@@ -29,6 +35,7 @@
 
 #include "xpu_preagg.h"
 #include "xpu_gather.h"
+#include "xpu_join.h"
 #include "hostexec.h"
 
 /* input layout */
@@ -36,6 +43,10 @@
 #define FLAG_SLOTS_SHIFT 1		/* bits 1-3: initial table slots 2 << n */
 #define FUZZ_MAX_BLOCKS	4		/* more pages add time, not code paths */
 #define FUZZ_MAX_PASSES	8		/* preagg grow-and-retry rounds */
+#define FLAG_JOIN_CAP_SHIFT 4	/* bits 4-6: join output capacity 1 + n */
+#define FLAG_JOIN_TAMPER 0x80	/* corrupt a suspended cursor before resuming */
+#define JOIN_ROWS		8		/* inner rows of each depth */
+#define FUZZ_MAX_LAUNCHES 4096	/* the launch loop's bound in the fuzzer */
 
 /* the service's SessionEnd: header plus the fixed XpuSession part */
 static const size_t SESSION_END = sizeof(PgStromMsgHeader) + sizeof(XpuSession);
@@ -209,6 +220,132 @@ run_preagg(const char *session, const char *pages, uint32_t nblocks, uint32_t ns
 	free(retry);
 }
 
+/* one depth's inner buffer as gosvc/join lays it out and fills it */
+static char *
+new_inner(uint32_t depth, uint32_t row_size, const uint8_t **rest, size_t *nrest)
+{
+	XpuJoinInner h;
+	uint32_t	nbuckets = 1;
+	uint64_t	bytes;
+	size_t		want = (size_t) JOIN_ROWS * row_size;
+	size_t		take;
+	char	   *b;
+
+	while (nbuckets < JOIN_ROWS)
+		nbuckets <<= 1;
+	bytes = xpu_join_inner_layout(&h, depth, JOIN_ROWS, row_size, nbuckets);
+	b = (char *) calloc(1, bytes);
+	memcpy(b, &h, sizeof(h));
+	take = *nrest < want ? *nrest : want;
+	memcpy(b + h.rows_offset, *rest, take);
+	*rest += take;
+	*nrest -= take;
+	return b;
+}
+
+/*
+ * A GpuJoin chunk as gosvc/join runs it: each depth built (a bad row ends
+ * the chunk, as the service drops the load), then launches over the pages
+ * and over each launch's suspended cursors until none is left, every
+ * record checked as the backend would rely on it.
+ */
+static void
+run_join(const char *session, const uint8_t *rest, size_t nrest, uint8_t flags)
+{
+	xpu_program *prog = new xpu_program;
+	xpu_join   *jn = new xpu_join;
+	uint32_t	ndepths = 1;
+	uint32_t	row_size[XPU_JOIN_MAX_DEPTHS] = {16, 16, 16, 16};
+	char	   *inners[XPU_JOIN_MAX_DEPTHS] = {NULL, NULL, NULL, NULL};
+	uint32_t	counters[XPU_JOIN_COUNTER__COUNT];
+	uint32_t	capacity = 1 + ((flags >> FLAG_JOIN_CAP_SHIFT) & 7);
+	bool		built = true;
+	char	   *pages;
+	uint32_t	nblocks;
+
+	/* the service lays buffers out from its own parse of the descriptor */
+	if (xpu_join_setup_serial(session, prog, jn) == XPU_STATUS_OK)
+	{
+		ndepths = jn->ndepths;
+		for (uint32_t d = 0; d < ndepths; d++)
+			row_size[d] = jn->depths[d].row_size;
+	}
+	delete prog;
+	delete jn;
+	for (uint32_t d = 0; d < ndepths; d++)
+	{
+		inners[d] = new_inner(d, row_size[d], &rest, &nrest);
+		hostexec_gpujoin_build(session, d, inners[d], counters);
+		if (counters[XPU_COUNTER_STATUS] != XPU_STATUS_OK)
+			built = false;
+		else
+			FUZZ_ASSERT(counters[XPU_COUNTER_NTUPLES] == JOIN_ROWS &&
+						counters[XPU_COUNTER_NITEMS] <= JOIN_ROWS);
+	}
+	nblocks = (nrest + XPU_BLCKSZ - 1) / XPU_BLCKSZ;
+	if (nblocks == 0)
+		nblocks = 1;
+	if (nblocks > FUZZ_MAX_BLOCKS)
+		nblocks = FUZZ_MAX_BLOCKS;
+	pages = (char *) calloc(nblocks, XPU_BLCKSZ);
+	memcpy(pages, rest, nrest < (size_t) nblocks * XPU_BLCKSZ ? nrest : (size_t) nblocks * XPU_BLCKSZ);
+
+	if (built)
+	{
+		uint32_t	stride = 1 + ndepths;
+		size_t		ncur = (size_t) nblocks * XPU_MAX_TUPLES_PER_PAGE;
+		uint32_t   *out = (uint32_t *) malloc(4 * (size_t) capacity * stride);
+		XpuJoinCursor *resume = (XpuJoinCursor *) malloc(ncur * sizeof(XpuJoinCursor));
+		XpuJoinCursor *suspend = (XpuJoinCursor *) malloc(ncur * sizeof(XpuJoinCursor));
+		uint32_t	nresume = 0;
+
+		for (int launch = 0; launch < FUZZ_MAX_LAUNCHES; launch++)
+		{
+			uint32_t	n;
+
+			hostexec_gpujoin(session, pages, nblocks, launch == 0 ? NULL : resume, nresume,
+							 (void *const *) inners, out, capacity, suspend, counters);
+			if (counters[XPU_COUNTER_STATUS] != XPU_STATUS_OK)
+				break;
+			n = counters[XPU_COUNTER_NITEMS] < capacity ? counters[XPU_COUNTER_NITEMS] : capacity;
+			FUZZ_ASSERT(counters[XPU_JOIN_COUNTER_NSUSPEND] <= ncur);
+			/* a row suspends only on a full output: every launch progresses */
+			FUZZ_ASSERT(counters[XPU_JOIN_COUNTER_NSUSPEND] == 0 || n == capacity);
+			for (uint32_t k = 0; k < n; k++)
+			{
+				const uint32_t *rec = out + (size_t) k * stride;
+
+				check_item(rec[0], nblocks);
+				for (uint32_t d = 0; d < ndepths; d++)
+					FUZZ_ASSERT(rec[1 + d] == XPU_JOIN_NO_INNER ||
+								((rec[0] & XPU_ITEM_RECHECK) == 0 && rec[1 + d] < JOIN_ROWS));
+			}
+			nresume = counters[XPU_JOIN_COUNTER_NSUSPEND];
+			if (nresume == 0)
+				break;
+			/* the suspend list becomes the next resume list */
+			{
+				XpuJoinCursor *t = resume;
+
+				resume = suspend;
+				suspend = t;
+			}
+			if ((flags & FLAG_JOIN_TAMPER) && launch == 0)
+			{
+				/* a cursor that came back altered must be refused, not followed */
+				resume[0].pos[nresume % XPU_JOIN_MAX_DEPTHS] ^= 1u << (nresume % 32);
+				resume[nresume - 1].state ^= (uint32_t) nresume;
+			}
+		}
+		free(out);
+		free(resume);
+		free(suspend);
+	}
+	for (uint32_t d = 0; d < ndepths; d++)
+		free(inners[d]);
+	free(pages);
+}
+
 extern "C" int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -232,6 +369,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rest = data + 5 + slen;
 	nrest = size - 5 - slen;
 
+	if (load_u32((const uint8_t *) session + sizeof(PgStromMsgHeader) + 4) == XPU_KIND_GPUJOIN)
+	{
+		run_join(session, rest, nrest, flags);
+		free(session);
+		return 0;
+	}
 	if (flags & FLAG_SHARED)
 	{
 		/*

@@ -749,7 +749,7 @@ struct JoinSpec
 			memcpy(m.data() + keys_off, keys.data(), keys.size() * sizeof(XpuJoinKey));
 		XpuSession *s = (XpuSession *) (m.data() + sizeof(PgStromMsgHeader));
 		s->kind = XPU_KIND_GPUJOIN;
-		s->reserved = (uint32_t) desc_off;		/* XPU_SESSION_JOIN_OFFSET */
+		s->join_offset = (uint32_t) desc_off;
 		((PgStromMsgHeader *) m.data())->length = (uint32_t) m.size();
 		return m;
 	}
@@ -767,7 +767,7 @@ join_status(std::vector<char> &m)
 static void
 test_bad_descriptors_join(void)
 {
-	CHECK(offsetof(XpuSession, reserved) == XPU_SESSION_JOIN_OFFSET);
+	CHECK(offsetof(XpuSession, join_offset) == XPU_SESSION_JOIN_OFFSET);
 	CHECK(sizeof(XpuJoinDesc) == 32 && sizeof(XpuJoinDepth) == 16 && sizeof(XpuJoinKey) == 16 &&
 		  sizeof(XpuJoinCursor) == 24);
 	for (int v = 0; v <= 24; v++)
@@ -837,7 +837,7 @@ test_bad_descriptors_join(void)
 		((XpuSession *) (m.data() + sizeof(PgStromMsgHeader)))->preagg_offset = 64;
 		CHECK(join_status(m) == XPU_STATUS_BAD_PROGRAM);
 		m = s.message(p);
-		((XpuSession *) (m.data() + sizeof(PgStromMsgHeader)))->reserved = (uint32_t) m.size() - 16;
+		((XpuSession *) (m.data() + sizeof(PgStromMsgHeader)))->join_offset = (uint32_t) m.size() - 16;
 		CHECK(join_status(m) == XPU_STATUS_BAD_PROGRAM);
 		m = s.message(p);
 		((PgStromMsgHeader *) m.data())->length -= 4;			/* cuts the last key */
@@ -1061,7 +1061,7 @@ host_launches(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner 
 			const char *tup;
 			int32_t tuplen;
 			uint32_t nw = 0;
-			if (!xpu_preagg_retry_tuple(pages, nblocks, cur.item, &tup, &tuplen))
+			if (!xpu_item_tuple(pages, nblocks, cur.item, &tup, &tuplen))
 			{
 				*ok = false;
 				break;

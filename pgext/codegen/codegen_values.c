@@ -69,8 +69,8 @@ pool_append(CgContext *ctx, const void *data, int len)
  * scales beyond CODEGEN_MAX_NUMERIC_SCALE.  numeric_out prints exactly
  * dscale fraction digits, so its text is an exact rendering of the value.
  */
-static bool
-encode_numeric(Datum value, XpuNumericConst *nc, const char **why)
+bool
+cg_encode_numeric(Datum value, XpuNumericConst *nc, const char **why)
 {
 	char	   *str = DatumGetCString(DirectFunctionCall1(numeric_out, value));
 	const char *p = str;
@@ -202,7 +202,7 @@ cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid, Datum value, bool isnull
 				XpuNumericConst nc;
 				const char *why;
 
-				if (!encode_numeric(value, &nc, &why))
+				if (!cg_encode_numeric(value, &nc, &why))
 				{
 					int128		v = 1;
 					int			k;

@@ -20,4 +20,11 @@ extern int	cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid,
 extern int	cg_emit_param(CgContext *ctx, Param *param, XpuType xtype);
 extern int	cg_emit_var(CgContext *ctx, Var *var);
 
+/*
+ * A numeric datum as the device holds it (also GpuJoin's inner key slots):
+ * false, with *why set, for what the device cannot hold.
+ */
+extern bool cg_encode_numeric(Datum value, XpuNumericConst *nc,
+							  const char **why);
+
 #endif							/* PGSTROM_CODEGEN_VALUES_H */

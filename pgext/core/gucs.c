@@ -46,6 +46,7 @@ double		pgstrom_gpu_tuple_cost;
 double		pgstrom_gpu_operator_cost;
 bool		pgstrom_cpu_fallback_enabled;
 int			pgstrom_gpu_task_timeout_ms;
+int			pgstrom_gpujoin_max_inner_size_kb;
 bool		pgstrom_zero_copy;
 bool		pgstrom_direct_read;
 bool		pgstrom_regression_test_mode;
@@ -366,6 +367,21 @@ init_planner_gucs(void)
 							INT_MAX,
 							PGC_USERSET,
 							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	/*
+	 * The rows GpuJoin keeps of one inner depth (tuples and key rows) above
+	 * which it runs on the CPU instead of sending them to the device.
+	 */
+	DefineCustomIntVariable("pg_strom.gpujoin_max_inner_size",
+							"The largest inner relation of one GpuJoin depth sent to the GPU.",
+							"The tuples and key rows the backend keeps of one depth; a larger depth makes the whole GpuJoin run on the CPU.",
+							&pgstrom_gpujoin_max_inner_size_kb,
+							1024 * 1024,
+							0,
+							MAX_KILOBYTES,
+							PGC_USERSET,
+							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("pg_strom.zero_copy",

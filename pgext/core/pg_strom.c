@@ -17,6 +17,7 @@
 
 #include "client/gpu_client.h"
 #include "core/pg_strom.h"
+#include "gpujoin/gpujoin.h"
 #include "gpupreagg/gpupreagg.h"
 #include "gpuscan/gpuscan.h"
 #include "service/service_state.h"
@@ -43,4 +44,5 @@ _PG_init(void)
 	/* each node: planner hook, custom scan methods */
 	pgstrom_init_gpuscan();
 	pgstrom_init_gpupreagg();
+	pgstrom_init_gpujoin();
 }

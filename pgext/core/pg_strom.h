@@ -51,6 +51,7 @@ extern double pgstrom_gpu_tuple_cost;
 extern double pgstrom_gpu_operator_cost;
 extern bool pgstrom_cpu_fallback_enabled;
 extern int	pgstrom_gpu_task_timeout_ms;
+extern int	pgstrom_gpujoin_max_inner_size_kb;
 extern bool pgstrom_zero_copy;
 extern bool pgstrom_direct_read;
 extern bool pgstrom_regression_test_mode;

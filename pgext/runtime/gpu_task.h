@@ -189,6 +189,13 @@ typedef struct GpuTaskOps
 	StringInfo	(*build_session) (GpuTaskState *gts, const char **cpu_reason);
 
 	/*
+	 * NULL, or what the node sends after OpenSession succeeded and before
+	 * the first chunk (GpuJoin's inner rows).  It may send the node to the
+	 * CPU (gpu_task_use_cpu or the runtime's reply helpers).
+	 */
+	void		(*session_opened) (GpuTaskState *gts);
+
+	/*
 	 * Items of the TaskExec replies: bytes per item, and at most how many
 	 * items a chunk may return per tuple of its pages (0: no bound).
 	 */
@@ -352,6 +359,9 @@ extern bool gpu_task_position_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 									   bool recheck_only);
 extern bool gpu_task_qual_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 								   TupleTableSlot *slot);
+extern void gpu_task_store_tuple(GpuTaskState *gts, TupleTableSlot *slot,
+								 GpuTaskChunk *chunk, uint32 bidx,
+								 OffsetNumber off);
 
 /* task_source.c */
 extern void gpu_task_source_begin(GpuTaskState *gts);
@@ -363,8 +373,9 @@ extern uint32 gpu_task_chunk_capacity(GpuTaskState *gts);
 extern bool gpu_task_load_page(GpuTaskState *gts, GpuTaskChunk *chunk,
 							   BlockNumber blkno);
 extern Page gpu_task_chunk_page(GpuTaskChunk *chunk, uint32 bidx);
-extern bool gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx,
-										 OffsetNumber off);
+extern bool gpu_task_chunk_tuple_visible(GpuTaskState *gts, GpuTaskChunk *chunk,
+										 uint32 bidx, OffsetNumber off);
+extern void gpu_task_check_chunk_pages(GpuTaskState *gts, GpuTaskChunk *chunk);
 extern OffsetNumber gpu_task_chunk_lines(GpuTaskChunk *chunk, uint32 bidx);
 
 /* task_direct.c */

@@ -84,6 +84,29 @@ gpu_task_protocol_violation(GpuTaskState *gts, const char *what)
 }
 
 /*
+ * The service refused a request as malformed.  If it was a chunk, the
+ * device may have found a corrupt page that the CPU did not look into
+ * when the chunk was built: that is reported as data corruption (this
+ * raises), not as a protocol error.
+ */
+static void
+check_refused_chunk(GpuTaskState *gts, uint32 request_id)
+{
+	ListCell   *lc;
+
+	foreach(lc, gts->inflight)
+	{
+		GpuTaskChunk *chunk = (GpuTaskChunk *) lfirst(lc);
+
+		if (chunk->request_id == request_id)
+		{
+			gpu_task_check_chunk_pages(gts, chunk);
+			return;
+		}
+	}
+}
+
+/*
  * An Error reply.  Device trouble (out of memory, device error, a request
  * the service does not implement) continues on the CPU when allowed;
  * anything else is a bug somewhere and is raised.
@@ -94,6 +117,7 @@ gpu_task_error_reply(GpuTaskState *gts, PgStromMsgHeader *msg, const char *durin
 	PgStromMsgError err;
 	bool		recoverable;
 	char		path[MAXPGPATH];
+	uint32		request_id = msg->request_id;
 
 	if (msg->length < sizeof(PgStromMsgHeader) + sizeof(PgStromMsgError))
 	{
@@ -102,6 +126,8 @@ gpu_task_error_reply(GpuTaskState *gts, PgStromMsgHeader *msg, const char *durin
 	}
 	memcpy(&err, (char *) msg + sizeof(PgStromMsgHeader), sizeof(err));
 	pfree(msg);
+	if (err.code == PGSTROM_ERR_PROTOCOL)
+		check_refused_chunk(gts, request_id);
 	err.filename[sizeof(err.filename) - 1] = '\0';
 	err.funcname[sizeof(err.funcname) - 1] = '\0';
 	err.message[sizeof(err.message) - 1] = '\0';

@@ -16,7 +16,12 @@
  * were examined and which tuples are visible; the device applies that to
  * its own copy, and the rows are formed from the pinned buffer.  A pin
  * keeps the tuples in place (pruning needs a cleanup lock), so what the
- * ref describes stays true while the page is pinned.
+ * ref describes stays true while the page is pinned.  A page that cannot
+ * change under the pin in a way that matters (see page_stays_all_visible)
+ * is not read past its header here: its ref says "every LP_NORMAL" and the
+ * device checks the line pointers; the CPU checks them only where it reads
+ * tuples, or when the device reports a malformed page
+ * (gpu_task_check_chunk_pages).
  *
  * Copy: the page is copied under the lock and the line pointers of
  * invisible tuples are set LP_UNUSED in the copy, so neither the GPU nor
@@ -163,6 +168,31 @@ mark_visible(GpuTaskState *gts, Buffer buffer, BlockNumber blkno,
 }
 
 /*
+ * Whether every LP_NORMAL tuple among the first lines line pointers of the
+ * share-locked page is visible to the scan, and stays the only tuples there
+ * while the page is only pinned, so that the ref need not name them (and
+ * the CPU need not read the line pointer array at all: on a prewarmed table
+ * that first touch of each page was most of the backend's time per page).
+ *
+ * All-visible (outside SERIALIZABLE, where each tuple needs its conflict
+ * check) makes every LP_NORMAL visible now.  What could add an LP_NORMAL
+ * below lines while the lock is off is an insert reusing an LP_UNUSED one;
+ * PageAddItem looks for those only when PD_HAS_FREE_LINES is set, so it
+ * must be clear.  Nothing can set it meanwhile: pruning needs a cleanup
+ * lock, which the pin blocks, and VACUUM's second pass only turns LP_DEAD
+ * into LP_UNUSED, while an all-visible page has no LP_DEAD item and none
+ * can appear without pruning.  An LP_NORMAL stays LP_NORMAL for the same
+ * reason, and a tuple deleted or updated meanwhile was still visible to the
+ * scan's snapshot.
+ */
+static bool
+page_stays_all_visible(Page page, OffsetNumber lines, bool all_visible)
+{
+	return all_visible && !IsolationIsSerializable() &&
+		!PageHasFreeLinePointers(page) && lines >= FirstOffsetNumber;
+}
+
+/*
  * Pins block blkno into the chunk's next slot and records its ref.  False
  * (pin released, chunk unchanged) when the page has no visible tuple.
  */
@@ -187,7 +217,14 @@ pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 	ref->buffer = (uint32) (buffer - 1);
 	ref->nlines = lines;
 	ref->flags = 0;
-	nvisible = mark_visible(gts, buffer, blkno, lines, all_visible, ref, NULL);
+	if (page_stays_all_visible(BufferGetPage(buffer), lines, all_visible))
+	{
+		/* the device's own line pointer checks replace mark_visible's */
+		ref->flags = XPU_PAGE_ALL_VISIBLE;
+		nvisible = lines;
+	}
+	else
+		nvisible = mark_visible(gts, buffer, blkno, lines, all_visible, ref, NULL);
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	gts->counters.npages++;
 	if (nvisible == 0)
@@ -283,9 +320,11 @@ gpu_task_chunk_page(GpuTaskChunk *chunk, uint32 bidx)
  * those the ref names, within the line pointers examined.
  */
 bool
-gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx, OffsetNumber off)
+gpu_task_chunk_tuple_visible(GpuTaskState *gts, GpuTaskChunk *chunk,
+							 uint32 bidx, OffsetNumber off)
 {
 	Page		page = gpu_task_chunk_page(chunk, bidx);
+	const XpuPageRef *ref;
 
 	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page) ||
 		!ItemIdIsNormal(PageGetItemId(page, off)))
@@ -300,8 +339,46 @@ gpu_task_chunk_tuple_visible(GpuTaskChunk *chunk, uint32 bidx, OffsetNumber off)
 	}
 	if (!chunk->zero_copy)
 		return true;
-	return off <= chunk->refs[bidx].nlines &&
-		ref_is_visible(&chunk->refs[bidx], off);
+	ref = &chunk->refs[bidx];
+	if (off > ref->nlines)
+		return false;
+	if ((ref->flags & XPU_PAGE_ALL_VISIBLE) == 0)
+		return ref_is_visible(ref, off);
+	/* nobody checked this line pointer before the tuple is read */
+	check_line_pointer(gts, page, chunk->blknos[bidx], off);
+	return true;
+}
+
+/*
+ * The device found a page of the chunk malformed.  Pages whose line
+ * pointers the CPU did not check when they entered the chunk are checked
+ * now, so that a corrupt page is reported as PostgreSQL would (data
+ * corruption, naming the relation and block), not as a protocol error.
+ * Returns if every page looks sound here.
+ */
+void
+gpu_task_check_chunk_pages(GpuTaskState *gts, GpuTaskChunk *chunk)
+{
+	uint32		bidx;
+
+	if (!chunk->zero_copy)
+		return;
+	for (bidx = 0; bidx < chunk->nblocks; bidx++)
+	{
+		Buffer		buffer = chunk->buffers[bidx];
+		Page		page = BufferGetPage(buffer);
+		OffsetNumber off;
+
+		if ((chunk->refs[bidx].flags & XPU_PAGE_ALL_VISIBLE) == 0)
+			continue;
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		for (off = FirstOffsetNumber; off <= chunk->refs[bidx].nlines; off++)
+		{
+			if (ItemIdIsNormal(PageGetItemId(page, off)))
+				check_line_pointer(gts, page, chunk->blknos[bidx], off);
+		}
+		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	}
 }
 
 /* line pointers of the chunk's page bidx that the scan examined */

@@ -25,9 +25,10 @@
 #include "core/pg_strom.h"
 #include "runtime/gpu_task.h"
 
-static inline void
-store_tuple(GpuTaskState *gts, TupleTableSlot *slot, GpuTaskChunk *chunk,
-			uint32 bidx, OffsetNumber off)
+/* tuple off of the chunk's page bidx into slot (a heap-tuple slot) */
+void
+gpu_task_store_tuple(GpuTaskState *gts, TupleTableSlot *slot,
+					 GpuTaskChunk *chunk, uint32 bidx, OffsetNumber off)
 {
 	Page		page = gpu_task_chunk_page(chunk, bidx);
 	ItemId		lp = PageGetItemId(page, off);
@@ -102,12 +103,12 @@ gpu_task_position_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 		off = (OffsetNumber) (entry & XPU_ITEM_OFFSET_MASK);
 		if (bidx >= chunk->nblocks)
 			gpu_task_protocol_violation(gts, "row position outside the chunk");
-		if (!gpu_task_chunk_tuple_visible(chunk, bidx, off))
+		if (!gpu_task_chunk_tuple_visible(gts, chunk, bidx, off))
 			gpu_task_protocol_violation(gts, "row position that is not a visible tuple");
 		if (!recheck && recheck_only)
 			gpu_task_protocol_violation(gts, "a row that is not marked recheck in a reply that must hold only those");
 
-		store_tuple(gts, slot, chunk, bidx, off);
+		gpu_task_store_tuple(gts, slot, chunk, bidx, off);
 		if (recheck)
 		{
 			if (!pgstrom_cpu_fallback_enabled)
@@ -144,9 +145,9 @@ gpu_task_qual_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 		{
 			OffsetNumber off = ++chunk->cur_offset;
 
-			if (!gpu_task_chunk_tuple_visible(chunk, chunk->cur_block, off))
+			if (!gpu_task_chunk_tuple_visible(gts, chunk, chunk->cur_block, off))
 				continue;
-			store_tuple(gts, slot, chunk, chunk->cur_block, off);
+			gpu_task_store_tuple(gts, slot, chunk, chunk->cur_block, off);
 			gts->counters.nrows_in++;
 			if (eval_dev_quals(gts, slot))
 			{

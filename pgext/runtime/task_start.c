@@ -129,6 +129,12 @@ gpu_task_start(GpuTaskState *gts)
 	}
 	if (!open_session(gts, device))
 		return;
+	if (gts->ops->session_opened)
+	{
+		gts->ops->session_opened(gts);
+		if (gts->mode == GPU_TASK_MODE_CPU)
+			return;
+	}
 	if (gts->ops->device_keeps_rows && !gpu_task_kept_register(gts))
 	{
 		gpu_task_kept_leave(gts);

@@ -40,7 +40,9 @@ for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
 	"SELECT g, count(*), sum(b), avg(f8), stddev(c) FROM t_pa WHERE a > 0 GROUP BY g" \
 	"SELECT gt, count(*), max(d) FROM t_pa GROUP BY gt" \
 	"SELECT k, count(*), sum(v) FROM t_pa_many GROUP BY k" \
-	"SELECT DISTINCT gt FROM t_pa"; do
+	"SELECT DISTINCT gt FROM t_pa" \
+	"SELECT f.id, d1.name, d2.v, d3.w, d4.s FROM gj_fact f JOIN gj_d1 d1 ON f.k_int = d1.id LEFT JOIN gj_d2 d2 ON f.k_big = d2.k JOIN gj_d3 d3 ON d3.t = f.k_text JOIN gj_d4 d4 ON d4.c = f.k_char" \
+	"SELECT f.id, s.n FROM gj_fact f JOIN gj_skew s ON f.k_int = s.id"; do
 	timeout 60 bash $R psql -d contrib_regression -c "SET search_path = public" -c "SET pg_strom.regression_test_mode = on" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $q" 2>&1 | grep -vE "^ *(QUERY PLAN|-+|\([0-9]+ rows\))? *$"
 done
 psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
@@ -53,6 +55,8 @@ fi
 if want kerneltest; then
 echo "=== GpuPreAgg kernel test on the device"
 (cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_preagg gpu_test_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_preagg vectors.txt 2>&1 | grep -E "FAIL|gpu preagg:|grid <= 264" | tail -24)
+echo "=== GpuJoin kernel test on the device"
+(cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join gpu_test_join.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join vectors.txt 2>&1 | grep -E "FAIL|gpu join:" | tail -24)
 fi
 if want suite; then
 echo "=== bench/ suite"

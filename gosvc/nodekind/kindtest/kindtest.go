@@ -81,3 +81,28 @@ func Final(s Finaler, requestID uint32) ([][]byte, error) {
 	err := s.Final(sink)
 	return sink.Msgs, err
 }
+
+// ExecRecords runs chunk c of a session whose items are records of stride
+// words (GpuJoin), and returns every reply's result and all records, in
+// order.
+func ExecRecords(s nodekind.Session, c xpu.Chunk, pages nodekind.Pages, stride int) ([]xpu.ChunkResult, []uint32, error) {
+	sink := &Sink{RequestID: 1}
+	last, err := s.Exec(c, pages, ChunkSink{sink})
+	if err != nil {
+		return nil, nil, err
+	}
+	msg, err := protocol.Frame(protocol.TagSuccess, 1, last)
+	if err != nil {
+		return nil, nil, err
+	}
+	var words []uint32
+	var results []xpu.ChunkResult
+	for _, m := range append(sink.Msgs, msg) {
+		r, w, err := xpu.DecodeChunkRecords(m, stride)
+		if err != nil {
+			return nil, nil, fmt.Errorf("kindtest: a reply of chunk %d: %w", c.ChunkID, err)
+		}
+		results, words = append(results, r), append(words, w...)
+	}
+	return results, words, nil
+}

@@ -42,6 +42,7 @@ type Builder struct {
 	Consts      []byte
 	Root        int        // -1: the last node
 	PreAgg      *RawPreAgg // GpuPreAgg: set by GroupBy and Aggregate
+	Join        *RawJoin   // GpuJoin: set by JoinDepth and JoinKey
 }
 
 // New returns an empty GpuScan program builder.
@@ -157,6 +158,8 @@ type Layout struct {
 	AttrsOffset, NodesOffset, ArgsOffset, ConstsOffset int
 	// GpuPreAgg only: the descriptor and its arrays, after the pool.
 	PreAggOffset, KeysOffset, AggsOffset int
+	// GpuJoin only: the descriptor and its arrays, after the pool.
+	JoinOffset, JoinDepthsOffset, JoinKeysOffset int
 }
 
 // Message encodes the OpenSession message.
@@ -181,6 +184,12 @@ func (b *Builder) MessageLayout(requestID uint32) ([]byte, Layout) {
 		l.KeysOffset = alignUp(l.PreAggOffset+xpu.PreAggDescSize, 16)
 		l.AggsOffset = alignUp(l.KeysOffset+len(pa.Keys)*xpu.GroupKeySize, 16)
 		total = l.AggsOffset + len(pa.Aggs)*xpu.AggDescSize
+	}
+	if j := b.Join; j != nil {
+		l.JoinOffset = alignUp(total, 16)
+		l.JoinDepthsOffset = alignUp(l.JoinOffset+xpu.JoinDescSize, 16)
+		l.JoinKeysOffset = alignUp(l.JoinDepthsOffset+len(j.Depths)*xpu.JoinDepthSize, 16)
+		total = l.JoinKeysOffset + len(j.Keys)*xpu.JoinKeySize
 	}
 	msg := protocol.NewMessage(protocol.TagOpenSession, requestID, total-protocol.HeaderSize)
 
@@ -223,6 +232,9 @@ func (b *Builder) MessageLayout(requestID uint32) ([]byte, Layout) {
 	copy(msg[l.ConstsOffset:], b.Consts)
 	if b.PreAgg != nil {
 		b.putPreAgg(msg, l)
+	}
+	if b.Join != nil {
+		b.putJoin(msg, l)
 	}
 	return msg, l
 }

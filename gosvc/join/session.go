@@ -1,0 +1,213 @@
+package join
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// Session is one GpuJoin session: its program, its references to the
+// plan's inner buffers (one per depth, shared by the plan's sessions on
+// this device through querybuf), and the loads it runs.  LoadInner and
+// Exec may be called concurrently; the sessions of one plan may run at
+// once.
+type Session[I Inner] struct {
+	tables *querybuf.Table
+	ex     Executor[I]
+	prog   io.Closer
+	planID uint64
+	device int
+	join   *xpu.Join
+	// Capacity is the records of one launch's output (one reply) for a
+	// chunk; DefaultCapacity unless an executor's tests lower it.
+	Capacity func(c xpu.Chunk, stride int) uint32
+
+	mu     sync.Mutex
+	depths []depthRef[I]
+}
+
+// depthRef is what a session holds of one depth: nothing, a reference to
+// a loaded buffer, or the load it runs.
+type depthRef[I Inner] struct {
+	entry *querybuf.Entry // nil: nothing
+	load  *loading[I]     // non-nil while this session loads the depth
+}
+
+// loading is the value of an entry being loaded: its size is fixed by the
+// first piece, so a session that finds it busy can check its own.
+type loading[I Inner] struct {
+	nrows, rowSize uint32
+	inner          I
+	rows           uint32        // rows copied so far (loader only)
+	took           time.Duration // copies and build (loader only)
+}
+
+// loaded is the value of an entry whose depth is built.
+type loaded[I Inner] struct {
+	nrows, rowSize uint32
+	inner          I
+}
+
+// New is a session of the plan of program p with join descriptor j on
+// device, whose program prog Close closes.
+func New[I Inner](tables *querybuf.Table, ex Executor[I], prog io.Closer, p *xpu.Program, j *xpu.Join, device int) *Session[I] {
+	return &Session[I]{tables: tables, ex: ex, prog: prog, planID: p.PlanID, device: device, join: j,
+		Capacity: DefaultCapacity, depths: make([]depthRef[I], len(j.Depths))}
+}
+
+func (s *Session[I]) key(depth int) querybuf.Key {
+	return querybuf.Key{PlanID: s.planID, Device: s.device, Kind: xpu.KindGpuJoin, Depth: depth}
+}
+
+func protoErr(format string, args ...any) error {
+	return fmt.Errorf("%w: GpuJoin: %s", protocol.ErrProtocol, fmt.Sprintf(format, args...))
+}
+
+// LoadInner takes one JOIN_INNER piece (pg_strom_proto.h says what each
+// state means).  Any error while this session loads the depth drops the
+// load: the next first piece of any session of the plan starts it anew.
+func (s *Session[I]) LoadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerReply, error) {
+	switch {
+	case r.PlanID != s.planID:
+		return protocol.JoinInnerReply{}, protoErr("JoinInner for plan %#x on a session of plan %#x", r.PlanID, s.planID)
+	case r.Depth >= uint32(len(s.join.Depths)):
+		return protocol.JoinInnerReply{}, protoErr("JoinInner for depth %d of a join of %d depths", r.Depth, len(s.join.Depths))
+	case r.RowSize != s.join.Depths[r.Depth].RowSize:
+		return protocol.JoinInnerReply{}, protoErr("JoinInner depth %d: row_size %d, the descriptor says %d", r.Depth, r.RowSize, s.join.Depths[r.Depth].RowSize)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref := &s.depths[r.Depth]
+	switch {
+	case ref.load != nil:
+		return s.piece(ref, r)
+	case ref.entry != nil:
+		l := ref.entry.Value().(*loaded[I])
+		if r.FirstRow != 0 || r.NRows != l.nrows {
+			return protocol.JoinInnerReply{}, protoErr("JoinInner depth %d rows [%d, %d) of %d: the depth is loaded already (%d rows)",
+				r.Depth, r.FirstRow, r.FirstRow+r.PieceRows, r.NRows, l.nrows)
+		}
+		return protocol.JoinInnerReply{State: protocol.JoinInnerLoaded, Bytes: l.inner.Bytes()}, nil
+	case r.FirstRow != 0:
+		return protocol.JoinInnerReply{}, protoErr("JoinInner depth %d: a piece from row %d, but this session is not loading the depth (the first piece starts at row 0)", r.Depth, r.FirstRow)
+	}
+	fresh := &loading[I]{nrows: r.NRows, rowSize: r.RowSize}
+	entry, st := s.tables.Claim(s.key(int(r.Depth)), func() any { return fresh })
+	switch st {
+	case querybuf.Loaded:
+		l := entry.Value().(*loaded[I])
+		if l.nrows != r.NRows || l.rowSize != r.RowSize {
+			err := s.release(entry)
+			return protocol.JoinInnerReply{}, errors.Join(protoErr("JoinInner depth %d: %d rows of %d bytes, but the plan's depth has %d of %d",
+				r.Depth, r.NRows, r.RowSize, l.nrows, l.rowSize), err)
+		}
+		ref.entry = entry
+		return protocol.JoinInnerReply{State: protocol.JoinInnerLoaded, Bytes: l.inner.Bytes()}, nil
+	case querybuf.Busy:
+		if l, ok := entry.Value().(*loading[I]); ok && (l.nrows != r.NRows || l.rowSize != r.RowSize) {
+			return protocol.JoinInnerReply{}, protoErr("JoinInner depth %d: %d rows of %d bytes, but another session loads %d of %d",
+				r.Depth, r.NRows, r.RowSize, l.nrows, l.rowSize)
+		}
+		return protocol.JoinInnerReply{State: protocol.JoinInnerBusy}, nil
+	}
+	*ref = depthRef[I]{entry: entry, load: fresh}
+	start := time.Now()
+	inner, err := s.ex.NewInner(int(r.Depth), r.NRows, r.RowSize)
+	fresh.took += time.Since(start)
+	if err != nil {
+		return protocol.JoinInnerReply{}, errors.Join(fmt.Errorf("GpuJoin depth %d: inner buffer of %d rows: %w", r.Depth, r.NRows, err), s.abandon(ref))
+	}
+	fresh.inner = inner
+	return s.piece(ref, r)
+}
+
+// piece copies one piece of the depth this session loads; the last one
+// builds the index and publishes the buffer.
+func (s *Session[I]) piece(ref *depthRef[I], r protocol.JoinInnerRequest) (protocol.JoinInnerReply, error) {
+	l := ref.load
+	if r.NRows != l.nrows || r.FirstRow != l.rows {
+		err := protoErr("JoinInner depth %d: rows [%d, %d) of %d, but %d rows of %d are loaded so far (pieces come in order)",
+			r.Depth, r.FirstRow, r.FirstRow+r.PieceRows, r.NRows, l.rows, l.nrows)
+		return protocol.JoinInnerReply{}, errors.Join(err, s.abandon(ref))
+	}
+	start := time.Now()
+	if err := s.ex.CopyRows(l.inner, r.FirstRow, r.Rows); err != nil {
+		return protocol.JoinInnerReply{}, errors.Join(fmt.Errorf("GpuJoin depth %d: copy rows from %d: %w", r.Depth, r.FirstRow, err), s.abandon(ref))
+	}
+	l.rows += r.PieceRows
+	if !r.Last() {
+		l.took += time.Since(start)
+		return protocol.JoinInnerReply{State: protocol.JoinInnerMore, Bytes: l.inner.Bytes()}, nil
+	}
+	if err := s.ex.Build(l.inner, int(r.Depth)); err != nil {
+		return protocol.JoinInnerReply{}, errors.Join(fmt.Errorf("GpuJoin depth %d: build: %w", r.Depth, err), s.abandon(ref))
+	}
+	l.took += time.Since(start)
+	if err := s.tables.Publish(ref.entry, &loaded[I]{nrows: l.nrows, rowSize: l.rowSize, inner: l.inner}); err != nil {
+		return protocol.JoinInnerReply{}, errors.Join(err, s.abandon(ref))
+	}
+	ref.load = nil
+	return protocol.JoinInnerReply{State: protocol.JoinInnerLoaded, BuildNs: uint64(l.took.Nanoseconds()), Bytes: l.inner.Bytes()}, nil
+}
+
+// abandon drops the load of ref: its buffer is freed and the entry
+// removed, so another session may load the depth.
+func (s *Session[I]) abandon(ref *depthRef[I]) error {
+	var errs []error
+	var none I
+	if ref.load.inner != none {
+		errs = append(errs, s.ex.FreeInner(ref.load.inner))
+	}
+	errs = append(errs, s.tables.Abandon(ref.entry))
+	*ref = depthRef[I]{}
+	return errors.Join(errs...)
+}
+
+// release drops a reference to a loaded depth; the last one frees its
+// buffer.
+func (s *Session[I]) release(entry *querybuf.Entry) error {
+	var ferr error
+	_, err := s.tables.Release(entry, func(v any) { ferr = s.ex.FreeInner(v.(*loaded[I]).inner) })
+	return errors.Join(err, ferr)
+}
+
+// inners returns every depth's buffer; an error when one is not loaded
+// and referenced by this session.
+func (s *Session[I]) inners() ([]I, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := make([]I, len(s.depths))
+	for d, ref := range s.depths {
+		if ref.entry == nil || ref.load != nil {
+			return nil, protoErr("TaskExec before depth %d of %d is loaded (send its JoinInner pieces until LOADED first)", d, len(s.depths))
+		}
+		in[d] = ref.entry.Value().(*loaded[I]).inner
+	}
+	return in, nil
+}
+
+// Close drops the session's loads and references (the last reference of
+// a depth frees its buffer), then closes the program.
+func (s *Session[I]) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for d := range s.depths {
+		ref := &s.depths[d]
+		switch {
+		case ref.load != nil:
+			errs = append(errs, s.abandon(ref))
+		case ref.entry != nil:
+			errs = append(errs, s.release(ref.entry))
+			*ref = depthRef[I]{}
+		}
+	}
+	errs = append(errs, s.prog.Close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,201 @@
+package xpu
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Join is a validated XpuJoinDesc with its depths and keys: what a GpuJoin
+// session joins its outer rows with.  Every key's node is < Program.Root.
+type Join struct {
+	Depths []JoinDepth
+}
+
+// JoinDepth is XpuJoinDepth with its keys.
+type JoinDepth struct {
+	Type    JoinType
+	RowSize uint32 // bytes of one inner row of the depth
+	Keys    []JoinKey
+}
+
+// JoinKey is XpuJoinKey.
+type JoinKey struct {
+	Node       int32
+	OuterXType Type
+	InnerXType Type
+	Offset     uint32 // slot offset in the inner row
+	Width      uint32
+}
+
+// Stride is the uint32 words of one output record: the outer item and one
+// inner row index per depth.
+func (j *Join) Stride() int { return 1 + len(j.Depths) }
+
+// Valid reports whether t is a join type of the header.
+func (t JoinType) Valid() bool { return t >= JoinInner && t <= JoinAnti }
+
+func (t JoinType) String() string {
+	switch t {
+	case JoinInner:
+		return "INNER"
+	case JoinLeft:
+		return "LEFT"
+	case JoinSemi:
+		return "SEMI"
+	case JoinAnti:
+		return "ANTI"
+	}
+	return "JoinType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// JoinTypesJoinable reports whether an outer key of type outer can be
+// joined with an inner slot of type inner on the device: their hash and
+// equality there are PostgreSQL's (xpu_join_types_joinable): integers of
+// any width, text with varchar, otherwise the same type.
+func JoinTypesJoinable(outer, inner Type) bool {
+	switch {
+	case !outer.Valid() || !inner.Valid():
+		return false
+	case outer.isInteger() && inner.isInteger():
+		return true
+	case outer == inner:
+		return true
+	}
+	textual := func(t Type) bool { return t == TypeText || t == TypeVarchar }
+	return textual(outer) && textual(inner)
+}
+
+// ParseJoin validates the XpuJoinDesc of a GPUJOIN session at join_offset,
+// and its depth and key arrays, against msg and the program p that
+// ParseProgram accepted from it, as the kernels' xpu_join_setup_serial
+// does (and stricter on the encoding: alignment, no overlaps).  Every
+// error wraps protocol.ErrProtocol.
+func ParseJoin(msg []byte, p *Program) (*Join, error) {
+	others := p.regions[:len(p.regions):len(p.regions)] // appends below copy
+	switch {
+	case p.PreAggOffset != 0:
+		return nil, protoErr("xpu join: preagg_offset is %d in a GpuJoin session, must be 0 (GpuPreAgg is not fused)", p.PreAggOffset)
+	case p.JoinOffset == 0:
+		return nil, protoErr("xpu join: join_offset is 0 in a GpuJoin session")
+	}
+	desc := region{"join descriptor", p.JoinOffset, 1, JoinDescSize, alignJoinDesc}
+	if err := checkRegions(len(msg), SessionEnd, append(others, desc)...); err != nil {
+		return nil, err
+	}
+	d := msg[p.JoinOffset:]
+	ndepths, nkeys := le.Uint32(d[OffJDescNDepths:]), le.Uint32(d[OffJDescNKeys:])
+	if f := le.Uint32(d[OffJDescFlags:]); f != 0 {
+		return nil, protoErr("xpu join: descriptor flags %#x, must be 0", f)
+	}
+	for i := 0; i < joinDescReservedLen; i += 4 {
+		if r := le.Uint32(d[OffJDescReserved+i:]); r != 0 {
+			return nil, protoErr("xpu join: descriptor reserved word %d is %d, must be 0", i/4, r)
+		}
+	}
+	switch {
+	case ndepths < 1 || ndepths > uint32(JoinMaxDepths):
+		return nil, protoErr("xpu join: %d depths, want 1..%d (XPU_JOIN_MAX_DEPTHS)", ndepths, JoinMaxDepths)
+	case nkeys < ndepths || nkeys > uint32(JoinMaxDepths*JoinMaxKeys):
+		return nil, protoErr("xpu join: %d keys for %d depths, want %d..%d", nkeys, ndepths, ndepths, JoinMaxDepths*JoinMaxKeys)
+	}
+	depths := region{"join depth array", le.Uint32(d[OffJDescDepthsOffset:]), ndepths, JoinDepthSize, alignJoinDepth}
+	keys := region{"join key array", le.Uint32(d[OffJDescKeysOffset:]), nkeys, JoinKeySize, alignJoinKey}
+	if err := checkRegions(len(msg), SessionEnd, append(others, desc, depths, keys)...); err != nil {
+		return nil, err
+	}
+	j := &Join{Depths: make([]JoinDepth, ndepths)}
+	next := uint32(0) // the key range of depth d starts where d-1's ends
+	for i := range j.Depths {
+		b := msg[uint64(depths.off)+uint64(i*JoinDepthSize):]
+		jd, first, n, err := decodeDepth(b)
+		if err == nil && first != next {
+			err = fmt.Errorf("keys start at %d, must start at %d where the previous depth's end", first, next)
+		}
+		if err == nil && (uint64(first)+uint64(n) > uint64(nkeys) || i == len(j.Depths)-1 && first+n != nkeys) {
+			err = fmt.Errorf("keys [%d, %d) do not end inside the descriptor's %d keys (the last depth's at its end)", first, uint64(first)+uint64(n), nkeys)
+		}
+		if err != nil {
+			return nil, protoErr("xpu join: depth %d: %v", i, err)
+		}
+		next = first + n
+		var slots []slot
+		for k := uint32(0); k < n; k++ {
+			key, err := decodeJoinKey(msg[uint64(keys.off)+uint64((first+k)*uint32(JoinKeySize)):], p)
+			if err != nil {
+				return nil, protoErr("xpu join: depth %d key %d: %v", i, first+k, err)
+			}
+			jd.Keys = append(jd.Keys, key)
+			slots = append(slots, slot{fmt.Sprintf("key %d", first+k), key.Offset, key.Width})
+		}
+		if err := checkRowSlots(slots, jd.RowSize); err != nil {
+			return nil, protoErr("xpu join: depth %d: %v", i, err)
+		}
+		j.Depths[i] = jd
+	}
+	return j, nil
+}
+
+// decodeDepth decodes and checks one XpuJoinDepth, returning its key range.
+func decodeDepth(b []byte) (JoinDepth, uint32, uint32, error) {
+	jd := JoinDepth{Type: JoinType(int16(le.Uint16(b[OffJDepthJoinType:]))), RowSize: le.Uint32(b[OffJDepthRowSize:])}
+	first, n := le.Uint32(b[OffJDepthKeyFirst:]), le.Uint32(b[OffJDepthNKeys:])
+	switch r := le.Uint16(b[OffJDepthReserved:]); {
+	case r != 0:
+		return jd, 0, 0, fmt.Errorf("depth reserved field is %d, must be 0", r)
+	case !jd.Type.Valid():
+		return jd, 0, 0, fmt.Errorf("unknown join type %d (INNER, LEFT, SEMI and ANTI are offered)", jd.Type)
+	case jd.RowSize%joinSlotAlign != 0 || jd.RowSize < joinSlotAlign || jd.RowSize > uint32(JoinMaxRow):
+		return jd, 0, 0, fmt.Errorf("row_size %d, want a multiple of %d in [%d, %d]", jd.RowSize, joinSlotAlign, joinSlotAlign, JoinMaxRow)
+	case n < 1 || n > uint32(JoinMaxKeys):
+		return jd, 0, 0, fmt.Errorf("%d keys, want 1..%d (XPU_JOIN_MAX_KEYS)", n, JoinMaxKeys)
+	}
+	return jd, first, n, nil
+}
+
+func decodeJoinKey(b []byte, p *Program) (JoinKey, error) {
+	k := JoinKey{
+		Node:       int32(le.Uint32(b[OffJKeyNode:])),
+		OuterXType: Type(int16(le.Uint16(b[OffJKeyOuterXType:]))),
+		InnerXType: Type(int16(le.Uint16(b[OffJKeyInnerXType:]))),
+		Offset:     le.Uint32(b[OffJKeyOffset:]),
+		Width:      le.Uint32(b[OffJKeyWidth:]),
+	}
+	if !JoinTypesJoinable(k.OuterXType, k.InnerXType) {
+		return k, fmt.Errorf("outer %s and inner %s cannot be joined on the device", k.OuterXType, k.InnerXType)
+	}
+	nd, err := descNode(p, "the outer key", k.Node)
+	if err != nil {
+		return k, err
+	}
+	if k.OuterXType != nd.Restype {
+		return k, fmt.Errorf("outer_xtype %s but node %d returns %s", k.OuterXType, k.Node, nd.Restype)
+	}
+	if !joinKeyWidthOK(k.InnerXType, k.Width) {
+		return k, fmt.Errorf("width %d is not a valid %s key slot (16; NUMERIC 32; text 16..%d in steps of 16)",
+			k.Width, k.InnerXType, 8+JoinMaxTextKey)
+	}
+	return k, nil
+}
+
+// joinKeyWidthOK: the inner slot widths of xpu_join_validate_depth, which
+// are GpuPreAgg's key widths with GpuJoin's text limit.
+func joinKeyWidthOK(t Type, width uint32) bool {
+	if t.isText() {
+		return width >= joinSlotAlign && width%joinSlotAlign == 0 && width <= uint32(8+JoinMaxTextKey)
+	}
+	return KeyWidthOK(t, width)
+}
+
+// checkRowSlots: each key slot 16-aligned, inside the row, and no two
+// share a byte.
+func checkRowSlots(slots []slot, rowSize uint32) error {
+	for _, s := range slots {
+		switch {
+		case s.off%joinSlotAlign != 0:
+			return fmt.Errorf("%s at offset %d, not a multiple of %d", s.name, s.off, joinSlotAlign)
+		case s.end() > uint64(rowSize):
+			return fmt.Errorf("%s [%d, %d) runs past the %d-byte inner row", s.name, s.off, s.end(), rowSize)
+		}
+	}
+	return checkOverlaps(slots)
+}

@@ -1,0 +1,210 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpujoin.h
+ *		GpuJoin: hash joins of a heap table (the outer side, scanned the
+ *		GpuScan way) with 1 to GPUJOIN_MAX_DEPTHS inner relations, probed on
+ *		the GPU.
+ *
+ * The backend runs PostgreSQL's plans of the inner relations, keeps their
+ * tuples and sends each depth's join keys as normalized key slots
+ * (kernels/JOIN.md); the device returns, per outer tuple, records that
+ * name the matched inner rows by index, and the backend forms every row
+ * from its own data.  Whatever the device cannot do runs on the CPU
+ * against the very same inner tuples.
+ *
+ * Files:
+ *	gpujoin_path.c		set_join_pathlist_hook, which joins qualify, costs
+ *	gpujoin_plan.c		CustomPath -> CustomScan, the plan's private list,
+ *						method tables
+ *	gpujoin_inner.c		running the inner plans and keeping their tuples
+ *						and key rows (local memory, or DSA in parallel plans)
+ *	gpujoin_slots.c		the key slot encoder (XpuGroupKey slot format)
+ *	gpujoin_cpu.c		the CPU hash join: RECHECK rows and CPU chunks
+ *	gpujoin_codegen.c	the OpenSession message (program + XpuJoinDesc)
+ *	gpujoin_upload.c	PGSTROM_MSG_JOIN_INNER after OpenSession
+ *	gpujoin_exec.c		executor: runtime ops, forming rows, rescan, DSM
+ *	gpujoin_explain.c	EXPLAIN
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PGSTROM_GPUJOIN_H
+#define PGSTROM_GPUJOIN_H
+
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+#include "utils/dsa.h"
+
+#include "runtime/gpu_task.h"
+
+#define GPUJOIN_NAME				"GpuJoin"
+#define GPUJOIN_MAX_DEPTHS			XPU_JOIN_MAX_DEPTHS
+#define GPUJOIN_MAX_KEYS			XPU_JOIN_MAX_KEYS	/* per depth */
+/* bytes of a text key: 8 + this is the widest slot */
+#define GPUJOIN_MAX_TEXT_KEY		(XPU_JOIN_MAX_TEXT_KEY - 8)
+#define GPUJOIN_NO_INNER			XPU_JOIN_NO_INNER
+
+/* one depth of the plan (from custom_private) */
+typedef struct GpuJoinDepthInfo
+{
+	JoinType	join_type;		/* JOIN_INNER, _LEFT, _SEMI, _ANTI */
+	List	   *outer_keys;		/* Exprs over the outer relation */
+	List	   *inner_keys;		/* Exprs over the inner plan's output
+								 * (Vars with varno INNER_VAR) */
+	List	   *key_opnos;		/* Oid of each key's equality operator */
+	List	   *key_collids;	/* its input collation */
+	double		plan_rows;		/* the planner's inner rows */
+} GpuJoinDepthInfo;
+
+typedef struct GpuJoinInfo
+{
+	Index		outer_relid;	/* the planner's range table index */
+	List	   *dev_quals;		/* outer quals the device evaluates */
+	List	   *host_quals;		/* outer quals the CPU evaluates */
+	int			ndepths;
+	GpuJoinDepthInfo depths[GPUJOIN_MAX_DEPTHS];
+	/* each column of custom_scan_tlist: 0 the outer, d + 1 inner depth d */
+	List	   *col_source;
+	List	   *col_attno;		/* heap attno, or resno of the inner plan */
+} GpuJoinInfo;
+
+/* the inner rows of one depth, built once per execution */
+typedef struct GpuJoinInner
+{
+	uint32		nrows;
+	uint32		row_size;		/* bytes of one key row */
+	uint32		nkeys;
+	int16		key_xtype[GPUJOIN_MAX_KEYS];	/* the inner slots' types */
+	uint32		key_offset[GPUJOIN_MAX_KEYS];
+	uint32		key_width[GPUJOIN_MAX_KEYS];
+	uint64		bytes;			/* tuples and key rows together */
+	uint64	   *tuple_offsets;	/* [nrows] from tuples_base */
+	char	   *tuples_base;	/* MinimalTuples, MAXALIGNed */
+	char	   *key_rows;		/* nrows * row_size */
+	Size		key_rows_off;	/* of key_rows in the depth's block */
+	char		cpu_reason[GPU_TASK_REASON_LEN];	/* "" unless the device
+													 * cannot take it */
+} GpuJoinInner;
+
+/* the CPU hash index of one depth, built only when needed */
+typedef struct GpuJoinCpuHash
+{
+	uint32		nbuckets;		/* a power of two */
+	uint32	   *buckets;		/* first row + 1, 0: empty */
+	uint32	   *next;			/* [nrows] next row + 1 */
+	uint32	   *hashes;			/* [nrows] */
+} GpuJoinCpuHash;
+
+/* state of one outer row joined on the CPU: each depth's choices */
+typedef struct GpuJoinCpuRow
+{
+	bool		active;
+	uint32	   *choices[GPUJOIN_MAX_DEPTHS];
+	uint32		nchoices[GPUJOIN_MAX_DEPTHS];
+	uint32		pos[GPUJOIN_MAX_DEPTHS];
+} GpuJoinCpuRow;
+
+/* what the participants of a parallel plan share, after the runtime's */
+typedef struct GpuJoinShared
+{
+	slock_t		mutex;
+	int			build_state;	/* GPUJOIN_BUILD_* */
+	ConditionVariable build_cv;
+	dsa_pointer blob[GPUJOIN_MAX_DEPTHS];	/* each depth's rows */
+	GpuJoinInner inner[GPUJOIN_MAX_DEPTHS];	/* pointers not valid here */
+	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */
+	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
+} GpuJoinShared;
+
+#define GPUJOIN_BUILD_NONE		0
+#define GPUJOIN_BUILD_RUNNING	1
+#define GPUJOIN_BUILD_DONE		2
+#define GPUJOIN_BUILD_FAILED	3	/* the builder raised: the query fails */
+
+typedef struct GpuJoinState
+{
+	GpuTaskState gts;
+	GpuTaskOps	ops;			/* item_size depends on ndepths */
+	GpuJoinInfo *info;
+	int			ncols;
+	int		   *col_source;
+	AttrNumber *col_attno;
+
+	/* outer */
+	TupleTableSlot *outer_slot;	/* heap tuple of the outer relation */
+	ExprState  *host_qual_state;
+	ExprState  *outer_key_state[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	int16		outer_key_typlen[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	bool		outer_key_byval[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+
+	/* inner */
+	PlanState  *inner_ps[GPUJOIN_MAX_DEPTHS];
+	TupleTableSlot *inner_slot[GPUJOIN_MAX_DEPTHS];
+	ExprState  *inner_key_state[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	FmgrInfo	eq_fn[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	FmgrInfo	outer_hash_fn[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	FmgrInfo	inner_hash_fn[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	Oid			collid[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	bool		inner_built;
+	GpuJoinInner inner[GPUJOIN_MAX_DEPTHS];
+	GpuJoinCpuHash cpu_hash[GPUJOIN_MAX_DEPTHS];
+	MemoryContext inner_cxt;	/* serial: the rows; always: CPU hashes */
+	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */
+	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
+
+	/* parallel */
+	GpuJoinShared *jshared;
+	dsa_area   *dsa;
+
+	/* the row being joined on the CPU, and its chunk position */
+	GpuJoinCpuRow cpu_row;
+	MemoryContext row_cxt;
+} GpuJoinState;
+
+/* gpujoin_path.c */
+extern void pgstrom_init_gpujoin(void);
+
+/* gpujoin_plan.c */
+extern CustomPathMethods gpujoin_path_methods;
+extern CustomScanMethods gpujoin_plan_methods;
+extern CustomExecMethods gpujoin_exec_methods;
+extern List *gpujoin_info_to_list(const GpuJoinInfo *info);
+extern GpuJoinInfo *gpujoin_info_from_list(List *private);
+extern void pgstrom_init_gpujoin_plan(void);
+
+/* gpujoin_slots.c */
+extern int	gpujoin_key_xtype(Oid typid);
+extern bool gpujoin_types_joinable(int outer_xtype, int inner_xtype);
+extern uint32 gpujoin_text_slot_width(uint32 longest);
+extern bool gpujoin_slot_length(int xtype, Datum value, uint32 *text_len,
+								const char **why);
+extern void gpujoin_encode_slot(char *slot, uint32 width, int xtype,
+								Datum value, bool isnull);
+
+/* gpujoin_inner.c */
+extern void gpujoin_build_inner(GpuJoinState *gjs);
+extern void gpujoin_release_inner(GpuJoinState *gjs);
+extern void gpujoin_inner_tuple(GpuJoinState *gjs, int depth, uint32 row);
+extern const char *gpujoin_inner_cpu_reason(GpuJoinState *gjs);
+
+/* gpujoin_cpu.c */
+extern bool gpujoin_cpu_start_row(GpuJoinState *gjs);
+extern bool gpujoin_cpu_next_combination(GpuJoinState *gjs, uint32 *rows);
+extern void gpujoin_cpu_reset(GpuJoinState *gjs);
+
+/* gpujoin_codegen.c */
+extern bool gpujoin_codegen_check(const GpuJoinInfo *info, Index scanrelid,
+								  char **reason);
+extern StringInfo gpujoin_build_session(GpuJoinState *gjs,
+										const char **cpu_reason);
+
+/* gpujoin_upload.c */
+extern void gpujoin_upload_inner(GpuTaskState *gts);
+
+/* gpujoin_exec.c */
+extern Node *gpujoin_create_state(CustomScan *cscan);
+
+/* gpujoin_explain.c */
+extern void gpujoin_explain(CustomScanState *node, List *ancestors,
+							ExplainState *es);
+
+#endif							/* PGSTROM_GPUJOIN_H */

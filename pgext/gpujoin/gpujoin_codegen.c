@@ -1,0 +1,220 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpujoin_codegen.c
+ *		The OpenSession message of GpuJoin (kind XPU_KIND_GPUJOIN): a GpuScan
+ *		program over the outer table whose root is the device quals (a CONST
+ *		true when there are none), the outer side of every join key a node
+ *		below the root, and at XpuSession.join_offset (16-byte aligned each)
+ *			XpuJoinDesc | XpuJoinDepth[ndepths] | XpuJoinKey[nkeys]
+ *		with each key's inner slot as the inner build laid it out.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+
+#include "pg_strom_proto.h"
+#include "codegen/codegen.h"
+#include "codegen/codegen_node.h"
+#include "gpujoin/gpujoin.h"
+
+typedef struct JoinNodes
+{
+	int			key_node[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	int			key_xtype[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	int			root;
+} JoinNodes;
+
+/* emits the whole program; false (ctx->refused says why) if it cannot */
+static bool
+emit_join_program(CgContext *ctx, const GpuJoinInfo *info, JoinNodes *jn)
+{
+	int			nquals = list_length(info->dev_quals);
+	int		   *roots = palloc(sizeof(int) * Max(nquals, 1));
+	int			max_used = -1;
+	int			i = 0;
+	int			d;
+	ListCell   *lc;
+
+	for (d = 0; d < info->ndepths; d++)
+	{
+		int			k = 0;
+
+		foreach(lc, info->depths[d].outer_keys)
+		{
+			Expr	   *key = lfirst(lc);
+			int			idx = cg_emit_expr(ctx, key);
+			int			want = gpujoin_key_xtype(exprType((Node *) key));
+
+			if (idx < 0)
+				return false;
+			if (want == XPU_TYPE_INVALID)
+			{
+				cg_refuse(ctx, "join key of type %s", format_type_be(exprType((Node *) key)));
+				return false;
+			}
+			if (ctx->nodes[idx].restype != want)
+				idx = cg_coerce(ctx, idx, want);
+			if (idx < 0)
+				return false;
+			jn->key_node[d][k] = idx;
+			jn->key_xtype[d][k] = want;
+			max_used = Max(max_used, idx);
+			k++;
+		}
+	}
+	foreach(lc, info->dev_quals)
+	{
+		roots[i] = cg_emit_expr(ctx, (Expr *) lfirst(lc));
+		if (roots[i] < 0)
+			return false;
+		if (ctx->nodes[roots[i]].restype != XPU_TYPE_BOOL)
+		{
+			cg_refuse(ctx, "qual is not of type boolean");
+			return false;
+		}
+		i++;
+	}
+	if (nquals > 1)
+		jn->root = cg_add_root_node(ctx, XPU_OP_AND, nquals, roots);
+	else
+	{
+		/* a CONST true, or a single qual, may be a node a key uses */
+		jn->root = (nquals == 1) ? roots[0] :
+			cg_emit_const(ctx, XPU_TYPE_BOOL, BOOLOID, BoolGetDatum(true), false);
+		if (jn->root >= 0 &&
+			(jn->root != ctx->nnodes - 1 || jn->root <= max_used))
+			jn->root = cg_add_root_node(ctx, XPU_OP_IS_TRUE, 1, &jn->root);
+	}
+	pfree(roots);
+	if (jn->root < 0)
+		return false;
+	Assert(jn->root == ctx->nnodes - 1 && jn->root > max_used);
+	return true;
+}
+
+bool
+gpujoin_codegen_check(const GpuJoinInfo *info, Index scanrelid, char **reason)
+{
+	CgContext	ctx;
+	JoinNodes	jn;
+	bool		ok;
+
+	if (reason)
+		*reason = NULL;
+	cg_init_context(&ctx, false, scanrelid, NULL, CODEGEN_MAX_NODES);
+	ok = emit_join_program(&ctx, info, &jn);
+	if (!ok && reason)
+		*reason = pstrdup(ctx.refused ? ctx.refused : "unknown reason");
+	cg_free_context(&ctx);
+	return ok;
+}
+
+static int16
+xpu_join_type(JoinType jt)
+{
+	switch (jt)
+	{
+		case JOIN_INNER:
+			return XPU_JOIN_INNER;
+		case JOIN_LEFT:
+			return XPU_JOIN_LEFT;
+		case JOIN_SEMI:
+			return XPU_JOIN_SEMI;
+		case JOIN_ANTI:
+			return XPU_JOIN_ANTI;
+		default:
+			elog(ERROR, "GpuJoin: join type %d on the device", (int) jt);
+	}
+	return 0;					/* keep compiler quiet */
+}
+
+/*
+ * The OpenSession message, once the inner rows are built (the keys' slot
+ * widths and each depth's row size come from them).
+ */
+StringInfo
+gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
+{
+	GpuTaskState *gts = &gjs->gts;
+	GpuJoinInfo *info = gjs->info;
+	CgContext	ctx;
+	JoinNodes	jn;
+	StringInfo	buf;
+	int			nkeys = 0;
+	size_t		desc_off,
+				depths_off,
+				keys_off,
+				total;
+	PgStromMsgHeader *hdr;
+	XpuSession *sess;
+	XpuJoinDesc *desc;
+	XpuJoinDepth *depths;
+	XpuJoinKey *keys;
+	int			d,
+				k;
+
+	for (d = 0; d < info->ndepths; d++)
+		nkeys += list_length(info->depths[d].outer_keys);
+	cg_init_context(&ctx, true, info->outer_relid,
+					gts->css.ss.ps.ps_ExprContext, CODEGEN_MAX_NODES);
+	if (!emit_join_program(&ctx, info, &jn))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("GpuJoin cannot run on the GPU: %s",
+						ctx.refused ? ctx.refused : "unknown reason")));
+
+	buf = cg_assemble_message(&ctx, jn.root, gts->rel, gts->plan_id,
+							  PGSTROM_SESSION_REQUEST_ID);
+	desc_off = CG_ALIGN16(buf->len);
+	depths_off = CG_ALIGN16(desc_off + sizeof(XpuJoinDesc));
+	keys_off = CG_ALIGN16(depths_off + sizeof(XpuJoinDepth) * info->ndepths);
+	total = CG_ALIGN16(keys_off + sizeof(XpuJoinKey) * nkeys);
+	if (total > (size_t) PGSTROM_MSG_MAX_LENGTH)
+	{
+		*cpu_reason = "the device program is too large";
+		return NULL;
+	}
+	enlargeStringInfo(buf, (int) (total - buf->len));
+	memset(buf->data + buf->len, 0, total - buf->len);
+	buf->len = (int) total;
+	buf->data[total] = '\0';
+
+	hdr = (PgStromMsgHeader *) buf->data;
+	hdr->length = (uint32) total;
+	sess = (XpuSession *) (buf->data + sizeof(PgStromMsgHeader));
+	sess->kind = XPU_KIND_GPUJOIN;
+	sess->join_offset = (uint32) desc_off;
+	sess->preagg_offset = 0;
+
+	desc = (XpuJoinDesc *) (buf->data + desc_off);
+	desc->ndepths = info->ndepths;
+	desc->depths_offset = (uint32) depths_off;
+	desc->nkeys = nkeys;
+	desc->keys_offset = (uint32) keys_off;
+	depths = (XpuJoinDepth *) (buf->data + depths_off);
+	keys = (XpuJoinKey *) (buf->data + keys_off);
+	nkeys = 0;
+	for (d = 0; d < info->ndepths; d++)
+	{
+		GpuJoinInner *inner = &gjs->inner[d];
+
+		depths[d].join_type = xpu_join_type(info->depths[d].join_type);
+		depths[d].nkeys = inner->nkeys;
+		depths[d].key_first = nkeys;
+		depths[d].row_size = inner->row_size;
+		for (k = 0; k < inner->nkeys; k++)
+		{
+			XpuJoinKey *key = &keys[nkeys++];
+
+			key->node = jn.key_node[d][k];
+			key->outer_xtype = (int16) jn.key_xtype[d][k];
+			key->inner_xtype = inner->key_xtype[k];
+			key->offset = inner->key_offset[k];
+			key->width = inner->key_width[k];
+		}
+	}
+	return buf;
+}

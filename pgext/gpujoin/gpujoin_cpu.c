@@ -1,0 +1,266 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpujoin_cpu.c
+ *		The CPU hash join of GpuJoin: RECHECK rows of the device, chunks
+ *		evaluated on the CPU, and the whole node when the device cannot be
+ *		used.  It joins the outer tuple in gjs->outer_slot against the very
+ *		inner tuples the device has (gpujoin_inner.c).
+ *
+ * Each depth gets a hash index over its rows, built the first time a row
+ * needs it, with the equality operator's own hash functions
+ * (get_op_hash_functions, as nodeHash does) and the operator itself for
+ * equality, so matches are PostgreSQL's.  A key NULL on either side
+ * matches nothing.
+ *
+ * Every key is an outer-table expression, so a depth's matches do not
+ * depend on the other depths: an outer row's output is the product of each
+ * depth's choices, as the device enumerates them (kernels/JOIN.md):
+ *	INNER	every match (none: no row)
+ *	LEFT	every match, or one NO_INNER when there is none
+ *	SEMI	one NO_INNER when there is a match (none: no row)
+ *	ANTI	one NO_INNER when there is none (a match: no row)
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+
+#include "gpujoin/gpujoin.h"
+
+/* hash of the keys, false if one is NULL */
+static bool
+hash_keys(GpuJoinState *gjs, int d, FmgrInfo *fns, const Datum *values,
+		  const bool *isnull, uint32 *hash)
+{
+	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
+	uint32		h = 0;
+	int			k;
+
+	for (k = 0; k < nkeys; k++)
+	{
+		if (isnull[k])
+			return false;
+		h = hash_combine(h, DatumGetUInt32(FunctionCall1Coll(&fns[k], gjs->collid[d][k],
+															 values[k])));
+	}
+	*hash = h;
+	return true;
+}
+
+static void
+eval_keys(GpuJoinState *gjs, ExprState **states, int nkeys, Datum *values,
+		  bool *isnull)
+{
+	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	int			k;
+
+	for (k = 0; k < nkeys; k++)
+		values[k] = ExecEvalExpr(states[k], econtext, &isnull[k]);
+}
+
+static void
+build_cpu_hash(GpuJoinState *gjs, int d)
+{
+	GpuJoinCpuHash *h = &gjs->cpu_hash[d];
+	GpuJoinInner *inner = &gjs->inner[d];
+	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
+	MemoryContext oldcxt;
+	uint32		nbuckets = 1;
+	uint32		i;
+
+	while (nbuckets < inner->nrows && nbuckets < (1U << 30))
+		nbuckets <<= 1;
+	oldcxt = MemoryContextSwitchTo(gjs->inner_cxt);
+	h->buckets = MemoryContextAllocHuge(gjs->inner_cxt, sizeof(uint32) * nbuckets);
+	memset(h->buckets, 0, sizeof(uint32) * nbuckets);
+	h->next = MemoryContextAllocHuge(gjs->inner_cxt, sizeof(uint32) * Max(inner->nrows, 1));
+	h->hashes = MemoryContextAllocHuge(gjs->inner_cxt, sizeof(uint32) * Max(inner->nrows, 1));
+	MemoryContextSwitchTo(oldcxt);
+
+	/* pushed in reverse, so every chain lists its rows in row order */
+	for (i = inner->nrows; i-- > 0;)
+	{
+		Datum		values[GPUJOIN_MAX_KEYS];
+		bool		isnull[GPUJOIN_MAX_KEYS];
+		uint32		hash;
+
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		gpujoin_inner_tuple(gjs, d, i);
+		econtext->ecxt_innertuple = gjs->inner_slot[d];
+		eval_keys(gjs, gjs->inner_key_state[d], nkeys, values, isnull);
+		if (!hash_keys(gjs, d, gjs->inner_hash_fn[d], values, isnull, &hash))
+			continue;
+		h->hashes[i] = hash;
+		h->next[i] = h->buckets[hash & (nbuckets - 1)];
+		h->buckets[hash & (nbuckets - 1)] = i + 1;
+	}
+	ExecClearTuple(gjs->inner_slot[d]);
+	h->nbuckets = nbuckets;
+}
+
+/* inner row `row` of depth d equals the outer keys */
+static bool
+row_matches(GpuJoinState *gjs, int d, uint32 row, const Datum *ovalues)
+{
+	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
+	int			k;
+
+	gpujoin_inner_tuple(gjs, d, row);
+	econtext->ecxt_innertuple = gjs->inner_slot[d];
+	for (k = 0; k < nkeys; k++)
+	{
+		bool		isnull;
+		Datum		ivalue = ExecEvalExpr(gjs->inner_key_state[d][k], econtext, &isnull);
+
+		if (isnull ||
+			!DatumGetBool(FunctionCall2Coll(&gjs->eq_fn[d][k], gjs->collid[d][k],
+											ovalues[k], ivalue)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Depth d's choices for the outer row (its keys already evaluated): false
+ * when the depth ends the row.
+ */
+static bool
+depth_choices(GpuJoinState *gjs, int d, const Datum *ovalues, const bool *onull)
+{
+	GpuJoinCpuRow *cr = &gjs->cpu_row;
+	GpuJoinCpuHash *h = &gjs->cpu_hash[d];
+	JoinType	jt = gjs->info->depths[d].join_type;
+	uint32		cap = 16;
+	uint32		n = 0;
+	uint32		hash;
+	uint32		link;
+
+	cr->choices[d] = palloc(sizeof(uint32) * cap);
+	if (gjs->inner[d].nrows > 0 &&
+		hash_keys(gjs, d, gjs->outer_hash_fn[d], ovalues, onull, &hash))
+	{
+		if (h->buckets == NULL)
+			build_cpu_hash(gjs, d);
+		for (link = h->buckets[hash & (h->nbuckets - 1)]; link != 0;
+			 link = h->next[link - 1])
+		{
+			uint32		row = link - 1;
+
+			CHECK_FOR_INTERRUPTS();
+			if (h->hashes[row] != hash || !row_matches(gjs, d, row, ovalues))
+				continue;
+			if (n == cap)
+			{
+				cap *= 2;
+				cr->choices[d] = repalloc_huge(cr->choices[d], sizeof(uint32) * cap);
+			}
+			cr->choices[d][n++] = row;
+			if (jt == JOIN_SEMI || jt == JOIN_ANTI)
+				break;
+		}
+	}
+	switch (jt)
+	{
+		case JOIN_INNER:
+			break;
+		case JOIN_LEFT:
+			if (n == 0)
+				cr->choices[d][n++] = GPUJOIN_NO_INNER;
+			break;
+		case JOIN_SEMI:
+			if (n > 0)
+				cr->choices[d][0] = GPUJOIN_NO_INNER;
+			break;
+		case JOIN_ANTI:
+			n = (n == 0) ? 1 : 0;
+			cr->choices[d][0] = GPUJOIN_NO_INNER;
+			break;
+		default:
+			elog(ERROR, "GpuJoin: join type %d", (int) jt);
+	}
+	cr->nchoices[d] = n;
+	cr->pos[d] = 0;
+	return n > 0;
+}
+
+/*
+ * Starts joining the outer tuple in gjs->outer_slot: false when it
+ * produces no row.
+ */
+bool
+gpujoin_cpu_start_row(GpuJoinState *gjs)
+{
+	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	GpuJoinCpuRow *cr = &gjs->cpu_row;
+	MemoryContext oldcxt;
+	int			d;
+
+	MemoryContextReset(gjs->row_cxt);
+	cr->active = false;
+	oldcxt = MemoryContextSwitchTo(gjs->row_cxt);
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		int			nkeys = list_length(gjs->info->depths[d].outer_keys);
+		Datum		values[GPUJOIN_MAX_KEYS];
+		bool		isnull[GPUJOIN_MAX_KEYS];
+		bool		ok;
+		int			k;
+
+		econtext->ecxt_scantuple = gjs->outer_slot;
+		eval_keys(gjs, gjs->outer_key_state[d], nkeys, values, isnull);
+		/* the inner walk below reuses econtext: keep the values here */
+		for (k = 0; k < nkeys; k++)
+		{
+			if (!isnull[k])
+				values[k] = datumCopy(values[k], gjs->outer_key_byval[d][k],
+									  gjs->outer_key_typlen[d][k]);
+		}
+		ok = depth_choices(gjs, d, values, isnull);
+		if (!ok)
+		{
+			MemoryContextSwitchTo(oldcxt);
+			return false;
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+	cr->active = true;
+	return true;
+}
+
+/* the next combination of the row being joined: rows[d] per depth */
+bool
+gpujoin_cpu_next_combination(GpuJoinState *gjs, uint32 *rows)
+{
+	GpuJoinCpuRow *cr = &gjs->cpu_row;
+	int			d;
+
+	if (!cr->active)
+		return false;
+	for (d = 0; d < gjs->info->ndepths; d++)
+		rows[d] = cr->choices[d][cr->pos[d]];
+	/* the last depth varies fastest, as on the device */
+	for (d = gjs->info->ndepths - 1; d >= 0; d--)
+	{
+		if (++cr->pos[d] < cr->nchoices[d])
+			break;
+		cr->pos[d] = 0;
+	}
+	if (d < 0)
+		cr->active = false;
+	return true;
+}
+
+void
+gpujoin_cpu_reset(GpuJoinState *gjs)
+{
+	gjs->cpu_row.active = false;
+	MemoryContextReset(gjs->row_cxt);
+}

@@ -1,0 +1,542 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpujoin_exec.c
+ *		Executor of GpuJoin: begin, the runtime's ops, forming rows, rescan,
+ *		end and the parallel plan's shared memory.
+ *
+ * At the first row the inner plans run (gpujoin_inner.c); then the runtime
+ * scans the outer table in chunks.  A chunk the device answered is a list
+ * of records [outer item, inner row of depth 0, ...]; each becomes one
+ * row, its columns taken from the outer tuple (the chunk's page) and the
+ * inner tuples the indexes name, NULL for a LEFT depth's NO_INNER.  A
+ * record marked RECHECK is its outer row to join on the CPU
+ * (gpujoin_cpu.c), as is every visible tuple of a chunk evaluated on the
+ * CPU.  The runtime emits a chunk's records only once its SUCCESS came, and
+ * redoes on the CPU a chunk whose answer never completed, so no row is
+ * lost or doubled.  Outer quals the device does not evaluate (host quals)
+ * are checked on every outer tuple before it is joined.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "executor/nodeSubplan.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "core/pg_strom.h"
+#include "gpujoin/gpujoin.h"
+
+/* the form of a join row: the outer tuple and rows[d] of each depth */
+static void
+form_row(GpuJoinState *gjs, const uint32 *rows, TupleTableSlot *slot)
+{
+	bool		stored[GPUJOIN_MAX_DEPTHS] = {false};
+	int			i;
+
+	ExecClearTuple(slot);
+	for (i = 0; i < gjs->ncols; i++)
+	{
+		int			src = gjs->col_source[i];
+
+		if (src == 0)
+			slot->tts_values[i] = slot_getattr(gjs->outer_slot, gjs->col_attno[i],
+											   &slot->tts_isnull[i]);
+		else if (rows[src - 1] == GPUJOIN_NO_INNER)
+		{
+			slot->tts_values[i] = (Datum) 0;
+			slot->tts_isnull[i] = true;
+		}
+		else
+		{
+			if (!stored[src - 1])
+			{
+				gpujoin_inner_tuple(gjs, src - 1, rows[src - 1]);
+				stored[src - 1] = true;
+			}
+			slot->tts_values[i] = slot_getattr(gjs->inner_slot[src - 1],
+											   gjs->col_attno[i],
+											   &slot->tts_isnull[i]);
+		}
+	}
+	ExecStoreVirtualTuple(slot);
+}
+
+/* the outer quals the device did not evaluate (and, for recheck, did not) */
+static bool
+outer_passes(GpuJoinState *gjs, bool with_dev_quals)
+{
+	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+
+	econtext->ecxt_scantuple = gjs->outer_slot;
+	if (with_dev_quals && !ExecQual(gjs->gts.dev_qual_state, econtext))
+		return false;
+	return ExecQual(gjs->host_qual_state, econtext);
+}
+
+/* the next combination of the outer row being joined on the CPU */
+static bool
+cpu_row_next(GpuJoinState *gjs, TupleTableSlot *slot)
+{
+	uint32		rows[GPUJOIN_MAX_DEPTHS];
+
+	if (!gpujoin_cpu_next_combination(gjs, rows))
+		return false;
+	form_row(gjs, rows, slot);
+	gjs->gts.counters.nrows_out++;
+	return true;
+}
+
+/* an inner field of a device record, checked against its depth */
+static void
+check_inner_field(GpuJoinState *gjs, int d, uint32 row)
+{
+	JoinType	jt = gjs->info->depths[d].join_type;
+	bool		ok;
+
+	if (row == GPUJOIN_NO_INNER)
+		ok = (jt != JOIN_INNER);
+	else
+		ok = (jt == JOIN_INNER || jt == JOIN_LEFT) && row < gjs->inner[d].nrows;
+	if (!ok)
+		gpu_task_protocol_violation(&gjs->gts, "a join record with an inner row its depth cannot have");
+}
+
+/* a record whose outer item is no visible tuple of the chunk */
+static void
+bad_record(GpuJoinState *gjs, GpuTaskChunk *chunk, const uint32 *rec)
+{
+	uint32		bidx = (rec[0] & ~XPU_ITEM_RECHECK) >> XPU_ITEM_BLOCK_SHIFT;
+
+	if (bidx < chunk->nblocks)
+		elog(LOG, "GpuJoin: bad record: block %u, page lines %u, lines examined %u, zero-copy %d",
+			 chunk->blknos[bidx],
+			 (unsigned) PageGetMaxOffsetNumber(gpu_task_chunk_page(chunk, bidx)),
+			 (unsigned) gpu_task_chunk_lines(chunk, bidx), (int) chunk->zero_copy);
+	ereport(ERROR,
+			(errcode(ERRCODE_PROTOCOL_VIOLATION),
+			 errmsg("%s on \"%s\": unexpected reply from the GPU service: a join record names no visible tuple of its chunk",
+					gpu_task_node_name(&gjs->gts),
+					RelationGetRelationName(gjs->gts.rel)),
+			 errdetail("Record item 0x%08x (inner rows %d, %d, ...) in chunk %u of %u pages, record %u of " UINT64_FORMAT ".",
+					   rec[0], (int) rec[1], gjs->info->ndepths > 1 ? (int) rec[2] : -2,
+					   chunk->request_id, chunk->nblocks,
+					   chunk->next_item, chunk->nitems)));
+}
+
+static bool
+gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
+					 TupleTableSlot *slot)
+{
+	GpuJoinState *gjs = (GpuJoinState *) gts;
+	int			ndepths = gjs->info->ndepths;
+	const char *item;
+
+	for (;;)
+	{
+		uint32		rec[1 + GPUJOIN_MAX_DEPTHS];
+		bool		recheck;
+		uint32		bidx;
+		OffsetNumber off;
+		int			d;
+
+		if (cpu_row_next(gjs, slot))
+			return true;
+		if (!gpu_task_chunk_next_item(gts, chunk, &item))
+			return false;
+		memcpy(rec, item, sizeof(uint32) * (1 + ndepths));
+		recheck = (rec[0] & XPU_ITEM_RECHECK) != 0;
+		bidx = (rec[0] & ~XPU_ITEM_RECHECK) >> XPU_ITEM_BLOCK_SHIFT;
+		off = (OffsetNumber) (rec[0] & XPU_ITEM_OFFSET_MASK);
+		if (bidx >= chunk->nblocks ||
+			!gpu_task_chunk_tuple_visible(gts, chunk, bidx, off))
+			bad_record(gjs, chunk, rec);
+		gpu_task_store_tuple(gts, gjs->outer_slot, chunk, bidx, off);
+
+		if (recheck)
+		{
+			for (d = 0; d < ndepths; d++)
+			{
+				if (rec[1 + d] != GPUJOIN_NO_INNER)
+					gpu_task_protocol_violation(gts, "a recheck record with an inner row");
+			}
+			if (!pgstrom_cpu_fallback_enabled)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("%s on \"%s\": the GPU could not evaluate a row and CPU fallback is disabled",
+								gpu_task_node_name(gts), RelationGetRelationName(gts->rel)),
+						 errdetail("Row (%u,%u) needs its join evaluated on the CPU.",
+								   chunk->blknos[bidx], (unsigned) off),
+						 errhint("Set pg_strom.cpu_fallback = on.")));
+			gts->counters.nrecheck++;
+			if (outer_passes(gjs, true))
+				gpujoin_cpu_start_row(gjs);
+			continue;
+		}
+		for (d = 0; d < ndepths; d++)
+			check_inner_field(gjs, d, rec[1 + d]);
+		if (gjs->info->host_quals != NIL && !outer_passes(gjs, false))
+			continue;
+		form_row(gjs, rec + 1, slot);
+		gts->counters.nrows_out++;
+		return true;
+	}
+}
+
+/* the chunk evaluated here: every visible tuple, quals, then the join */
+static bool
+gpujoin_cpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
+					 TupleTableSlot *slot)
+{
+	GpuJoinState *gjs = (GpuJoinState *) gts;
+
+	for (;;)
+	{
+		OffsetNumber maxoff;
+
+		if (cpu_row_next(gjs, slot))
+			return true;
+		if (chunk->cur_block >= chunk->nblocks)
+			return false;
+		maxoff = gpu_task_chunk_lines(chunk, chunk->cur_block);
+		if (chunk->cur_offset >= maxoff)
+		{
+			chunk->cur_block++;
+			chunk->cur_offset = InvalidOffsetNumber;
+			continue;
+		}
+		chunk->cur_offset++;
+		if (!gpu_task_chunk_tuple_visible(gts, chunk, chunk->cur_block, chunk->cur_offset))
+			continue;
+		gpu_task_store_tuple(gts, gjs->outer_slot, chunk, chunk->cur_block,
+							 chunk->cur_offset);
+		gts->counters.nrows_in++;
+		ResetExprContext(gts->css.ss.ps.ps_ExprContext);
+		if (outer_passes(gjs, true))
+			gpujoin_cpu_start_row(gjs);
+	}
+}
+
+static StringInfo
+gpujoin_session(GpuTaskState *gts, const char **cpu_reason)
+{
+	GpuJoinState *gjs = (GpuJoinState *) gts;
+	const char *why = gpujoin_inner_cpu_reason(gjs);
+
+	if (why != NULL)
+	{
+		*cpu_reason = why;
+		return NULL;
+	}
+	return gpujoin_build_session(gjs, cpu_reason);
+}
+
+static const GpuTaskOps gpujoin_ops_template = {
+	.build_session = gpujoin_session,
+	.session_opened = gpujoin_upload_inner,
+	.item_size = 0,				/* (1 + ndepths) uint32 per record */
+	.max_items_per_tuple = 0,	/* an outer row may match any number */
+	.gpu_next_row = gpujoin_gpu_next_row,
+	.cpu_next_row = gpujoin_cpu_next_row,
+	.finish = NULL,
+	.device_keeps_rows = false,
+};
+
+/* the planner's outer relid in the plan's expressions -> scanrelid */
+static void
+fix_outer_varnos(GpuJoinInfo *info, Index scanrelid)
+{
+	int			d;
+
+	if (info->outer_relid == scanrelid)
+		return;
+	ChangeVarNodes((Node *) info->dev_quals, info->outer_relid, scanrelid, 0);
+	ChangeVarNodes((Node *) info->host_quals, info->outer_relid, scanrelid, 0);
+	for (d = 0; d < info->ndepths; d++)
+		ChangeVarNodes((Node *) info->depths[d].outer_keys, info->outer_relid,
+					   scanrelid, 0);
+	info->outer_relid = scanrelid;
+}
+
+static void
+init_depth(GpuJoinState *gjs, int d, Plan *plan, EState *estate, int eflags)
+{
+	GpuJoinDepthInfo *dp = &gjs->info->depths[d];
+	PlanState  *parent = &gjs->gts.css.ss.ps;
+	PlanState  *ps;
+	ListCell   *lc1,
+			   *lc2,
+			   *lc3,
+			   *lc4;
+	int			k = 0;
+
+	ps = ExecInitNode(plan, estate, eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+	gjs->inner_ps[d] = ps;
+	gjs->gts.css.custom_ps = lappend(gjs->gts.css.custom_ps, ps);
+	gjs->inner_slot[d] = ExecInitExtraTupleSlot(estate, ExecGetResultType(ps),
+												&TTSOpsMinimalTuple);
+	forfour(lc1, dp->outer_keys, lc2, dp->inner_keys, lc3, dp->key_opnos,
+			lc4, dp->key_collids)
+	{
+		Expr	   *okey = lfirst(lc1);
+		Oid			opno = lfirst_oid(lc3);
+		RegProcedure lhs_hash,
+					rhs_hash;
+
+		gjs->outer_key_state[d][k] = ExecInitExpr(okey, parent);
+		gjs->inner_key_state[d][k] = ExecInitExpr(lfirst(lc2), parent);
+		get_typlenbyval(exprType((Node *) okey), &gjs->outer_key_typlen[d][k],
+						&gjs->outer_key_byval[d][k]);
+		if (!get_op_hash_functions(opno, &lhs_hash, &rhs_hash))
+			elog(ERROR, "GpuJoin: no hash functions of operator %u", opno);
+		fmgr_info(get_opcode(opno), &gjs->eq_fn[d][k]);
+		fmgr_info(lhs_hash, &gjs->outer_hash_fn[d][k]);
+		fmgr_info(rhs_hash, &gjs->inner_hash_fn[d][k]);
+		gjs->collid[d][k] = lfirst_oid(lc4);
+		k++;
+	}
+}
+
+static void
+gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	GpuTaskState *gts = &gjs->gts;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	GpuJoinInfo *info;
+	const TupleTableSlotOps *scanops;
+	ListCell   *lc1,
+			   *lc2;
+	int			i = 0;
+	int			d;
+
+	info = gpujoin_info_from_list(copyObject(cscan->custom_private));
+	fix_outer_varnos(info, cscan->scan.scanrelid);
+	gjs->info = info;
+
+	gjs->ncols = list_length(info->col_source);
+	gjs->col_source = palloc(sizeof(int) * Max(gjs->ncols, 1));
+	gjs->col_attno = palloc(sizeof(AttrNumber) * Max(gjs->ncols, 1));
+	forboth(lc1, info->col_source, lc2, info->col_attno)
+	{
+		gjs->col_source[i] = lfirst_int(lc1);
+		gjs->col_attno[i] = (AttrNumber) lfirst_int(lc2);
+		i++;
+	}
+	gjs->outer_slot = ExecInitExtraTupleSlot(estate,
+											 RelationGetDescr(node->ss.ss_currentRelation),
+											 &TTSOpsHeapTuple);
+	/*
+	 * The outer quals and keys read the outer heap tuple as the scan tuple,
+	 * not the node's virtual scan slot (the join row), which the expression
+	 * compiler would take as already deformed: compile them for a heap
+	 * tuple.  The projection was compiled already, for the join row.
+	 */
+	scanops = node->ss.ps.scanops;
+	node->ss.ps.scanops = &TTSOpsHeapTuple;
+	gts->dev_quals = info->dev_quals;
+	gts->dev_qual_state = ExecInitQual(info->dev_quals, &node->ss.ps);
+	gjs->host_qual_state = ExecInitQual(info->host_quals, &node->ss.ps);
+	d = 0;
+	foreach(lc1, cscan->custom_plans)
+	{
+		init_depth(gjs, d, lfirst(lc1), estate, eflags);
+		d++;
+	}
+	node->ss.ps.scanops = scanops;
+	gjs->inner_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuJoin inner",
+										   ALLOCSET_DEFAULT_SIZES);
+	gjs->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuJoin row",
+										 ALLOCSET_DEFAULT_SIZES);
+	gjs->ops = gpujoin_ops_template;
+	gjs->ops.item_size = sizeof(uint32) * (1 + info->ndepths);
+	gpu_task_begin(gts, &gjs->ops, estate);
+}
+
+static TupleTableSlot *
+gpujoin_next(ScanState *node)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	TupleTableSlot *slot = node->ss_ScanTupleSlot;
+
+	if (!gjs->inner_built)
+		gpujoin_build_inner(gjs);
+	if (gpu_task_next_tuple(&gjs->gts, slot))
+		return slot;
+	ExecClearTuple(gjs->outer_slot);
+	return ExecClearTuple(slot);
+}
+
+static bool
+gpujoin_recheck(ScanState *node, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+gpujoin_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, gpujoin_next, gpujoin_recheck);
+}
+
+static void
+gpujoin_end(CustomScanState *node)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	int			d;
+
+	ExecClearTuple(gjs->outer_slot);
+	gpu_task_end(&gjs->gts);
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		ExecClearTuple(gjs->inner_slot[d]);
+		ExecEndNode(gjs->inner_ps[d]);
+	}
+}
+
+/*
+ * Start over.  The inner rows are kept unless a parameter of an inner plan
+ * changed, or the plan is parallel (its shared copy is rebuilt, see
+ * gpujoin_reinitialize_dsm).  A new plan_id (the runtime's rescan) makes
+ * the service load them again.
+ */
+static void
+gpujoin_rescan(CustomScanState *node)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	bool		rebuild = (gjs->jshared != NULL);
+	int			d;
+
+	ExecClearTuple(gjs->outer_slot);
+	gpu_task_rescan(&gjs->gts);
+	gpujoin_cpu_reset(gjs);
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		PlanState  *ps = gjs->inner_ps[d];
+
+		if (node->ss.ps.chgParam != NULL)
+			UpdateChangedParamSet(ps, node->ss.ps.chgParam);
+		if (ps->chgParam != NULL)
+			rebuild = true;
+	}
+	if (!rebuild)
+		return;
+	gpujoin_release_inner(gjs);
+	for (d = 0; d < gjs->info->ndepths; d++)
+		ExecReScan(gjs->inner_ps[d]);
+}
+
+/*
+ * ---- parallel plans: GpuJoinShared, then the runtime's DSM ----
+ * (the runtime's part has a size known only where it is estimated)
+ */
+#define GPUJOIN_RUNTIME_DSM(coordinate) \
+	((void *) ((char *) (coordinate) + MAXALIGN(sizeof(GpuJoinShared))))
+
+static Size
+gpujoin_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return add_size(MAXALIGN(sizeof(GpuJoinShared)),
+					gpu_task_estimate_dsm(node, pcxt));
+}
+
+static void
+gpujoin_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+					   void *coordinate)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	GpuJoinShared *js = (GpuJoinShared *) coordinate;
+
+	memset(js, 0, sizeof(GpuJoinShared));
+	SpinLockInit(&js->mutex);
+	ConditionVariableInit(&js->build_cv);
+	gpu_task_initialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
+	gjs->jshared = js;
+	gjs->dsa = node->ss.ps.state->es_query_dsa;
+}
+
+static void
+gpujoin_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+						 void *coordinate)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	GpuJoinShared *js = gjs->jshared;
+	int			d;
+
+	gpu_task_reinitialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
+	/* no participant runs now: the next one builds the rows again */
+	for (d = 0; d < GPUJOIN_MAX_DEPTHS; d++)
+	{
+		if (DsaPointerIsValid(js->blob[d]))
+			dsa_free(gjs->dsa, js->blob[d]);
+	}
+	memset(js->blob, 0, sizeof(js->blob));
+	memset(js->inner, 0, sizeof(js->inner));
+	js->build_state = GPUJOIN_BUILD_NONE;
+	if (gjs->inner_built)
+		gpujoin_release_inner(gjs);
+}
+
+static void
+gpujoin_initialize_worker(CustomScanState *node, shm_toc *toc,
+						  void *coordinate)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+
+	gpu_task_initialize_worker(node, toc, GPUJOIN_RUNTIME_DSM(coordinate));
+	gjs->jshared = (GpuJoinShared *) coordinate;
+	gjs->dsa = node->ss.ps.state->es_query_dsa;
+}
+
+/* EXPLAIN reads the build figures after the DSM is gone: copy them */
+static void
+gpujoin_shutdown(CustomScanState *node)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	GpuJoinShared *js = gjs->jshared;
+	int			d;
+
+	if (js != NULL)
+	{
+		SpinLockAcquire(&js->mutex);
+		for (d = 0; d < gjs->info->ndepths; d++)
+		{
+			gjs->build_ns[d] = Max(gjs->build_ns[d], js->build_ns[d]);
+			gjs->device_bytes[d] = Max(gjs->device_bytes[d], js->device_bytes[d]);
+			if (js->build_state == GPUJOIN_BUILD_DONE && gjs->inner[d].nrows == 0)
+				gjs->inner[d].nrows = js->inner[d].nrows;
+		}
+		SpinLockRelease(&js->mutex);
+	}
+	gpu_task_shutdown(node);
+}
+
+CustomExecMethods gpujoin_exec_methods = {
+	.CustomName = GPUJOIN_NAME,
+	.BeginCustomScan = gpujoin_begin,
+	.ExecCustomScan = gpujoin_exec,
+	.EndCustomScan = gpujoin_end,
+	.ReScanCustomScan = gpujoin_rescan,
+	.EstimateDSMCustomScan = gpujoin_estimate_dsm,
+	.InitializeDSMCustomScan = gpujoin_initialize_dsm,
+	.ReInitializeDSMCustomScan = gpujoin_reinitialize_dsm,
+	.InitializeWorkerCustomScan = gpujoin_initialize_worker,
+	.ShutdownCustomScan = gpujoin_shutdown,
+	.ExplainCustomScan = gpujoin_explain,
+};
+
+Node *
+gpujoin_create_state(CustomScan *cscan)
+{
+	GpuJoinState *gjs = (GpuJoinState *) newNode(sizeof(GpuJoinState),
+												 T_CustomScanState);
+
+	gjs->gts.css.flags = cscan->flags;
+	gjs->gts.css.methods = &gpujoin_exec_methods;
+	return (Node *) gjs;
+}

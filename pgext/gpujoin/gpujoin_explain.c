@@ -1,0 +1,119 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpujoin_explain.c
+ *		EXPLAIN of GpuJoin: the outer quals (on the device and on the CPU),
+ *		then one line per depth with its join type and keys (and, with
+ *		COSTS, the planner's inner rows); with ANALYZE the runtime's
+ *		counters and, per depth, the inner rows and bytes the backend kept,
+ *		the device's bytes and build time (from the JoinInner reply), and
+ *		why the node ran on the CPU if it did.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "nodes/makefuncs.h"
+#include "utils/ruleutils.h"
+
+#include "gpujoin/gpujoin.h"
+
+static const char *
+join_type_name(JoinType jt)
+{
+	switch (jt)
+	{
+		case JOIN_INNER:
+			return "Inner";
+		case JOIN_LEFT:
+			return "Left";
+		case JOIN_SEMI:
+			return "Semi";
+		case JOIN_ANTI:
+			return "Anti";
+		default:
+			return "?";
+	}
+}
+
+static void
+explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
+			  bool useprefix, ExplainState *es)
+{
+	GpuJoinDepthInfo *dp = &gjs->info->depths[d];
+	List	   *outer_keys = linitial(keys);
+	List	   *inner_keys = lsecond(keys);
+	StringInfoData buf;
+	char		label[32];
+	ListCell   *lc1,
+			   *lc2;
+	bool		first = true;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s Join on (", join_type_name(dp->join_type));
+	forboth(lc1, outer_keys, lc2, inner_keys)
+	{
+		appendStringInfo(&buf, "%s%s = %s", first ? "" : " AND ",
+						 deparse_expression(lfirst(lc1), context, useprefix, false),
+						 deparse_expression(lfirst(lc2), context, useprefix, false));
+		first = false;
+	}
+	appendStringInfoChar(&buf, ')');
+	if (es->costs)
+		appendStringInfo(&buf, ", Planned Inner Rows: %.0f", dp->plan_rows);
+	if (es->analyze)
+	{
+		GpuJoinInner *inner = &gjs->inner[d];
+
+		appendStringInfo(&buf, ", Inner Rows: %u, Inner Bytes: " UINT64_FORMAT,
+						 inner->nrows, inner->bytes);
+		if (gjs->device_bytes[d] > 0)
+		{
+			appendStringInfo(&buf, ", GPU Bytes: " UINT64_FORMAT, gjs->device_bytes[d]);
+			if (es->timing)
+				appendStringInfo(&buf, ", Build Time: %.3f ms",
+								 (double) gjs->build_ns[d] / 1000000.0);
+		}
+	}
+	snprintf(label, sizeof(label), "Depth %d", d + 1);
+	ExplainPropertyText(label, buf.data, es);
+	pfree(buf.data);
+}
+
+void
+gpujoin_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	GpuTaskState *gts = &gjs->gts;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	bool		useprefix;
+	ListCell   *lc;
+	int			d = 0;
+
+	gpu_task_explain_quals(gts, "GPU Quals", linitial(cscan->custom_exprs),
+						   ancestors, es);
+	gpu_task_explain_quals(gts, "Outer Filter", lsecond(cscan->custom_exprs),
+						   ancestors, es);
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
+									   ancestors);
+	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	foreach(lc, (List *) lthird(cscan->custom_exprs))
+		explain_depth(gjs, d++, lfirst(lc), context, useprefix, es);
+
+	if (!es->analyze)
+		return;
+	{
+		const GpuTaskCounters *c = gpu_task_explain_totals(gts);
+		GpuExplainCounter items[] = {
+			{"Chunks", c->nchunks},
+			{"Pages", c->npages},
+			{"Zero-Copy Pages", c->npages_zero_copy},
+			{"Rows In", c->nrows_in},
+			{"Rows Out", c->nrows_out},
+			{"Recheck Rows", c->nrecheck},
+		};
+
+		gpu_task_explain_counters(gts, items, lengthof(items), es);
+	}
+}

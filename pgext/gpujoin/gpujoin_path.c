@@ -1,0 +1,529 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpujoin_path.c
+ *		Planner side of GpuJoin: which joins qualify and what they cost.
+ *
+ * set_join_pathlist_hook offers a GpuJoin path for outer JOIN inner when
+ *	- pg_strom.enabled and pg_strom.enable_gpujoin are on, and the GPU
+ *	  service is READY (or pg_strom.regression_test_mode is on);
+ *	- the query is a SELECT without FOR UPDATE/SHARE (EvalPlanQual cannot
+ *	  recheck a join row of this node);
+ *	- the join is INNER, LEFT (the outer side preserved), SEMI or ANTI;
+ *	- the outer side is a plain heap table whose restriction clauses are
+ *	  device quals as GpuScan's (the rest are checked on the CPU), or a
+ *	  GpuJoin path over such a table with fewer than GPUJOIN_MAX_DEPTHS
+ *	  inner relations (left-deep: the new inner becomes the next depth);
+ *	- every clause of the join is an equality the device hashes and
+ *	  compares as PostgreSQL does (gpujoin_types_joinable, the operator on
+ *	  the list below, text under a deterministic collation), its outer side
+ *	  an expression the device computes over the outer table and its inner
+ *	  side any expression of the inner relation; 1 to GPUJOIN_MAX_KEYS of
+ *	  them.  Other join clauses keep PostgreSQL's plan (no residual quals
+ *	  yet);
+ *	- the join's output is plain columns of the relations;
+ *	- the inner relation is expected to have no more rows than the outer
+ *	  table (its rows are kept and sent to the device whole: the other way
+ *	  round is the better GpuJoin), and to fit
+ *	  pg_strom.gpujoin_max_inner_size (at run time a larger one makes the
+ *	  whole node run on the CPU).
+ * The inner side is PostgreSQL's cheapest unparameterized path of the inner
+ * relation, run once per execution.  A partial (parallel-aware) path is
+ * offered over a partial outer when every inner path is parallel safe.
+ *
+ * Costs (constants in pg_strom's GUCs and PostgreSQL's):
+ *	startup = pg_strom.gpu_setup_cost
+ *			+ sum over depths of (inner path total cost
+ *								  + inner rows * (cpu_tuple_cost
+ *												 + cpu_operator_cost * keys))
+ *			  (running the inner plans, keeping and encoding their rows)
+ *	run     = seq_page_cost * outer pages
+ *			+ outer pages * gpu_page_cost
+ *			+ outer tuples * (gpu_tuple_cost + gpu_operator_cost *
+ *							  (device qual operators + outer keys))
+ *			+ outer rows * gpu_operator_cost * keys of every depth (probes)
+ *			+ join rows * cpu_tuple_cost (forming the rows)
+ * where the last four lines are divided among parallel participants.  In
+ * regression test mode the costs are scaled down as GpuScan's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "parser/parsetree.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/spccache.h"
+
+#include "codegen/codegen.h"
+#include "core/pg_strom.h"
+#include "gpujoin/gpujoin.h"
+#include "gpuscan/gpuscan.h"
+#include "planner/gpu_paths.h"
+
+static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
+
+/*
+ * Bytes the backend keeps per inner row besides its columns and key slots:
+ * the MinimalTuple header, alignment and the row's offset.
+ */
+#define GPUJOIN_ROW_OVERHEAD	32.0
+
+/* equality functions whose hash and equality the device reproduces */
+static bool
+equality_on_device(Oid opno)
+{
+	switch (get_opcode(opno))
+	{
+		case F_INT2EQ:
+		case F_INT4EQ:
+		case F_INT8EQ:
+		case F_INT24EQ:
+		case F_INT42EQ:
+		case F_INT28EQ:
+		case F_INT82EQ:
+		case F_INT48EQ:
+		case F_INT84EQ:
+		case F_TEXTEQ:
+		case F_BPCHAREQ:
+		case F_NUMERIC_EQ:
+		case F_DATE_EQ:
+		case F_TIMESTAMP_EQ:
+		case F_FLOAT4EQ:
+		case F_FLOAT8EQ:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* the joinrel's output is plain user columns (formed from the tuples) */
+static bool
+plain_columns(List *exprs)
+{
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (!IsA(var, Var) || var->varattno <= 0 || var->varlevelsup != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * One join clause as a key of the new depth: false if it is not one the
+ * device can take.
+ */
+static bool
+classify_key(RestrictInfo *rinfo, RelOptInfo *joinrel, RelOptInfo *outerrel,
+			 RelOptInfo *innerrel, JoinType jointype, Index outer_relid,
+			 GpuJoinDepthInfo *depth)
+{
+	OpExpr	   *op = (OpExpr *) rinfo->clause;
+	Expr	   *outer_expr;
+	Expr	   *inner_expr;
+	Oid			opno;
+	int			oxt,
+				ixt;
+	Relids		varnos;
+
+	if (rinfo->pseudoconstant)
+		return false;
+	/* a filter above an outer join (as hash_inner_and_outer sees them) */
+	if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+		return false;
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2 || op->opretset)
+		return false;
+	if (bms_is_empty(rinfo->left_relids) || bms_is_empty(rinfo->right_relids))
+		return false;
+	opno = op->opno;
+	if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
+		bms_is_subset(rinfo->right_relids, innerrel->relids))
+	{
+		outer_expr = linitial(op->args);
+		inner_expr = lsecond(op->args);
+	}
+	else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+			 bms_is_subset(rinfo->right_relids, outerrel->relids))
+	{
+		/* as outer = inner: the commutator (its hash functions swap too) */
+		outer_expr = lsecond(op->args);
+		inner_expr = linitial(op->args);
+		opno = get_commutator(opno);
+		if (!OidIsValid(opno))
+			return false;
+	}
+	else
+		return false;
+	if (!equality_on_device(opno) || !op_hashjoinable(opno, exprType((Node *) outer_expr)))
+		return false;
+
+	oxt = gpujoin_key_xtype(exprType((Node *) outer_expr));
+	ixt = gpujoin_key_xtype(exprType((Node *) inner_expr));
+	if (!gpujoin_types_joinable(oxt, ixt))
+		return false;
+	if ((oxt == XPU_TYPE_TEXT || oxt == XPU_TYPE_VARCHAR || oxt == XPU_TYPE_BPCHAR) &&
+		(!OidIsValid(op->inputcollid) || !get_collation_isdeterministic(op->inputcollid)))
+		return false;
+
+	/* the outer side is computed on the device over the outer table */
+	varnos = pull_varnos(NULL, (Node *) outer_expr);
+	if (!bms_equal(varnos, bms_make_singleton(outer_relid)))
+		return false;
+	if (!pgstrom_codegen_expr_supported(outer_expr, outer_relid, NULL))
+		return false;
+	/* the inner side on the CPU over the inner plan's output */
+	if (contain_volatile_functions((Node *) inner_expr) ||
+		!plain_columns(pull_var_clause((Node *) inner_expr, 0)))
+		return false;
+
+	depth->outer_keys = lappend(depth->outer_keys, outer_expr);
+	depth->inner_keys = lappend(depth->inner_keys, inner_expr);
+	depth->key_opnos = lappend_oid(depth->key_opnos, opno);
+	depth->key_collids = lappend_oid(depth->key_collids, op->inputcollid);
+	return true;
+}
+
+/*
+ * The outer table's restriction clauses: device quals as GpuScan takes
+ * them, the rest host quals.  False if the table is not one the runtime
+ * scans.
+ */
+static bool
+outer_base_info(PlannerInfo *root, RelOptInfo *rel, GpuJoinInfo *info)
+{
+	RangeTblEntry *rte;
+	List	   *dev_clauses = NIL;
+	ListCell   *lc;
+
+	if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
+		return false;
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->inh || rte->tablesample != NULL || rte->securityQuals != NIL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return false;
+	if (rel->lateral_relids != NULL)
+		return false;
+	if (!gpu_relation_is_plain_heap(rte))
+		return false;
+
+	memset(info, 0, sizeof(GpuJoinInfo));
+	info->outer_relid = rel->relid;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		List	   *all;
+		bool		fits;
+
+		if (rinfo->security_level != 0 || rinfo->pseudoconstant)
+			return false;
+		all = lappend(list_copy(dev_clauses), rinfo->clause);
+		fits = (list_length(dev_clauses) < GPUSCAN_MAX_DEVICE_QUALS &&
+				pgstrom_codegen_qual_supported(rinfo->clause, rel->relid) &&
+				pgstrom_codegen_qual_supported(make_ands_explicit(all), rel->relid));
+		list_free(all);
+		if (fits)
+			dev_clauses = lappend(dev_clauses, rinfo->clause);
+		else
+			info->host_quals = lappend(info->host_quals, rinfo->clause);
+	}
+	info->dev_quals = dev_clauses;
+	return true;
+}
+
+static void
+gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
+			 const GpuJoinInfo *info, int parallel_workers)
+{
+	RelOptInfo *outer = find_base_rel(root, info->outer_relid);
+	Path	   *path = &cpath->path;
+	double		spc_seq_page_cost;
+	QualCost	dev_cost;
+	double		dev_operators;
+	int			nkeys = 0;
+	Cost		startup_cost = pgstrom_gpu_setup_cost;
+	Cost		disk_cost;
+	Cost		run_cost;
+	ListCell   *lc;
+	int			d = 0;
+
+	foreach(lc, cpath->custom_paths)
+	{
+		Path	   *inner = lfirst(lc);
+		int			k = list_length(info->depths[d].outer_keys);
+
+		startup_cost += inner->total_cost + inner->rows * (cpu_tuple_cost + cpu_operator_cost * k);
+		nkeys += k;
+		d++;
+	}
+	get_tablespace_page_costs(outer->reltablespace, NULL, &spc_seq_page_cost);
+	disk_cost = spc_seq_page_cost * outer->pages;
+	cost_qual_eval(&dev_cost, info->dev_quals, root);
+	dev_operators = (cpu_operator_cost > 0.0
+					 ? dev_cost.per_tuple / cpu_operator_cost
+					 : (double) list_length(info->dev_quals));
+	run_cost = outer->pages * pgstrom_gpu_page_cost
+		+ outer->tuples * (pgstrom_gpu_tuple_cost +
+						   pgstrom_gpu_operator_cost * (dev_operators + nkeys))
+		+ outer->rows * pgstrom_gpu_operator_cost * nkeys
+		+ joinrel->rows * cpu_tuple_cost;
+	startup_cost += path->pathtarget->cost.startup;
+	run_cost += path->pathtarget->cost.per_tuple * joinrel->rows;
+
+	path->rows = joinrel->rows;
+	if (parallel_workers > 0)
+	{
+		double		divisor = gpu_parallel_divisor(parallel_workers);
+
+		run_cost /= divisor;
+		path->rows = clamp_row_est(path->rows / divisor);
+	}
+	if (pgstrom_regression_test_mode)
+	{
+		startup_cost *= REGRESSION_COST_SCALE;
+		disk_cost *= REGRESSION_COST_SCALE;
+		run_cost *= REGRESSION_COST_SCALE;
+	}
+	path->startup_cost = startup_cost;
+	path->total_cost = startup_cost + disk_cost + run_cost;
+}
+
+static CustomPath *
+create_gpujoin_path(PlannerInfo *root, RelOptInfo *joinrel,
+					const GpuJoinInfo *info, List *inner_paths,
+					int parallel_workers)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = (parallel_workers > 0);
+	cpath->path.parallel_safe = joinrel->consider_parallel;
+	cpath->path.parallel_workers = parallel_workers;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_paths = inner_paths;
+	cpath->custom_private = gpujoin_info_to_list(info);
+	cpath->methods = &gpujoin_path_methods;
+	gpujoin_cost(root, joinrel, cpath, info, parallel_workers);
+	return cpath;
+}
+
+/*
+ * PostgreSQL's cheapest unparameterized path of the inner relation; under a
+ * partial GpuJoin (every participant may run it) a parallel-safe one.
+ */
+static Path *
+cheapest_inner(RelOptInfo *innerrel, bool parallel_safe)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	if (!parallel_safe)
+	{
+		best = innerrel->cheapest_total_path;
+		return (best && best->param_info == NULL) ? best : NULL;
+	}
+	foreach(lc, innerrel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if (path->param_info == NULL && path->parallel_safe &&
+			(best == NULL || path->total_cost < best->total_cost))
+			best = path;
+	}
+	return best;
+}
+
+static bool
+is_gpujoin_path(Path *path)
+{
+	return IsA(path, CustomPath) &&
+		((CustomPath *) path)->methods == &gpujoin_path_methods;
+}
+
+/* the new depth over outer (a base table's info, or a GpuJoin path's) */
+static void
+add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
+		List *outer_inner_paths, const GpuJoinDepthInfo *depth,
+		Path *inner_path, int parallel_workers)
+{
+	GpuJoinInfo info = *outer_info;
+	List	   *inner_paths = lappend(list_copy(outer_inner_paths), inner_path);
+	CustomPath *cpath;
+
+	if (info.ndepths >= GPUJOIN_MAX_DEPTHS)
+		return;
+	/*
+	 * The inner rows are kept and sent to the device whole: an inner side
+	 * larger than the outer table is the wrong way round (a scan of the
+	 * larger table should be the outer).
+	 */
+	if (inner_path->rows > find_base_rel(root, info.outer_relid)->rows)
+		return;
+	/* nor one expected above pg_strom.gpujoin_max_inner_size */
+	if (inner_path->rows * (inner_path->pathtarget->width + GPUJOIN_ROW_OVERHEAD +
+							16.0 * list_length(depth->outer_keys)) >
+		(double) pgstrom_gpujoin_max_inner_size_kb * 1024.0)
+		return;
+	info.depths[info.ndepths++] = *depth;
+	/* the quals and every outer key must fit one device program */
+	if (!gpujoin_codegen_check(&info, info.outer_relid, NULL))
+		return;
+	cpath = create_gpujoin_path(root, joinrel, &info, inner_paths,
+								parallel_workers);
+	if (parallel_workers > 0)
+		add_partial_path(joinrel, &cpath->path);
+	else
+		add_path(joinrel, &cpath->path);
+}
+
+static void
+gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
+				  RelOptInfo *outerrel, RelOptInfo *innerrel,
+				  JoinType jointype, JoinPathExtraData *extra)
+{
+	GpuJoinDepthInfo depth;
+	GpuJoinInfo base;
+	Path	   *inner_path = cheapest_inner(innerrel, false);
+	Path	   *safe_inner = cheapest_inner(innerrel, true);
+	bool		outer_is_base;
+	Index		outer_relid = 0;
+	ListCell   *lc;
+
+	if (!pgstrom_enabled || !pgstrom_enable_gpujoin)
+		return;
+	if (jointype != JOIN_INNER && jointype != JOIN_LEFT &&
+		jointype != JOIN_SEMI && jointype != JOIN_ANTI)
+		return;
+	if (!pgstrom_regression_test_mode && !gpu_service_ready())
+		return;
+	/*
+	 * EvalPlanQual would hand the scan a tuple of the outer table where the
+	 * node's scan tuple is a join row: no GpuJoin where rows are locked or
+	 * modified.
+	 */
+	if (root->parse->commandType != CMD_SELECT || root->rowMarks != NIL)
+		return;
+	if (inner_path == NULL || inner_path->param_info != NULL ||
+		!bms_is_empty(joinrel->lateral_relids) ||
+		!plain_columns(joinrel->reltarget->exprs))
+		return;
+
+	outer_is_base = outer_base_info(root, outerrel, &base);
+	if (outer_is_base)
+		outer_relid = outerrel->relid;
+	else
+	{
+		/* the base table under a GpuJoin path of the outer relation */
+		foreach(lc, outerrel->pathlist)
+		{
+			if (is_gpujoin_path(lfirst(lc)))
+			{
+				outer_relid = intVal(linitial(((CustomPath *) lfirst(lc))->custom_private));
+				break;
+			}
+		}
+		if (outer_relid == 0)
+		{
+			foreach(lc, outerrel->partial_pathlist)
+			{
+				if (is_gpujoin_path(lfirst(lc)))
+				{
+					outer_relid = intVal(linitial(((CustomPath *) lfirst(lc))->custom_private));
+					break;
+				}
+			}
+		}
+		if (outer_relid == 0)
+			return;
+	}
+
+	memset(&depth, 0, sizeof(depth));
+	depth.join_type = jointype;
+	depth.plan_rows = inner_path->rows;
+	foreach(lc, extra->restrictlist)
+	{
+		if (!classify_key(lfirst_node(RestrictInfo, lc), joinrel, outerrel,
+						  innerrel, jointype, outer_relid, &depth))
+			return;
+	}
+	if (depth.outer_keys == NIL ||
+		list_length(depth.outer_keys) > GPUJOIN_MAX_KEYS)
+		return;
+
+	if (outer_is_base)
+	{
+		add_one(root, joinrel, &base, NIL, &depth, inner_path, 0);
+		if (joinrel->consider_parallel && outerrel->consider_parallel &&
+			safe_inner != NULL)
+		{
+			int			workers = compute_parallel_worker(outerrel, outerrel->pages, -1,
+														  max_parallel_workers_per_gather);
+
+			if (workers > 0)
+			{
+				depth.plan_rows = safe_inner->rows;
+				add_one(root, joinrel, &base, NIL, &depth, safe_inner, workers);
+			}
+		}
+		return;
+	}
+
+	/* extend GpuJoin paths of the outer relation by one depth */
+	foreach(lc, outerrel->pathlist)
+	{
+		CustomPath *outer = lfirst(lc);
+
+		if (is_gpujoin_path(&outer->path))
+			add_one(root, joinrel,
+					gpujoin_info_from_list(outer->custom_private),
+					outer->custom_paths, &depth, inner_path, 0);
+	}
+	if (!joinrel->consider_parallel || safe_inner == NULL)
+		return;
+	depth.plan_rows = safe_inner->rows;
+	foreach(lc, outerrel->partial_pathlist)
+	{
+		CustomPath *outer = lfirst(lc);
+
+		if (is_gpujoin_path(&outer->path))
+			add_one(root, joinrel,
+					gpujoin_info_from_list(outer->custom_private),
+					outer->custom_paths, &depth, safe_inner,
+					outer->path.parallel_workers);
+	}
+}
+
+static void
+gpujoin_set_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
+						  RelOptInfo *outerrel, RelOptInfo *innerrel,
+						  JoinType jointype, JoinPathExtraData *extra)
+{
+	if (prev_set_join_pathlist_hook)
+		prev_set_join_pathlist_hook(root, joinrel, outerrel, innerrel,
+									jointype, extra);
+	gpujoin_add_paths(root, joinrel, outerrel, innerrel, jointype, extra);
+}
+
+void
+pgstrom_init_gpujoin(void)
+{
+	pgstrom_init_gpujoin_plan();
+	prev_set_join_pathlist_hook = set_join_pathlist_hook;
+	set_join_pathlist_hook = gpujoin_set_join_pathlist;
+}

@@ -1,0 +1,175 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpujoin_upload.c
+ *		GpuJoin's inner rows to the service: PGSTROM_MSG_JOIN_INNER after
+ *		OpenSession (the runtime's session_opened op), every depth in pieces
+ *		of at most PGSTROM_JOIN_INNER_MAX_PIECE bytes of key rows.
+ *
+ * The service keeps each depth once per plan and device: the first piece
+ * of a depth answers LOADED when another session of the plan (a parallel
+ * participant) loaded it already, and BUSY while one is loading it, in
+ * which case the same first piece is sent again after a short sleep,
+ * for at most pg_strom.gpu_task_timeout.  Transport failures and Error
+ * replies go through the runtime's CPU-fallback policy, like any other
+ * request.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "portability/instr_time.h"
+#include "storage/latch.h"
+#include "utils/memutils.h"
+
+#include "core/pg_strom.h"
+#include "gpujoin/gpujoin.h"
+
+#define GPUJOIN_BUSY_SLEEP_MS	10
+
+/* one piece of depth d's rows as a message (palloc'd) */
+static PgStromMsgHeader *
+build_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
+{
+	GpuJoinInner *inner = &gjs->inner[d];
+	Size		rows_off = TYPEALIGN(16, sizeof(PgStromMsgHeader) + sizeof(PgStromMsgJoinInner));
+	Size		len = rows_off + (Size) piece_rows * inner->row_size;
+	char	   *buf = MemoryContextAllocHuge(CurrentMemoryContext, len);
+	PgStromMsgHeader *hdr = (PgStromMsgHeader *) buf;
+	PgStromMsgJoinInner *ji = (PgStromMsgJoinInner *) (buf + sizeof(PgStromMsgHeader));
+
+	memset(buf, 0, rows_off);
+	hdr->magic = PGSTROM_MSG_MAGIC;
+	hdr->tag = PGSTROM_MSG_JOIN_INNER;
+	hdr->length = (uint32) len;
+	ji->plan_id = gjs->gts.plan_id;
+	ji->depth = d;
+	ji->row_size = inner->row_size;
+	ji->nrows = inner->nrows;
+	ji->first_row = first_row;
+	ji->piece_rows = piece_rows;
+	ji->rows_offset = (uint32) rows_off;
+	if (piece_rows > 0)
+		memcpy(buf + rows_off, inner->key_rows + (Size) first_row * inner->row_size,
+			   (Size) piece_rows * inner->row_size);
+	return hdr;
+}
+
+/*
+ * Sends one piece and reads its reply: the state, or -1 when the node went
+ * to the CPU.
+ */
+static int
+send_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
+{
+	GpuTaskState *gts = &gjs->gts;
+	char		errbuf[GPU_TASK_REASON_LEN];
+	PgStromMsgHeader *msg = build_piece(gjs, d, first_row, piece_rows);
+	PgStromMsgJoinInnerReply reply;
+	PgStromMsgHeader *res;
+
+	msg->request_id = gts->next_request_id++;
+	if (!pgstrom_gpu_send(gts->conn, msg, msg->length, errbuf, sizeof(errbuf)))
+	{
+		pfree(msg);
+		gpu_task_transport_failed(gts, errbuf, "JoinInner");
+		return -1;
+	}
+	res = gpu_task_recv(gts, "JoinInner");
+	if (res == NULL)
+	{
+		pfree(msg);
+		return -1;
+	}
+	if (res->tag != PGSTROM_MSG_SUCCESS || res->request_id != msg->request_id ||
+		res->length < sizeof(PgStromMsgHeader) + sizeof(reply))
+	{
+		pfree(res);
+		gpu_task_protocol_violation(gts, "not a Success reply to JoinInner");
+	}
+	pfree(msg);
+	memcpy(&reply, (char *) res + sizeof(PgStromMsgHeader), sizeof(reply));
+	pfree(res);
+	if (reply.state == PGSTROM_JOIN_INNER_LOADED)
+	{
+		gjs->build_ns[d] = reply.build_ns;
+		gjs->device_bytes[d] = reply.bytes;
+	}
+	return (int) reply.state;
+}
+
+/* depth d; false when the node went to the CPU */
+static bool
+upload_depth(GpuJoinState *gjs, int d)
+{
+	GpuJoinInner *inner = &gjs->inner[d];
+	uint32		max_rows = Max(1, PGSTROM_JOIN_INNER_MAX_PIECE / inner->row_size);
+	uint32		first_row = 0;
+	instr_time	start,
+				now;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (;;)
+	{
+		uint32		piece_rows = Min(inner->nrows - first_row, max_rows);
+		int			state = send_piece(gjs, d, first_row, piece_rows);
+
+		switch (state)
+		{
+			case -1:
+				return false;
+			case PGSTROM_JOIN_INNER_LOADED:
+				return true;
+			case PGSTROM_JOIN_INNER_MORE:
+				first_row += piece_rows;
+				if (piece_rows == 0 || first_row >= inner->nrows)
+					gpu_task_protocol_violation(&gjs->gts, "JoinInner asked for rows past the depth's last");
+				break;
+			case PGSTROM_JOIN_INNER_BUSY:
+				if (first_row != 0)
+					gpu_task_protocol_violation(&gjs->gts, "JoinInner answered busy to a loader");
+				INSTR_TIME_SET_CURRENT(now);
+				INSTR_TIME_SUBTRACT(now, start);
+				if (pgstrom_gpu_task_timeout_ms > 0 &&
+					INSTR_TIME_GET_MILLISEC(now) > pgstrom_gpu_task_timeout_ms)
+				{
+					gpu_task_use_cpu(&gjs->gts, "timed out waiting for another participant to load the inner rows");
+					return false;
+				}
+				(void) WaitLatch(MyLatch,
+								 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								 GPUJOIN_BUSY_SLEEP_MS, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
+				CHECK_FOR_INTERRUPTS();
+				break;
+			default:
+				gpu_task_protocol_violation(&gjs->gts, "unknown JoinInner state");
+		}
+	}
+}
+
+void
+gpujoin_upload_inner(GpuTaskState *gts)
+{
+	GpuJoinState *gjs = (GpuJoinState *) gts;
+	int			d;
+
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		if (!upload_depth(gjs, d))
+			return;
+	}
+	/* the participants' figures meet in the DSM for EXPLAIN */
+	if (gjs->jshared)
+	{
+		SpinLockAcquire(&gjs->jshared->mutex);
+		for (d = 0; d < gjs->info->ndepths; d++)
+		{
+			gjs->jshared->build_ns[d] = Max(gjs->jshared->build_ns[d], gjs->build_ns[d]);
+			gjs->jshared->device_bytes[d] = Max(gjs->jshared->device_bytes[d],
+												gjs->device_bytes[d]);
+		}
+		SpinLockRelease(&gjs->jshared->mutex);
+	}
+}
