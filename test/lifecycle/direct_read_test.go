@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,10 +28,11 @@ import (
 // directConf: shared buffers far smaller than the ~100 MB tables below.
 var directConf = []string{"shared_buffers = 16MB", "autovacuum = off"}
 
-// directQueries are a GpuScan and a GpuPreAgg over t_d.
+// directQueries are a GpuScan, a GpuPreAgg and a GpuJoin (t_d outer) over t_d.
 var directQueries = []string{
 	`SELECT id, g, v FROM t_d WHERE v % 97 = 3`,
 	`SELECT g, count(*), sum(v), min(id), max(id) FROM t_d WHERE v <> 13 GROUP BY g`,
+	`SELECT t_d.id, t_dim.name FROM t_d JOIN t_dim ON t_d.g = t_dim.g WHERE t_d.v % 89 = 5`,
 }
 
 // makeDirectTable makes t_d (about 100 MB, 12 500 pages) in tablespace spc
@@ -45,6 +47,9 @@ func makeDirectTable(ctx context.Context, t *testing.T, conn *pgx.Conn, spc stri
 	mustExec(ctx, t, conn, `CREATE TABLE t_d`+where+` AS SELECT i AS id, ((i::int8 * 7919) % 50)::int AS g,
 		(i::int8 * 104729) % 100000 AS v, repeat('x', 40) AS pad FROM generate_series(1, 1100000) i`)
 	mustExec(ctx, t, conn, "VACUUM (FREEZE, ANALYZE) t_d")
+	mustExec(ctx, t, conn, "DROP TABLE IF EXISTS t_dim")
+	mustExec(ctx, t, conn, "CREATE TABLE t_dim AS SELECT g, 'name ' || g AS name FROM generate_series(0, 39) g")
+	mustExec(ctx, t, conn, "ANALYZE t_dim")
 	mustExec(ctx, t, conn, "CHECKPOINT")
 }
 
@@ -155,6 +160,9 @@ func TestDirectReadLargerThanSharedBuffers(t *testing.T) {
 		direct, shared, bounced, ok := directCounts(plan)
 		if !ok || direct != pages || shared != 0 || bounced != 0 {
 			t.Fatalf("%s: want all %d pages read directly, got direct %d shared %d bounced %d:\n%s", q, pages, direct, shared, bounced, plan)
+		}
+		if strings.Contains(q, "JOIN") && !strings.Contains(plan, "GpuJoin") {
+			t.Fatalf("%s: not a GpuJoin:\n%s", q, plan)
 		}
 		if err := inTx(ctx, conn, pgx.ReadCommitted, func(tx pgx.Tx) error { return sameAsPostgreSQL(ctx, t, tx, q) }); err != nil {
 			t.Fatal(err)
@@ -351,7 +359,7 @@ func TestDirectReadChecksumFailure(t *testing.T) {
 		if err := inTx(ctx, conn, pgx.ReadCommitted, func(tx pgx.Tx) error { return sameAsPostgreSQL(ctx, t, tx, q) }); err != nil {
 			t.Fatal(err)
 		}
-		bad := strings.ReplaceAll(q, "t_d", "t_copy")
+		bad := regexp.MustCompile(`\bt_d\b`).ReplaceAllString(q, "t_copy")
 		_, err := conn.Exec(ctx, bad)
 		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) || pgErr.Code != "XX001" ||
