@@ -8,10 +8,12 @@
  * device could see it.  For each block of the scan the backend decides,
  * without loading the page, whether the service may read it from the file
  * itself: when the visibility map says all-visible and the page is not in
- * shared buffers, or is there and not dirty, the file holds the page as
- * PostgreSQL knows it, and every tuple on it is visible to every snapshot.
- * Such blocks go by number in chunks of their own (XPU_BUFFER_DIRECT); the
- * others go the zero-copy (or copy) way as before.
+ * shared buffers, the file holds the page as PostgreSQL knows it, and every
+ * tuple on it is visible to every snapshot.  Such blocks go by number in
+ * chunks of their own (XPU_BUFFER_DIRECT); the others go the zero-copy (or
+ * copy) way as before.  A page that is in shared buffers, even clean, goes
+ * the zero-copy way: the device reads it where it lies and no CPU copies
+ * it, while a file read costs the service a copy out of the page cache.
  *
  * Why this is exact.  The scan's lock keeps the file from being truncated
  * or rewritten, and blocks are below the relation's size at scan start.
@@ -82,31 +84,27 @@ gpu_task_direct_begin(GpuTaskState *gts)
 						!EarlyPruningEnabled(rel));
 }
 
-/* whether the page is in shared buffers and dirty there */
+/*
+ * Whether the page is in shared buffers now.  One that is loaded after this
+ * answer is still read from the file: that is exact as long as it is not
+ * changed, and a change clears PD_ALL_VISIBLE, which the service checks (see
+ * the file header); a dirty buffer's page is never sent by number.
+ */
 static bool
-buffer_dirty(Relation rel, BlockNumber blkno)
+buffer_resident(Relation rel, BlockNumber blkno)
 {
 	BufferTag	tag;
 	uint32		hash;
 	LWLock	   *lock;
 	int			buf_id;
-	bool		dirty = false;
 
 	INIT_BUFFERTAG(tag, rel->rd_node, MAIN_FORKNUM, blkno);
 	hash = BufTableHashCode(&tag);
 	lock = BufMappingPartitionLock(hash);
-	/* under the mapping lock the buffer cannot be given another page */
 	LWLockAcquire(lock, LW_SHARED);
 	buf_id = BufTableLookup(&tag, hash);
-	if (buf_id >= 0)
-	{
-		uint32		state = pg_atomic_read_u32(&GetBufferDescriptor(buf_id)->state);
-
-		/* BM_DIRTY stays set until a write of the page has finished */
-		dirty = (state & BM_DIRTY) != 0;
-	}
 	LWLockRelease(lock);
-	return dirty;
+	return buf_id >= 0;
 }
 
 /*
@@ -122,7 +120,7 @@ gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno)
 		return false;
 	if (!VM_ALL_VISIBLE(gts->rel, blkno, &gts->vmbuffer))
 		return false;
-	return !buffer_dirty(gts->rel, blkno);
+	return !buffer_resident(gts->rel, blkno);
 }
 
 /* the XpuDirectFile and block numbers of a direct-read chunk, in its buf */

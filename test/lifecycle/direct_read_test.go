@@ -158,8 +158,10 @@ func TestDirectReadLargerThanSharedBuffers(t *testing.T) {
 	for _, q := range directQueries {
 		plan := explain(ctx, t, conn, q)
 		direct, shared, bounced, ok := directCounts(plan)
-		if !ok || direct != pages || shared != 0 || bounced != 0 {
-			t.Fatalf("%s: want all %d pages read directly, got direct %d shared %d bounced %d:\n%s", q, pages, direct, shared, bounced, plan)
+		// the pages in shared buffers (the few the last query's rows were
+		// formed from) go the zero-copy way, all others by number
+		if !ok || direct+shared != pages || direct < pages/2 || bounced != 0 {
+			t.Fatalf("%s: want the %d pages read directly but for those in shared buffers, got direct %d shared %d bounced %d:\n%s", q, pages, direct, shared, bounced, plan)
 		}
 		if strings.Contains(q, "JOIN") && !strings.Contains(plan, "GpuJoin") {
 			t.Fatalf("%s: not a GpuJoin:\n%s", q, plan)
@@ -173,6 +175,20 @@ func TestDirectReadLargerThanSharedBuffers(t *testing.T) {
 	if plan := explainPlain(ctx, t, conn, directQueries[0]); strings.Contains(plan, "Direct Read") {
 		t.Errorf("EXPLAIN without ANALYZE shows direct-read counts:\n%s", plan)
 	}
+	// a table whole in shared buffers goes the zero-copy way: the device
+	// reads those pages where they lie, where a file read would copy them
+	mustExec(ctx, t, conn, "CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+	mustExec(ctx, t, conn, "CREATE TABLE t_resident AS SELECT i AS id, i % 97 AS v FROM generate_series(1, 20000) i")
+	mustExec(ctx, t, conn, "VACUUM FREEZE t_resident")
+	mustExec(ctx, t, conn, "SELECT pg_prewarm('t_resident')")
+	resident := "SELECT id FROM t_resident WHERE v = 3"
+	if plan := explain(ctx, t, conn, resident); strings.Contains(plan, "Direct Read") || !strings.Contains(plan, "Zero-Copy Pages") {
+		t.Errorf("a table in shared buffers was read from its file:\n%s", plan)
+	}
+	if err := inTx(ctx, conn, pgx.ReadCommitted, func(tx pgx.Tx) error { return sameAsPostgreSQL(ctx, t, tx, resident) }); err != nil {
+		t.Fatal(err)
+	}
+
 	mustExec(ctx, t, conn, "SET pg_strom.direct_read = off")
 	if plan := explain(ctx, t, conn, directQueries[1]); strings.Contains(plan, "Direct Read") {
 		t.Errorf("pg_strom.direct_read = off still reads directly:\n%s", plan)
@@ -225,10 +241,12 @@ func TestDirectReadLargerThanSharedBuffers(t *testing.T) {
 	conn = c.connect(ctx)
 	mustExec(ctx, t, conn, "SET pg_strom.regression_test_mode = on")
 	mustExec(ctx, t, conn, gpuSettings)
-	for _, q := range directQueries {
+	for i, q := range directQueries {
 		plan := explain(ctx, t, conn, q)
-		if _, _, bounced, _ := directCounts(plan); bounced != 3 {
-			t.Errorf("%s: %d bounced blocks, want the 3 patched:\n%s", q, bounced, plan)
+		// the first scan reads the bounced blocks into shared buffers, so
+		// later scans take those the zero-copy way
+		if _, _, bounced, _ := directCounts(plan); (i == 0 && bounced != 3) || bounced > 3 {
+			t.Errorf("%s: %d bounced blocks, want the 3 patched (the first scan) or fewer:\n%s", q, bounced, plan)
 		}
 		if err := inTx(ctx, conn, pgx.ReadCommitted, func(tx pgx.Tx) error { return sameAsPostgreSQL(ctx, t, tx, q) }); err != nil {
 			t.Fatal(err)
@@ -317,8 +335,8 @@ func TestDirectReadTablespace(t *testing.T) {
 	}
 	for _, q := range directQueries {
 		plan := explain(ctx, t, conn, q)
-		if direct, shared, _, ok := directCounts(plan); !ok || direct == 0 || shared != 0 {
-			t.Fatalf("%s: direct %d shared %d:\n%s", q, direct, shared, plan)
+		if direct, _, _, ok := directCounts(plan); !ok || direct == 0 {
+			t.Fatalf("%s: no page read directly (%d):\n%s", q, direct, plan)
 		}
 		if err := inTx(ctx, conn, pgx.ReadCommitted, func(tx pgx.Tx) error { return sameAsPostgreSQL(ctx, t, tx, q) }); err != nil {
 			t.Fatal(err)
