@@ -127,6 +127,18 @@ typedef enum XpuOpcode
 } XpuOpcode;
 
 /*
+ * INNER_VAR: a column of the inner row that a fused GpuJoin + GpuPreAgg
+ * session (XPU_KIND_GPUJOIN_PREAGG) matched at one depth.  aux = index
+ * into the join descriptor's XpuJoinCol array (the column names its
+ * depth); restype = that column's inner_xtype; NULL where a LEFT depth
+ * NULL-extends.  Only nodes after the root may be INNER_VARs: they are
+ * evaluated once per join combination.  Outside XPU_OPCODE_LIST on
+ * purpose: every other session's validator refuses it as an unknown
+ * opcode.
+ */
+#define XPU_OP_INNER_VAR		64
+
+/*
  * Per-opcode details (fields of XpuNode not named here must be 0):
  *
  * VAR       aux = attribute index (0-based, attnum - 1) into the attribute

@@ -163,11 +163,18 @@ xpu_preagg_region(const xpu_preagg *pa, int r, uint32_t *off, uint32_t *len)
 	}
 }
 
-/* node j exists, is evaluated before the qual and has type t */
+/*
+ * node j exists, is evaluated for every qualifying row and has type t:
+ * before the qual, or (fused over a join) after it, per combination
+ */
 XPU_FUNC bool
 xpu_preagg_node_ok(const xpu_program *prog, int32_t j, int t)
 {
-	return j >= 0 && (uint32_t) j < prog->root && prog->nodes[j].restype == t;
+	if (j < 0 || (uint32_t) j >= prog->nnodes || (uint32_t) j == prog->root)
+		return false;
+	if ((uint32_t) j > prog->root && !prog->inner_stage)
+		return false;
+	return prog->nodes[j].restype == t;
 }
 
 /*
