@@ -1104,12 +1104,14 @@ xpu_eval_cast(int from, int to, const xpu_datum *a, xpu_datum *r)
 }
 
 /*
- * xpu_eval_nodes - evaluate nodes first..last for one row whose VAR (and
+ * xpu_eval_range - evaluate nodes first..last for one row whose VAR (and
  * INNER_VAR) slots are filled: XPU_ROW_MATCH, or XPU_ROW_RECHECK when one
- * of them cannot be evaluated exactly.
+ * of them cannot be evaluated exactly.  Inlined into each caller below,
+ * so that GpuScan's and GpuPreAgg's xpu_eval_program compiles as it did
+ * before the fused join's stage was added.
  */
-XPU_NOINLINE int
-xpu_eval_nodes(const xpu_program *prog, xpu_datum *slots, int first, int last)
+XPU_FUNC int
+xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 {
 	int			i;
 
@@ -1385,16 +1387,23 @@ xpu_eval_nodes(const xpu_program *prog, xpu_datum *slots, int first, int last)
 	return XPU_ROW_MATCH;
 }
 
+/* xpu_eval_range out of line: the fused join's per-combination stage */
+XPU_NOINLINE int
+xpu_eval_nodes(const xpu_program *prog, xpu_datum *slots, int first, int last)
+{
+	return xpu_eval_range(prog, slots, first, last);
+}
+
 /*
  * xpu_eval_program - evaluate nodes 0..root for one row whose VAR slots are
  * filled.  Returns XPU_ROW_*.
  */
-XPU_FUNC int
+XPU_NOINLINE int
 xpu_eval_program(const xpu_program *prog, xpu_datum *slots)
 {
 	int			root = (int) prog->root;
 
-	if (xpu_eval_nodes(prog, slots, 0, root) != XPU_ROW_MATCH)
+	if (xpu_eval_range(prog, slots, 0, root) != XPU_ROW_MATCH)
 		return XPU_ROW_RECHECK;
 	if (!slots[root].isnull && slots[root].v.i64 != 0)
 		return XPU_ROW_MATCH;

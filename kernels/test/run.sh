@@ -20,6 +20,7 @@ trap 'rm -rf "$OUT"' EXIT
 "$OUT/test_join" vectors.txt
 # the host executor compiles the join headers as plain C++ (gosvc/hostexec)
 if command -v "${CXX:-c++}" >/dev/null; then
-	echo '#include "xpu_join.h"' | "${CXX:-c++}" -std=c++17 -Wall -Werror -fsyntax-only -x c++ -I.. -I../../include -
+	printf '#include "xpu_join.h"\n#include "xpu_join_preagg.h"\n' |
+		"${CXX:-c++}" -std=c++17 -Wall -Werror -fsyntax-only -x c++ -I.. -I../../include -
 	echo "join headers: plain C++ ok"
 fi
