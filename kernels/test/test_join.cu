@@ -283,7 +283,7 @@ reference(const Trial &t)
  */
 static void
 make_trial(Trial &t, int ndepths, const int *types, const int *nrows, int nouter,
-		   int domain, bool skew)
+		   int domain, bool skew, uint32_t payload = 0)
 {
 	int nkeys = 0;
 
@@ -310,7 +310,8 @@ make_trial(Trial &t, int ndepths, const int *types, const int *nrows, int nouter
 			key->offset = off;
 			off += key->width;
 		}
-		jd->row_size = off + (rng() % 3 == 0 ? 16 : 0);
+		/* payload: bytes after the keys for test_join_preagg.cu's columns */
+		jd->row_size = off + (payload > 0 ? payload : rng() % 3 == 0 ? 16 : 0);
 	}
 	t.jn.nkeys = nkeys;
 
