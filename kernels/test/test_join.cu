@@ -928,7 +928,11 @@ page_join_setup(PageJoin &pj, const std::vector<char> &msg, const std::vector<ch
 {
 	static xpu_datum slots[XPU_GPUSCAN_MAX_SLOTS];
 
-	if (xpu_join_setup_serial(msg.data(), &pj.prog, &pj.jn) != XPU_STATUS_OK)
+	/* a fused session's join is set up alike (test_join_preagg.cu) */
+	uint32_t kind = ((const XpuSession *) (msg.data() + sizeof(PgStromMsgHeader)))->kind;
+	if (xpu_join_setup_serial_kind(msg.data(), &pj.prog, &pj.jn,
+								   kind == XPU_KIND_GPUJOIN_PREAGG ? kind : XPU_KIND_GPUJOIN) !=
+		XPU_STATUS_OK)
 		return false;
 	pj.nitems = xpu_page_nitems(page.data());
 	pj.tslots.assign(pj.nitems + 1, {});
