@@ -286,7 +286,8 @@ xpu_validate_node(const xpu_program *prog, int i)
 	/*
 	 * An inner row's column exists only per join combination: after the
 	 * root, in a session that evaluates those nodes per combination.  Its
-	 * column and type are checked against the join (xpu_join_preagg.h).
+	 * column and type are checked against the join
+	 * (xpu_join_validate_inner_stage in xpu_join_desc.h).
 	 */
 	if (op == XPU_OP_INNER_VAR)
 		return prog->inner_stage && (uint32_t) i > prog->root && na == 0 &&

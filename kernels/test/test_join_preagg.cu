@@ -9,7 +9,9 @@
  * nested-loop join (test_join.cu's reference) followed by an independent
  * aggregation (test_preagg.cu's).  Rows with a combination the device
  * cannot evaluate (an overflow, a text key longer than its slot) must be
- * RECHECK with nothing of them folded.  Last, the validator's refusals.
+ * RECHECK with nothing of them folded.  Also the validator's refusals, and
+ * the vectors page through the per-tuple step (test_join_preagg.cu's page
+ * passes are what gpu_test_join_preagg.cu compares the device with).
  *
  * Built by run.sh with nvcc as host code; no GPU is needed.
  */
