@@ -671,7 +671,10 @@ typedef struct XpuJoinDesc
 	uint32_t	ncols;			/* payload columns of all depths (0..
 								 * XPU_JOIN_MAX_COLS; 0 unless fused) */
 	uint32_t	cols_offset;	/* XpuJoinCol[ncols], from the message start */
-	uint32_t	reserved;		/* 0 (residual join quals: later) */
+	uint32_t	quals_offset;	/* 0, or int32_t[ndepths] from the message
+								 * start: each depth's residual join qual
+								 * (a BOOL node after the root; -1 none).
+								 * GPUJOIN_PREAGG sessions only */
 } XpuJoinDesc;
 
 /*

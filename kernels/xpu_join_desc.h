@@ -49,6 +49,19 @@ typedef struct xpu_join
 	uint32_t	keys_offset;
 	uint32_t	ncols;
 	uint32_t	cols_offset;
+	uint32_t	quals_offset;
+	/* each depth's residual qual node, -1 none (fused sessions) */
+	int32_t		quals[XPU_JOIN_MAX_DEPTHS];
+	/*
+	 * The per-combination stage of a fused session, by reach (the deepest
+	 * depth whose INNER_VAR a node depends on): nodes of reach r - 1 are
+	 * [stage_end[r - 1], stage_end[r]) for r >= 1, those of reach -1
+	 * (outer only) [root + 1, stage_end[0]).
+	 */
+	uint32_t	stage_end[XPU_JOIN_MAX_DEPTHS + 1];
+	/* the deepest depth with a qual (-1: none): stages up to it are
+	 * evaluated as the walk makes choices, the others per combination */
+	int32_t		eager_depth;
 	xpu_join_depth depths[XPU_JOIN_MAX_DEPTHS];
 	XpuJoinCol	cols[XPU_JOIN_MAX_COLS];	/* payload columns */
 } xpu_join;
@@ -120,7 +133,8 @@ xpu_join_desc_header(const char *msg, xpu_join *jn)
 	jn->keys_offset = xpu_load_u32(d + 12);
 	jn->ncols = xpu_load_u32(d + 20);
 	jn->cols_offset = xpu_load_u32(d + 24);
-	if (xpu_load_u32(d + 16) != 0 || xpu_load_u32(d + 28) != 0)
+	jn->quals_offset = xpu_load_u32(d + 28);
+	if (xpu_load_u32(d + 16) != 0)
 		return XPU_STATUS_BAD_PROGRAM;
 	if (jn->ndepths < 1 || jn->ndepths > XPU_JOIN_MAX_DEPTHS ||
 		jn->nkeys < jn->ndepths || jn->nkeys > XPU_JOIN_MAX_DEPTHS * XPU_JOIN_MAX_KEYS ||
@@ -129,7 +143,9 @@ xpu_join_desc_header(const char *msg, xpu_join *jn)
 	if (!xpu_msg_span_ok(jn->depths_offset, sizeof(XpuJoinDepth) * (uint64_t) jn->ndepths, length) ||
 		!xpu_msg_span_ok(jn->keys_offset, sizeof(XpuJoinKey) * (uint64_t) jn->nkeys, length) ||
 		(jn->ncols > 0 &&
-		 !xpu_msg_span_ok(jn->cols_offset, sizeof(XpuJoinCol) * (uint64_t) jn->ncols, length)))
+		 !xpu_msg_span_ok(jn->cols_offset, sizeof(XpuJoinCol) * (uint64_t) jn->ncols, length)) ||
+		(jn->quals_offset != 0 &&
+		 !xpu_msg_span_ok(jn->quals_offset, 4 * (uint64_t) jn->ndepths, length)))
 		return XPU_STATUS_BAD_PROGRAM;
 	return XPU_STATUS_OK;
 }
@@ -149,7 +165,11 @@ xpu_join_program_header(const char *msg, xpu_program *prog, xpu_join *jn)
 	/* a fused GpuPreAgg is a session of its own kind: refuse, not ignore */
 	if (xpu_load_u32(s + 56) != 0)
 		return XPU_STATUS_BAD_PROGRAM;
-	return xpu_join_desc_header(msg, jn);
+	st = xpu_join_desc_header(msg, jn);
+	/* the plain kernel evaluates nothing per combination: no residual quals */
+	if (st == XPU_STATUS_OK && jn->quals_offset != 0)
+		return XPU_STATUS_BAD_PROGRAM;
+	return st;
 }
 
 /*
@@ -318,23 +338,74 @@ xpu_join_load_validate(const xpu_program *prog, xpu_join *jn)
  * xpu_validate_node checks) names a payload column of its own type, and
  * no VAR lies after the root (the tuple walk fills only those up to it).
  * Nodes up to the root cannot depend on an INNER_VAR: their arguments
- * come before them.
+ * come before them.  Fills the stage ranges (xpu_join.stage_end) and
+ * loads and checks the residual quals: a depth's qual is evaluated when
+ * the depth's choice is made, so it may not follow a node that reads a
+ * deeper depth.
  */
 XPU_FUNC bool
-xpu_join_validate_inner_stage(const xpu_program *prog, const xpu_join *jn)
+xpu_join_validate_inner_stage(const xpu_program *prog, xpu_join *jn)
 {
-	int			i;
+	int8_t		reach[XPU_GPUSCAN_MAX_SLOTS];
+	int8_t		stage[XPU_GPUSCAN_MAX_SLOTS];
+	int			prev = -1;
+	int			i,
+				d;
 
 	for (i = (int) prog->root + 1; i < (int) prog->nnodes; i++)
 	{
 		const XpuNode *n = &prog->nodes[i];
+		int			r = -1;
+		int			k;
 
 		if (n->opcode == XPU_OP_VAR)
 			return false;
-		if (n->opcode == XPU_OP_INNER_VAR &&
-			(n->aux < 0 || (uint32_t) n->aux >= jn->ncols ||
-			 jn->cols[n->aux].inner_xtype != n->restype))
+		if (n->opcode == XPU_OP_INNER_VAR)
+		{
+			if (n->aux < 0 || (uint32_t) n->aux >= jn->ncols ||
+				jn->cols[n->aux].inner_xtype != n->restype)
+				return false;
+			r = jn->cols[n->aux].depth;
+		}
+		for (k = 0; k < n->nargs; k++)
+		{
+			int32_t		a = xpu_prog_arg(prog, n, k);
+
+			if (a > (int32_t) prog->root && reach[a] > r)
+				r = reach[a];
+		}
+		reach[i] = (int8_t) r;
+		/*
+		 * Node i is evaluated with the depth its stage names: the deepest
+		 * reach of the nodes up to it (its arguments come before it).
+		 */
+		for (d = prev; d < r; d++)
+			jn->stage_end[d + 1] = (uint32_t) i;
+		if (r > prev)
+			prev = r;
+		stage[i] = (int8_t) prev;
+	}
+	for (d = prev; d < (int) jn->ndepths; d++)
+		jn->stage_end[d + 1] = prog->nnodes;
+	/* residual quals: BOOL nodes after the root, reaching no deeper */
+	jn->eager_depth = -1;
+	for (d = 0; d < (int) jn->ndepths; d++)
+	{
+		int32_t		q = jn->quals_offset == 0 ? -1 :
+			(int32_t) xpu_load_u32(prog->msg + jn->quals_offset + 4 * d);
+
+		jn->quals[d] = q;
+		if (q == -1)
+			continue;
+		/* SEMI and ANTI depths: not yet (their rows are not columns) */
+		if (jn->depths[d].join_type != XPU_JOIN_INNER &&
+			jn->depths[d].join_type != XPU_JOIN_LEFT)
 			return false;
+		/* evaluated once depth d is chosen, before any deeper one */
+		if (q <= (int32_t) prog->root || (uint32_t) q >= prog->nnodes ||
+			prog->nodes[q].restype != XPU_TYPE_BOOL || stage[q] > d)
+			return false;
+		jn->eager_depth = d;
 	}
 	return true;
 }

@@ -64,30 +64,48 @@ xpu_join_preagg_setup_serial(const char *msg, xpu_program *prog, xpu_join *jn,
 }
 
 /*
- * xpu_join_preagg_combination - evaluate the per-combination stage for
- * the cursor's combination (the outer stage evaluated): fill every
- * INNER_VAR from its depth's matched row (NULL where a LEFT depth
- * NULL-extends), then the nodes after the root.  XPU_ROW_MATCH, or
- * XPU_ROW_RECHECK when a node cannot be evaluated exactly or the
- * combination's group key or an argument does not fit the entry.
+ * The walk over an outer row's combinations in a fused session: the
+ * order of xpu_join_next (lexicographic over the depths' choices, each
+ * depth's matches in chain order), but every choice at depth d also
+ * evaluates the per-combination nodes of stage d (xpu_join.stage_end)
+ * with depth d's INNER_VARs filled, and a depth's residual qual drops the
+ * matches for which it is not true.  A LEFT depth NULL-extends (its
+ * INNER_VARs NULL) when no match passes.  So when a combination is
+ * returned, every node after the root holds that combination's value.
+ */
+typedef struct xpu_join_walk
+{
+	xpu_join_probe pr;
+	uint32_t	pos[XPU_JOIN_MAX_DEPTHS];
+	bool		passed[XPU_JOIN_MAX_DEPTHS];	/* a match of this prefix passed */
+	int			state;			/* XPU_JOIN_CUR_FRESH, _EMITTED or _DONE */
+} xpu_join_walk;
+
+/*
+ * fill stage d's INNER_VARs (depth d's from row r, NO_INNER: NULL; those
+ * of lower depths from their choices) and evaluate stage d (-1: the nodes
+ * after the root that read no inner row)
  */
 XPU_FUNC int
-xpu_join_preagg_combination(const xpu_program *prog, const xpu_join *jn, const xpu_preagg *pa,
-							const xpu_join_inner *inners, const XpuJoinCursor *cur,
-							xpu_datum *slots)
+xpu_join_walk_eval(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+				   const uint32_t *pos, int d, uint32_t r, xpu_datum *slots)
 {
+	int			first = d < 0 ? (int) prog->root + 1 : (int) jn->stage_end[d];
+	int			end = (int) jn->stage_end[d + 1];
 	int			i;
 
-	for (i = (int) prog->root + 1; i < (int) prog->nnodes; i++)
+	for (i = first; i < end; i++)
 	{
 		const XpuNode *n = &prog->nodes[i];
 
 		if (n->opcode == XPU_OP_INNER_VAR)
 		{
 			const XpuJoinCol *col = &jn->cols[n->aux];
-			uint32_t	r = cur->pos[col->depth];
+			/* a column of depth d, or (placed after a deeper node) of a
+			 * depth whose choice is made already */
+			uint32_t	row = col->depth == d ? r : pos[col->depth];
 
-			if (r == XPU_JOIN_NO_INNER)
+			if (row == XPU_JOIN_NO_INNER)
 			{
 				slots[i].isnull = 1;
 				slots[i].scale = 0;
@@ -95,14 +113,136 @@ xpu_join_preagg_combination(const xpu_program *prog, const xpu_join *jn, const x
 			}
 			else
 				xpu_join_slot_datum(col->inner_xtype,
-									xpu_join_inner_row(&inners[col->depth], r) + col->offset,
+									xpu_join_inner_row(&inners[col->depth], row) + col->offset,
 									&slots[i]);
 		}
 	}
-	if ((int) prog->root + 1 < (int) prog->nnodes &&
-		xpu_eval_nodes(prog, slots, (int) prog->root + 1, (int) prog->nnodes - 1) != XPU_ROW_MATCH)
+	if (first < end)
+		return xpu_eval_nodes(prog, slots, first, end - 1);
+	return XPU_ROW_MATCH;
+}
+
+/*
+ * xpu_join_walk_next - move to the row's next combination: XPU_ROW_MATCH
+ * with the slots evaluated, XPU_ROW_NOMATCH when there is none, or
+ * XPU_ROW_RECHECK when a node of the stage (a qual, a key, an argument)
+ * cannot be evaluated for a combination or a match it looked at.
+ */
+XPU_NOINLINE int
+xpu_join_walk_next(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+				   xpu_datum *slots, xpu_join_walk *w)
+{
+	int			last = (int) jn->ndepths - 1;
+	int			d;
+	bool		descend;
+
+	if (w->state == XPU_JOIN_CUR_DONE)
+		return XPU_ROW_NOMATCH;
+	if (w->state == XPU_JOIN_CUR_FRESH)
+	{
+		xpu_join_prepare(jn, slots, &w->pr);
+		/* the nodes after the root that read no inner row: once */
+		if (jn->eager_depth >= 0 &&
+			xpu_join_walk_eval(prog, jn, inners, w->pos, -1, 0, slots) != XPU_ROW_MATCH)
+			return XPU_ROW_RECHECK;
+		d = 0;
+		descend = true;
+	}
+	else
+	{
+		d = last;
+		descend = false;
+	}
+	for (;;)
+	{
+		const xpu_join_depth *jd = &jn->depths[d];
+		uint32_t	c;
+
+		if (jd->join_type == XPU_JOIN_SEMI || jd->join_type == XPU_JOIN_ANTI)
+			c = descend ? xpu_join_first(jn, inners, slots, &w->pr, d) : XPU_JOIN_NONE;
+		else
+		{
+			if (descend)
+			{
+				w->passed[d] = false;
+				c = w->pr.nullkey[d] ? XPU_JOIN_NONE :
+					xpu_join_probe_first(jd, &inners[d], slots, w->pr.hash[d]);
+			}
+			else
+				c = w->pos[d] == XPU_JOIN_NO_INNER ? XPU_JOIN_NO_INNER :
+					xpu_join_probe_next(jd, &inners[d], slots, w->pr.hash[d], w->pos[d]);
+			/* the next match that passes the depth's qual */
+			while (c != XPU_JOIN_NONE && c != XPU_JOIN_NO_INNER && d <= jn->eager_depth)
+			{
+				if (xpu_join_walk_eval(prog, jn, inners, w->pos, d, c, slots) != XPU_ROW_MATCH)
+					return XPU_ROW_RECHECK;
+				if (jn->quals[d] < 0 ||
+					(!slots[jn->quals[d]].isnull && slots[jn->quals[d]].v.i64 != 0))
+				{
+					w->passed[d] = true;
+					break;
+				}
+				c = xpu_join_probe_next(jd, &inners[d], slots, w->pr.hash[d], c);
+			}
+			if (c == XPU_JOIN_NO_INNER)
+				c = XPU_JOIN_NONE;		/* after the NULL-extended choice */
+			else if (c != XPU_JOIN_NONE)
+				w->passed[d] = true;	/* no qual to pass here */
+			else if (jd->join_type == XPU_JOIN_LEFT && !w->passed[d])
+			{
+				/* no match passed: once, NULL-extended */
+				c = XPU_JOIN_NO_INNER;
+				if (d <= jn->eager_depth &&
+					xpu_join_walk_eval(prog, jn, inners, w->pos, d, c, slots) != XPU_ROW_MATCH)
+					return XPU_ROW_RECHECK;
+			}
+		}
+		if (c == XPU_JOIN_NONE)
+		{
+			if (d == 0)
+			{
+				w->state = XPU_JOIN_CUR_DONE;
+				return XPU_ROW_NOMATCH;
+			}
+			d--;
+			descend = false;
+			continue;
+		}
+		w->pos[d] = c;
+		if (d == last)
+		{
+			int			k;
+
+			w->state = XPU_JOIN_CUR_EMITTED;
+			/* the stages no qual needed: only for whole combinations */
+			for (k = jn->eager_depth + 1; k <= last; k++)
+			{
+				if (xpu_join_walk_eval(prog, jn, inners, w->pos, k,
+									   k < 0 ? 0 : w->pos[k], slots) != XPU_ROW_MATCH)
+					return XPU_ROW_RECHECK;
+			}
+			return XPU_ROW_MATCH;
+		}
+		d++;
+		descend = true;
+	}
+}
+
+/*
+ * xpu_join_preagg_combination - the next combination of the walk, ready
+ * to fold: XPU_ROW_MATCH, XPU_ROW_NOMATCH when there is none, or
+ * XPU_ROW_RECHECK (the walk's, or a group key or argument that does not
+ * fit the entry).
+ */
+XPU_FUNC int
+xpu_join_preagg_combination(const xpu_program *prog, const xpu_join *jn, const xpu_preagg *pa,
+							const xpu_join_inner *inners, xpu_datum *slots, xpu_join_walk *w)
+{
+	int			res = xpu_join_walk_next(prog, jn, inners, slots, w);
+
+	if (res == XPU_ROW_MATCH && !xpu_preagg_row_fits(pa, slots))
 		return XPU_ROW_RECHECK;
-	return xpu_preagg_row_fits(pa, slots) ? XPU_ROW_MATCH : XPU_ROW_RECHECK;
+	return res;
 }
 
 /* a block-local entry whose device entry its creator has not looked up yet */
@@ -165,43 +305,49 @@ xpu_join_preagg_row(const xpu_program *prog, const xpu_join *jn, const xpu_preag
 					XpuPreAggLocal *local, const xpu_preagg_table *lt,
 					xpu_datum *slots)
 {
-	xpu_join_probe pr;
-	XpuJoinCursor cur;
+	xpu_join_walk w;
 	char	   *e;
 	int			res;
+	bool		anyqual = jn->eager_depth >= 0;
 
-	xpu_join_prepare(jn, slots, &pr);
-	xpu_join_cursor_init(&cur, 0);
-	if (!xpu_join_next(jn, inners, slots, &pr, &cur))
-		return XPU_ROW_MATCH;	/* no combination: nothing to fold */
-	res = xpu_join_preagg_combination(prog, jn, pa, inners, &cur, slots);
+	w.state = XPU_JOIN_CUR_FRESH;
+	res = xpu_join_preagg_combination(prog, jn, pa, inners, slots, &w);
 	if (res != XPU_ROW_MATCH)
-		return res;
+		return res == XPU_ROW_NOMATCH ? XPU_ROW_MATCH : res;	/* none: nothing to fold */
 	e = xpu_join_preagg_target(pa, tab, local, lt, slots);
 	if (e == (char *) 0)
 		return XPU_ROW_RETRY;
-	/* xpu_join_next reads only the outer stage: the slots are still this one's */
-	if (!xpu_join_next(jn, inners, slots, &pr, &cur))
+	/*
+	 * Without residual quals, a walk that finds no further combination
+	 * evaluates nothing, so the slots are still the first one's: a row
+	 * with one combination is folded at once.
+	 */
+	if (!anyqual)
 	{
-		xpu_preagg_accumulate(pa, e, slots);
-		return XPU_ROW_MATCH;
+		res = xpu_join_preagg_combination(prog, jn, pa, inners, slots, &w);
+		if (res == XPU_ROW_NOMATCH)
+		{
+			xpu_preagg_accumulate(pa, e, slots);
+			return XPU_ROW_MATCH;
+		}
 	}
+	else
+		res = xpu_join_preagg_combination(prog, jn, pa, inners, slots, &w);
 
 	/* pass 1: every other combination can be evaluated and has a group */
-	do
+	while (res != XPU_ROW_NOMATCH)
 	{
-		res = xpu_join_preagg_combination(prog, jn, pa, inners, &cur, slots);
 		if (res != XPU_ROW_MATCH)
 			return res;
 		if (xpu_join_preagg_target(pa, tab, local, lt, slots) == (char *) 0)
 			return XPU_ROW_RETRY;
-	} while (xpu_join_next(jn, inners, slots, &pr, &cur));
+		res = xpu_join_preagg_combination(prog, jn, pa, inners, slots, &w);
+	}
 
 	/* pass 2: the same combinations, in the same order, each folded once */
-	xpu_join_cursor_init(&cur, 0);
-	while (xpu_join_next(jn, inners, slots, &pr, &cur))
+	w.state = XPU_JOIN_CUR_FRESH;
+	while (xpu_join_preagg_combination(prog, jn, pa, inners, slots, &w) == XPU_ROW_MATCH)
 	{
-		xpu_join_preagg_combination(prog, jn, pa, inners, &cur, slots);
 		e = xpu_join_preagg_target(pa, tab, local, lt, slots);
 		/* never NULL: pass 1 linked every group, and links stay */
 		if (e != (char *) 0)
