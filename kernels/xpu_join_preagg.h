@@ -77,7 +77,6 @@ typedef struct xpu_join_walk
 {
 	xpu_join_probe pr;
 	uint32_t	pos[XPU_JOIN_MAX_DEPTHS];
-	bool		passed[XPU_JOIN_MAX_DEPTHS];	/* a match of this prefix passed */
 	int			state;			/* XPU_JOIN_CUR_FRESH, _EMITTED or _DONE */
 } xpu_join_walk;
 
@@ -163,11 +162,8 @@ xpu_join_walk_next(const xpu_program *prog, const xpu_join *jn, const xpu_join_i
 		else
 		{
 			if (descend)
-			{
-				w->passed[d] = false;
 				c = w->pr.nullkey[d] ? XPU_JOIN_NONE :
 					xpu_join_probe_first(jd, &inners[d], slots, w->pr.hash[d]);
-			}
 			else
 				c = w->pos[d] == XPU_JOIN_NO_INNER ? XPU_JOIN_NO_INNER :
 					xpu_join_probe_next(jd, &inners[d], slots, w->pr.hash[d], w->pos[d]);
@@ -178,19 +174,18 @@ xpu_join_walk_next(const xpu_program *prog, const xpu_join *jn, const xpu_join_i
 					return XPU_ROW_RECHECK;
 				if (jn->quals[d] < 0 ||
 					(!slots[jn->quals[d]].isnull && slots[jn->quals[d]].v.i64 != 0))
-				{
-					w->passed[d] = true;
 					break;
-				}
 				c = xpu_join_probe_next(jd, &inners[d], slots, w->pr.hash[d], c);
 			}
 			if (c == XPU_JOIN_NO_INNER)
 				c = XPU_JOIN_NONE;		/* after the NULL-extended choice */
-			else if (c != XPU_JOIN_NONE)
-				w->passed[d] = true;	/* no qual to pass here */
-			else if (jd->join_type == XPU_JOIN_LEFT && !w->passed[d])
+			else if (c == XPU_JOIN_NONE && jd->join_type == XPU_JOIN_LEFT && descend)
 			{
-				/* no match passed: once, NULL-extended */
+				/*
+				 * Descending, every match was looked at and none passed (a
+				 * choice that passed would have been taken): once,
+				 * NULL-extended.  Advancing, a match was taken before.
+				 */
 				c = XPU_JOIN_NO_INNER;
 				if (d <= jn->eager_depth &&
 					xpu_join_walk_eval(prog, jn, inners, w->pos, d, c, slots) != XPU_ROW_MATCH)

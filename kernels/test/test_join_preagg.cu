@@ -46,7 +46,7 @@ ovar(Prog &p, int xtype)
  */
 static std::vector<char>
 fused_message(Prog &p, PreAggSpec &s, const xpu_join &jn, const std::vector<XpuJoinCol> &cols,
-			  int root)
+			  int root, const std::vector<int32_t> &quals = {})
 {
 	std::vector<char> m = s.message(p);
 
@@ -56,6 +56,7 @@ fused_message(Prog &p, PreAggSpec &s, const xpu_join &jn, const std::vector<XpuJ
 	size_t depths_off = desc_off + sizeof(XpuJoinDesc);
 	size_t keys_off = depths_off + jn.ndepths * sizeof(XpuJoinDepth);
 	size_t cols_off = keys_off + jn.nkeys * sizeof(XpuJoinKey);
+	size_t quals_off = cols_off + cols.size() * sizeof(XpuJoinCol);
 	XpuJoinDesc d;
 	memset(&d, 0, sizeof(d));
 	d.ndepths = jn.ndepths;
@@ -64,7 +65,10 @@ fused_message(Prog &p, PreAggSpec &s, const xpu_join &jn, const std::vector<XpuJ
 	d.keys_offset = (uint32_t) keys_off;
 	d.ncols = (uint32_t) cols.size();
 	d.cols_offset = cols.empty() ? 0 : (uint32_t) cols_off;
-	m.resize(cols_off + cols.size() * sizeof(XpuJoinCol));
+	d.quals_offset = quals.empty() ? 0 : (uint32_t) quals_off;
+	m.resize(quals_off + quals.size() * 4);
+	if (!quals.empty())
+		memcpy(m.data() + quals_off, quals.data(), quals.size() * 4);
 	memcpy(m.data() + desc_off, &d, sizeof(d));
 	for (uint32_t i = 0; i < jn.ndepths; i++)
 	{
@@ -103,6 +107,9 @@ struct Fused
 	int			node_m = -1, node_g = -1, root = -1;
 	int			node_p[XPU_JOIN_MAX_DEPTHS] = {-1, -1, -1, -1};
 	int			node_t = -1, node_s = -1, node_f = -1;
+	int			node_q = -1;					/* an outer int8 the quals compare */
+	std::vector<int32_t> quals;					/* per depth, -1 none; empty: none */
+	int			qual_other[XPU_JOIN_MAX_DEPTHS];	/* the qual's other side: -1 Q, else a depth */
 	int			pdepth = -1, tdepth = -1;		/* depths of P (first) and T */
 	std::vector<std::vector<int64_t>> pval;		/* [depth][row], INT64_MIN NULL */
 	std::vector<std::string> tval;				/* rows of tdepth, "\1" NULL */
@@ -122,9 +129,14 @@ pick_payload(void)
 	}
 }
 
+/*
+ * qual_mode 1: residual quals P_d <> (Q or an earlier depth's P) at some
+ * INNER/LEFT depths but the last (whose stage holds M + P, so quals never
+ * evaluate it early); 2: at any of them, M never large enough to overflow.
+ */
 static bool
 make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter,
-		   int domain, bool skew, bool with_text)
+		   int domain, bool skew, bool with_text, int qual_mode = 0)
 {
 	make_trial(f.t, ndepths, types, nrows, nouter, domain, skew, PAYLOAD_BYTES);
 
@@ -141,7 +153,16 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 	}
 	f.node_m = ovar(f.p, I8);
 	f.node_g = ovar(f.p, I4);
+	if (qual_mode > 0)
+	{
+		f.node_q = ovar(f.p, I8);
+		f.quals.assign(f.t.jn.ndepths, -1);
+	}
 	f.root = f.p.b(true);
+	int last_row_depth = -1;
+	for (uint32_t d = 0; d < f.t.jn.ndepths; d++)
+		if (f.t.jn.depths[d].join_type == XPU_JOIN_INNER || f.t.jn.depths[d].join_type == XPU_JOIN_LEFT)
+			last_row_depth = (int) d;
 	for (uint32_t d = 0; d < f.t.jn.ndepths; d++)
 	{
 		const xpu_join_depth *jd = &f.t.jn.depths[d];
@@ -155,6 +176,13 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 		c.width = 16;
 		f.node_p[d] = f.p.add(XPU_OP_INNER_VAR, I8, {}, 0, (int) f.cols.size());
 		f.cols.push_back(c);
+		/* the qual right after the column: its stage is this depth */
+		if (qual_mode > 0 && (qual_mode == 2 || (int) d < last_row_depth) && rng() % 3 != 0)
+		{
+			f.qual_other[d] = f.pdepth >= 0 && rng() % 2 ? f.pdepth : -1;
+			f.quals[d] = f.p.op(OP(NE), BOOL, {f.node_p[d], f.qual_other[d] < 0 ? f.node_q :
+											   f.node_p[f.qual_other[d]]});
+		}
 		if (f.pdepth < 0)
 			f.pdepth = (int) d;
 		f.tdepth = (int) d;
@@ -193,7 +221,7 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 		f.s.agg(XPU_AGG_MAX_INT, f.node_p[f.tdepth >= 0 ? f.tdepth : f.pdepth], I8);
 		f.s.agg(XPU_AGG_COUNT, f.node_p[f.pdepth], I8);
 	}
-	f.msg = fused_message(f.p, f.s, f.t.jn, f.cols, f.root);
+	f.msg = fused_message(f.p, f.s, f.t.jn, f.cols, f.root, f.quals);
 	int st = xpu_join_preagg_setup_serial(f.msg.data(), &f.prog, &f.jn, &f.pa);
 	if (st != XPU_STATUS_OK)
 	{
@@ -239,7 +267,10 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 		for (size_t k = 0; k < f.t.outer[o].size(); k++)
 			sl[k] = f.t.outer[o][k];
 		int r = (int) (rng() % 40);
-		sl[f.node_m] = r == 0 ? d_null() : r == 1 ? d_i64(INT64_MAX / 2 + 7) : d_i64((int64_t) (rng() % 1000) - 300);
+		sl[f.node_m] = r == 0 ? d_null() : r == 1 && qual_mode != 2 ? d_i64(INT64_MAX / 2 + 7) :
+			d_i64((int64_t) (rng() % 1000) - 300);
+		if (f.node_q >= 0)
+			sl[f.node_q] = rng() % 9 == 0 ? d_null() : d_i64((int64_t) (rng() % 16) - 5);
 		sl[f.node_g] = rng() % 9 == 0 ? d_null() : d_i64((int64_t) (rng() % 3));
 		sl[f.root] = d_i64(1);
 		f.outer.push_back(sl);
@@ -262,10 +293,91 @@ struct FusedRef
  * M + P or has a text key longer than the entry's slot; otherwise all of
  * them are aggregated by test_preagg.cu's reference.
  */
+/* depth d's qual for candidate row r (NO_INNER never asked) under prefix cur */
+static bool
+qual_passes(const Fused &f, size_t o, int d, const Rec &cur, uint32_t r)
+{
+	if (f.quals.empty() || f.quals[d] < 0)
+		return true;
+	int64_t a = f.pval[d][r], b;
+	if (f.qual_other[d] < 0)
+		b = f.outer[o][f.node_q].isnull ? PNULL : f.outer[o][f.node_q].v.i64;
+	else
+	{
+		uint32_t pr = cur[1 + f.qual_other[d]];
+		b = pr == XPU_JOIN_NO_INNER ? PNULL : f.pval[f.qual_other[d]][pr];
+	}
+	return a != PNULL && b != PNULL && a != b;		/* NULL <> x is not true */
+}
+
+/* test_join.cu's nested loop with each depth's residual qual */
+static void
+fused_ref_rows(const Fused &f, size_t o, int d, Rec &cur, std::vector<Rec> &acc)
+{
+	const Trial &t = f.t;
+	if (d == (int) t.jn.ndepths)
+	{
+		acc.push_back(cur);
+		return;
+	}
+	const xpu_join_depth *jd = &t.jn.depths[d];
+	std::vector<uint32_t> m;
+	for (size_t r = 0; r < t.inner_vals[d].size(); r++)
+	{
+		bool eq = true;
+		for (int k = 0; k < jd->nkeys && eq; k++)
+		{
+			int a = t.outer_vals[o][jd->key_first + k];
+			int b = t.inner_vals[d][r][k];
+			int ta = jd->keys[k].outer_xtype;
+			eq = a >= 0 && b >= 0 && logical(ta, a) == logical(ta, b);
+		}
+		if (eq && (jd->join_type == XPU_JOIN_SEMI || jd->join_type == XPU_JOIN_ANTI ||
+				   qual_passes(f, o, d, cur, (uint32_t) r)))
+			m.push_back((uint32_t) r);
+	}
+	if (jd->join_type == XPU_JOIN_INNER || jd->join_type == XPU_JOIN_LEFT)
+	{
+		if (m.empty() && jd->join_type == XPU_JOIN_LEFT)
+			m.push_back(XPU_JOIN_NO_INNER);
+		for (uint32_t r : m)
+		{
+			cur[1 + d] = r;
+			fused_ref_rows(f, o, d + 1, cur, acc);
+		}
+	}
+	else if (m.empty() == (jd->join_type == XPU_JOIN_ANTI))
+	{
+		cur[1 + d] = XPU_JOIN_NO_INNER;
+		fused_ref_rows(f, o, d + 1, cur, acc);
+	}
+}
+
+static std::vector<Rec>
+fused_combinations(const Fused &f)
+{
+	std::vector<Rec> acc;
+	for (size_t o = 0; o < f.outer.size(); o++)
+	{
+		Rec cur(1 + f.t.jn.ndepths, 0);
+		cur[0] = (uint32_t) o;
+		fused_ref_rows(f, o, 0, cur, acc);
+	}
+	return acc;
+}
+
 static void
 fused_reference(const Fused &f, FusedRef &ref)
 {
-	std::vector<Rec> recs = reference(f.t);
+	std::vector<Rec> recs = fused_combinations(f);
+	/* without quals, the same combinations as test_join.cu's reference */
+	if (f.quals.empty())
+	{
+		std::vector<Rec> plain = reference(f.t);
+		std::sort(plain.begin(), plain.end());
+		std::sort(recs.begin(), recs.end());
+		CHECK(plain == recs);
+	}
 	std::map<uint32_t, std::vector<Rec>> by_row;
 	for (const Rec &r : recs)
 		by_row[r[0]].push_back(r);
@@ -504,6 +616,20 @@ test_fused_named(void)
 			snprintf(name, sizeof(name), "fused %s join, %d depths, no local table", tname[type], nd);
 			run_fused(name, f, 256, 64, false);
 		}
+	for (int type = XPU_JOIN_INNER; type <= XPU_JOIN_LEFT; type++)
+		for (int nd = 1; nd <= 4; nd++)
+			for (int qm = 1; qm <= 2; qm++)
+			{	/* residual quals: many key matches, some of them rejected */
+				char name[96];
+				int types[4] = {type, type, type, type};
+				int nrows[4] = {20, 12, 8, 6};
+				Fused f;
+				if (!make_fused(f, nd, types, nrows, 60, 3, false, true, qm))
+					continue;
+				snprintf(name, sizeof(name), "fused %s join, %d depths, residual quals (mode %d)",
+						 tname[type], nd, qm);
+				run_fused(name, f, 4, 7, true);
+			}
 	{	/* a star join: each outer row matches one row of every dimension */
 		Fused f;
 		int types[3] = {XPU_JOIN_INNER, XPU_JOIN_INNER, XPU_JOIN_LEFT};
@@ -539,7 +665,8 @@ test_fused_random(void)
 	{
 		Fused f;
 		int nd = 1 + trial % 4;
-		if (!make_fused(f, nd, NULL, NULL, -1, 1 + (int) (rng() % 10), rng() % 4 == 0, rng() % 3 != 0))
+		int qm = (trial / 4) % 3;
+		if (!make_fused(f, nd, NULL, NULL, -1, 1 + (int) (rng() % 10), rng() % 4 == 0, rng() % 3 != 0, qm))
 		{
 			nfail++;
 			continue;
@@ -547,7 +674,7 @@ test_fused_random(void)
 		if (reference(f.t).size() > 20000)
 			continue;
 		char name[64];
-		snprintf(name, sizeof(name), "fused random join %d (%d depths)", trial, nd);
+		snprintf(name, sizeof(name), "fused random join %d (%d depths, quals %d)", trial, nd, qm);
 		if (!run_fused(name, f, slots[rng() % 4], 1 + rng() % 40, rng() % 4 != 0))
 			nfail++;
 	}
@@ -558,7 +685,7 @@ test_fused_random(void)
 static void
 test_fused_validator(void)
 {
-	for (int v = 0; v <= 25; v++)
+	for (int v = 0; v <= 32; v++)
 	{
 		Fused f;
 		int types[3] = {XPU_JOIN_INNER, XPU_JOIN_LEFT, XPU_JOIN_SEMI};
@@ -597,8 +724,16 @@ test_fused_validator(void)
 				f.s.keys[2].width = 16; want = XPU_STATUS_OK; break;	/* the same column twice */
 			case 24: f.cols[2].width = 8 + XPU_JOIN_MAX_TEXT_KEY + 16; break;
 			case 25: f.cols[0].depth = 1; f.cols[0].offset = f.cols[1].offset; break;	/* two on one slot */
+			/* residual quals: F = P0 > 3 comes after T, a column of depth 1 */
+			case 26: f.quals = {-1, f.node_f, -1}; want = XPU_STATUS_OK; break;
+			case 27: f.quals = {f.node_f, -1, -1}; break;				/* after a deeper node */
+			case 28: f.quals = {-1, -1, f.node_f}; break;				/* a SEMI depth */
+			case 29: f.quals = {-1, f.node_s, -1}; break;				/* not BOOL */
+			case 30: f.quals = {-1, f.root, -1}; break;					/* not after the root */
+			case 31: f.quals = {-1, (int32_t) p.nodes.size(), -1}; break;
+			case 32: f.quals = {-1, -1, -1}; want = XPU_STATUS_OK; break;
 		}
-		std::vector<char> m = fused_message(p, f.s, f.t.jn, f.cols, root);
+		std::vector<char> m = fused_message(p, f.s, f.t.jn, f.cols, root, f.quals);
 		static xpu_program prog;
 		static xpu_join jn;
 		static xpu_preagg pa;
@@ -632,6 +767,16 @@ test_fused_validator(void)
 		m = f.msg;
 		ses = (XpuSession *) (m.data() + sizeof(PgStromMsgHeader));
 		ses->preagg_offset = 0;								/* no grouping */
+		CHECK(xpu_join_preagg_setup_serial(m.data(), &prog, &jn, &pa) == XPU_STATUS_BAD_PROGRAM);
+		std::vector<int32_t> q1 = {(int32_t) f.node_f};
+		m = fused_message(f.p, f.s, f.t.jn, f.cols, f.root, q1);
+		CHECK(xpu_join_preagg_setup_serial(m.data(), &prog, &jn, &pa) == XPU_STATUS_OK);
+		ses = (XpuSession *) (m.data() + sizeof(PgStromMsgHeader));
+		ses->kind = XPU_KIND_GPUJOIN;						/* quals in a plain join */
+		ses->preagg_offset = 0;
+		CHECK(xpu_join_setup_serial(m.data(), &prog, &jn) == XPU_STATUS_BAD_PROGRAM);
+		m = fused_message(f.p, f.s, f.t.jn, f.cols, f.root, q1);
+		((PgStromMsgHeader *) m.data())->length -= 4;		/* cuts the quals */
 		CHECK(xpu_join_preagg_setup_serial(m.data(), &prog, &jn, &pa) == XPU_STATUS_BAD_PROGRAM);
 		m = f.msg;
 		((PgStromMsgHeader *) m.data())->length -= 4;		/* cuts the last column */
