@@ -837,7 +837,8 @@ typedef struct XpuJoinCursor
  * evaluated once per join combination and may read inner columns
  * (INNER_VAR over the XpuJoinCol payload columns); no VAR may follow the
  * root.  Group keys, aggregate arguments and FILTERs name any node but
- * the root.  The inner depths are loaded and built as GPUJOIN's
+ * the root.  XpuJoinDesc.quals_offset may give INNER and LEFT depths a
+ * residual join qual (kernels/JOIN.md, "Residual join quals").  The inner depths are loaded and built as GPUJOIN's
  * (PGSTROM_MSG_JOIN_INNER, kern_gpujoin_build accepts either kind); the
  * chunks run as GPUPREAGG's (items, RETRY passes, growth, groups at the
  * last TaskFinal) through

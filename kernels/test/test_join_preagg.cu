@@ -811,7 +811,8 @@ test_fused_validator(void)
  * The fused session of round r over kt: test_join.cu's page join (depths
  * on i2, (c, n) and (t, i8)) with a payload column on each INNER or LEFT
  * depth (int8, numeric, text), grouped by the first depth's payload (or
- * i2) and the last's text, aggregating outer, inner and computed values.
+ * i2) and the last's text, aggregating outer, inner and computed values;
+ * when depth 1 is INNER or LEFT, a residual qual on its payload.
  */
 static std::vector<char>
 fused_page_session(int round, int types[3])
@@ -844,6 +845,7 @@ fused_page_session(int round, int types[3])
 		key->width = kw[k];
 	}
 	std::vector<XpuJoinCol> cols;
+	std::vector<int32_t> quals;
 	int pv[3] = {-1, -1, -1};
 	static const int pt[3] = {I8, NUM, TEXT};
 	static const uint32_t pw[3] = {16, 32, 32};
@@ -861,6 +863,12 @@ fused_page_session(int round, int types[3])
 		col.width = pw[d];
 		pv[d] = p.add(XPU_OP_INNER_VAR, pt[d], {}, 0, (int) cols.size());
 		cols.push_back(col);
+		/* a residual qual at depth 1: numeric payload <> 0.00 (NULL rejects too) */
+		if (d == 1)
+		{
+			quals.assign(3, -1);
+			quals[1] = p.op(OP(NE), BOOL, {pv[1], p.num(0, 2)});
+		}
 	}
 	PreAggSpec s;
 	s.key(pv[0] >= 0 ? pv[0] : i2, pv[0] >= 0 ? I8 : I2);
@@ -883,7 +891,7 @@ fused_page_session(int round, int types[3])
 	}
 	if (pv[2] >= 0)
 		s.agg(XPU_AGG_COUNT, pv[2], TEXT);
-	return fused_message(p, s, jn, cols, root);
+	return fused_message(p, s, jn, cols, root, quals);
 }
 
 /* payload values of row r of a depth (NULL now and then) */
