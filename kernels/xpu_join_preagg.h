@@ -13,8 +13,10 @@
  *     quals at the root, the outer join keys below it), once per row;
  *   - nodes root+1..nnodes-1: once per combination, after the INNER_VAR
  *     leaves among them are filled from the combination's inner rows (the
- *     depths' payload slots).  Group keys, aggregate arguments and FILTERs
- *     may be nodes of either stage.
+ *     depths' payload slots), or, up to the deepest depth with a residual
+ *     join qual, as the walk makes each depth's choice (xpu_join_walk).
+ *     Group keys, aggregate arguments and FILTERs may be nodes of either
+ *     stage.
  *
  * The RETRY/RECHECK contract of GpuPreAgg holds per outer row, whatever
  * its number of combinations: a row is either wholly accumulated, or
@@ -24,8 +26,8 @@
  * finds or creates each one's group (pass 1), and only when all of them
  * have a group folds them (pass 2, the same walk again: the inner hash
  * index and the groups linked in pass 1 do not change within a launch).
- * A row with exactly one combination, the common case of a star join on
- * dimension keys, is folded in one pass.
+ * Without residual quals, a row with exactly one combination, the common
+ * case of a star join on dimension keys, is folded in one pass.
  *
  * A group created in pass 1 of a row that then turns out RETRY or RECHECK
  * may hold no row for a while; that row's combinations reach it later (a
@@ -315,19 +317,15 @@ xpu_join_preagg_row(const xpu_program *prog, const xpu_join *jn, const xpu_preag
 	/*
 	 * Without residual quals, a walk that finds no further combination
 	 * evaluates nothing, so the slots are still the first one's: a row
-	 * with one combination is folded at once.
+	 * with one combination is folded at once.  (With quals, looking for
+	 * the next one may evaluate rejected matches: pass 2 folds it.)
 	 */
-	if (!anyqual)
+	res = xpu_join_preagg_combination(prog, jn, pa, inners, slots, &w);
+	if (res == XPU_ROW_NOMATCH && !anyqual)
 	{
-		res = xpu_join_preagg_combination(prog, jn, pa, inners, slots, &w);
-		if (res == XPU_ROW_NOMATCH)
-		{
-			xpu_preagg_accumulate(pa, e, slots);
-			return XPU_ROW_MATCH;
-		}
+		xpu_preagg_accumulate(pa, e, slots);
+		return XPU_ROW_MATCH;
 	}
-	else
-		res = xpu_join_preagg_combination(prog, jn, pa, inners, slots, &w);
 
 	/* pass 1: every other combination can be evaluated and has a group */
 	while (res != XPU_ROW_NOMATCH)
