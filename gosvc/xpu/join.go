@@ -87,9 +87,14 @@ func ParseJoin(msg []byte, p *Program) (*Join, error) {
 	if f := le.Uint32(d[OffJDescFlags:]); f != 0 {
 		return nil, protoErr("xpu join: descriptor flags %#x, must be 0", f)
 	}
-	for i := 0; i < joinDescReservedLen; i += 4 {
-		if r := le.Uint32(d[OffJDescReserved+i:]); r != 0 {
-			return nil, protoErr("xpu join: descriptor reserved word %d is %d, must be 0", i/4, r)
+	// Payload columns and residual quals belong to the fused GpuPreAgg
+	// session kind; a plain GpuJoin returns rows, not inner values.
+	for _, f := range []struct {
+		name string
+		off  int
+	}{{"ncols", OffJDescNCols}, {"cols_offset", OffJDescColsOffset}, {"quals_offset", OffJDescQualsOffset}} {
+		if v := le.Uint32(d[f.off:]); v != 0 {
+			return nil, protoErr("xpu join: descriptor %s is %d in a GpuJoin session, must be 0 (GpuPreAgg fused over GpuJoin only)", f.name, v)
 		}
 	}
 	switch {

@@ -57,8 +57,9 @@ const (
 	OffJDescNKeys        = int(unsafe.Offsetof(C.XpuJoinDesc{}.nkeys))
 	OffJDescKeysOffset   = int(unsafe.Offsetof(C.XpuJoinDesc{}.keys_offset))
 	OffJDescFlags        = int(unsafe.Offsetof(C.XpuJoinDesc{}.flags))
-	OffJDescReserved     = int(unsafe.Offsetof(C.XpuJoinDesc{}.reserved))
-	joinDescReservedLen  = int(unsafe.Sizeof(C.XpuJoinDesc{}.reserved))
+	OffJDescNCols        = int(unsafe.Offsetof(C.XpuJoinDesc{}.ncols))
+	OffJDescColsOffset   = int(unsafe.Offsetof(C.XpuJoinDesc{}.cols_offset))
+	OffJDescQualsOffset  = int(unsafe.Offsetof(C.XpuJoinDesc{}.quals_offset))
 
 	OffJDepthJoinType = int(unsafe.Offsetof(C.XpuJoinDepth{}.join_type))
 	OffJDepthReserved = int(unsafe.Offsetof(C.XpuJoinDepth{}.reserved))
@@ -88,6 +89,9 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuSession{}.join_offset)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinDesc{}.ndepths)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinDesc{}.flags)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinDesc{}.ncols)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinDesc{}.cols_offset)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinDesc{}.quals_offset)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinDepth{}.join_type)-2]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinDepth{}.reserved)-2]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinDepth{}.row_size)-4]
