@@ -15,6 +15,12 @@ import "unsafe"
 // Session kind, limits and join types of GpuJoin.
 const (
 	KindGpuJoin       = uint32(C.XPU_KIND_GPUJOIN)
+	KindGpuJoinPreAgg = uint32(C.XPU_KIND_GPUJOIN_PREAGG)
+	JoinMaxCols       = int(C.XPU_JOIN_MAX_COLS)
+	JoinColSize       = int(C.sizeof_XpuJoinCol)
+	KernelGpuJoinPreAgg = C.XPU_KERNEL_GPUJOIN_PREAGG
+	alignJoinCol      = int(unsafe.Alignof(C.XpuJoinCol{}))
+	alignJoinQual     = 4 // int32_t[ndepths]
 	JoinMaxDepths     = int(C.XPU_JOIN_MAX_DEPTHS)
 	JoinMaxKeys       = int(C.XPU_JOIN_MAX_KEYS)
 	JoinMaxRow        = int(C.XPU_JOIN_MAX_ROW)
@@ -37,6 +43,11 @@ const (
 	alignJoinKey      = int(unsafe.Alignof(C.XpuJoinKey{}))
 	joinInnerRegAlign = 256 // xpu_join_inner_layout's region alignment
 )
+
+// OpInnerVar is XPU_OP_INNER_VAR: a payload column of a join combination,
+// outside XPU_OPCODE_LIST (so Opcode.Valid is false): only the program of
+// a fused GpuJoin + GpuPreAgg session may have it, after the root.
+const OpInnerVar = Opcode(C.XPU_OP_INNER_VAR)
 
 // JoinType is XpuJoinDepth.join_type.
 type JoinType int16
@@ -66,6 +77,12 @@ const (
 	OffJDepthNKeys    = int(unsafe.Offsetof(C.XpuJoinDepth{}.nkeys))
 	OffJDepthKeyFirst = int(unsafe.Offsetof(C.XpuJoinDepth{}.key_first))
 	OffJDepthRowSize  = int(unsafe.Offsetof(C.XpuJoinDepth{}.row_size))
+
+	OffJColDepth      = int(unsafe.Offsetof(C.XpuJoinCol{}.depth))
+	OffJColInnerXType = int(unsafe.Offsetof(C.XpuJoinCol{}.inner_xtype))
+	OffJColOffset     = int(unsafe.Offsetof(C.XpuJoinCol{}.offset))
+	OffJColWidth      = int(unsafe.Offsetof(C.XpuJoinCol{}.width))
+	OffJColReserved   = int(unsafe.Offsetof(C.XpuJoinCol{}.reserved))
 
 	OffJKeyNode       = int(unsafe.Offsetof(C.XpuJoinKey{}.node))
 	OffJKeyOuterXType = int(unsafe.Offsetof(C.XpuJoinKey{}.outer_xtype))
@@ -101,4 +118,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinInner{}.nrows)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinInner{}.rows_offset)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinCursor{})-24]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinCol{}.depth)-2]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinCol{}.inner_xtype)-2]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinCol{}.reserved)-4]
 )
