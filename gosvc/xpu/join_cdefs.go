@@ -14,34 +14,34 @@ import "unsafe"
 
 // Session kind, limits and join types of GpuJoin.
 const (
-	KindGpuJoin       = uint32(C.XPU_KIND_GPUJOIN)
-	KindGpuJoinPreAgg = uint32(C.XPU_KIND_GPUJOIN_PREAGG)
-	JoinMaxCols       = int(C.XPU_JOIN_MAX_COLS)
-	JoinColSize       = int(C.sizeof_XpuJoinCol)
+	KindGpuJoin         = uint32(C.XPU_KIND_GPUJOIN)
+	KindGpuJoinPreAgg   = uint32(C.XPU_KIND_GPUJOIN_PREAGG)
+	JoinMaxCols         = int(C.XPU_JOIN_MAX_COLS)
+	JoinColSize         = int(C.sizeof_XpuJoinCol)
 	KernelGpuJoinPreAgg = C.XPU_KERNEL_GPUJOIN_PREAGG
-	alignJoinCol      = int(unsafe.Alignof(C.XpuJoinCol{}))
-	alignJoinQual     = 4 // int32_t[ndepths]
-	JoinMaxDepths     = int(C.XPU_JOIN_MAX_DEPTHS)
-	JoinMaxKeys       = int(C.XPU_JOIN_MAX_KEYS)
-	JoinMaxRow        = int(C.XPU_JOIN_MAX_ROW)
-	JoinMaxTextKey    = int(C.XPU_JOIN_MAX_TEXT_KEY)
-	JoinMaxRows       = uint32(C.XPU_JOIN_MAX_ROWS)
-	JoinNoInner       = uint32(C.XPU_JOIN_NO_INNER)
-	JoinDescSize      = int(C.sizeof_XpuJoinDesc)
-	JoinDepthSize     = int(C.sizeof_XpuJoinDepth)
-	JoinKeySize       = int(C.sizeof_XpuJoinKey)
-	JoinInnerSize     = int(C.sizeof_XpuJoinInner)
-	JoinCursorSize    = int(C.sizeof_XpuJoinCursor)
-	KernelGpuJoin     = C.XPU_KERNEL_GPUJOIN
-	KernelGpuJoinBld  = C.XPU_KERNEL_GPUJOIN_BUILD
-	CounterNSuspend   = int(C.XPU_JOIN_COUNTER_NSUSPEND)
-	JoinCounterCount  = int(C.XPU_JOIN_COUNTER__COUNT)
-	StatusBadInner    = uint32(C.XPU_STATUS_BAD_INNER)
-	joinSlotAlign     = 16 // key offsets and row sizes: multiples of 16
-	alignJoinDesc     = int(unsafe.Alignof(C.XpuJoinDesc{}))
-	alignJoinDepth    = int(unsafe.Alignof(C.XpuJoinDepth{}))
-	alignJoinKey      = int(unsafe.Alignof(C.XpuJoinKey{}))
-	joinInnerRegAlign = 256 // xpu_join_inner_layout's region alignment
+	alignJoinCol        = int(unsafe.Alignof(C.XpuJoinCol{}))
+	alignJoinQual       = 4 // int32_t[ndepths]
+	JoinMaxDepths       = int(C.XPU_JOIN_MAX_DEPTHS)
+	JoinMaxKeys         = int(C.XPU_JOIN_MAX_KEYS)
+	JoinMaxRow          = int(C.XPU_JOIN_MAX_ROW)
+	JoinMaxTextKey      = int(C.XPU_JOIN_MAX_TEXT_KEY)
+	JoinMaxRows         = uint32(C.XPU_JOIN_MAX_ROWS)
+	JoinNoInner         = uint32(C.XPU_JOIN_NO_INNER)
+	JoinDescSize        = int(C.sizeof_XpuJoinDesc)
+	JoinDepthSize       = int(C.sizeof_XpuJoinDepth)
+	JoinKeySize         = int(C.sizeof_XpuJoinKey)
+	JoinInnerSize       = int(C.sizeof_XpuJoinInner)
+	JoinCursorSize      = int(C.sizeof_XpuJoinCursor)
+	KernelGpuJoin       = C.XPU_KERNEL_GPUJOIN
+	KernelGpuJoinBld    = C.XPU_KERNEL_GPUJOIN_BUILD
+	CounterNSuspend     = int(C.XPU_JOIN_COUNTER_NSUSPEND)
+	JoinCounterCount    = int(C.XPU_JOIN_COUNTER__COUNT)
+	StatusBadInner      = uint32(C.XPU_STATUS_BAD_INNER)
+	joinSlotAlign       = 16 // key offsets and row sizes: multiples of 16
+	alignJoinDesc       = int(unsafe.Alignof(C.XpuJoinDesc{}))
+	alignJoinDepth      = int(unsafe.Alignof(C.XpuJoinDepth{}))
+	alignJoinKey        = int(unsafe.Alignof(C.XpuJoinKey{}))
+	joinInnerRegAlign   = 256 // xpu_join_inner_layout's region alignment
 )
 
 // OpInnerVar is XPU_OP_INNER_VAR: a payload column of a join combination,
