@@ -69,6 +69,9 @@ type joinPreAggTask struct {
 func (p joinPreAggTask) Pass(tab *devTable, retry []uint32) ([]uint32, preagg.Counters, error) {
 	t := p.t
 	err := t.sess.ex.dev.Do(func() error { return t.foldPass(t.sess.ex.kern.joinPreAgg, tab.ptr(), p.inners, retry) })
+	if st := t.counters[xpu.CounterStatus]; err != nil && st == xpu.StatusBadInner {
+		err = join.KernelStatus(st, xpu.KernelGpuJoinPreAgg) // an inner buffer the kernel refused
+	}
 	if err != nil {
 		return nil, preagg.Counters{}, err
 	}
