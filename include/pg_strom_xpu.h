@@ -127,6 +127,18 @@ typedef enum XpuOpcode
 } XpuOpcode;
 
 /*
+ * INNER_VAR: a column of the inner row that a fused GpuJoin + GpuPreAgg
+ * session (XPU_KIND_GPUJOIN_PREAGG) matched at one depth.  aux = index
+ * into the join descriptor's XpuJoinCol array (the column names its
+ * depth); restype = that column's inner_xtype; NULL where a LEFT depth
+ * NULL-extends.  Only nodes after the root may be INNER_VARs: they are
+ * evaluated once per join combination.  Outside XPU_OPCODE_LIST on
+ * purpose: every other session's validator refuses it as an unknown
+ * opcode.
+ */
+#define XPU_OP_INNER_VAR		64
+
+/*
  * Per-opcode details (fields of XpuNode not named here must be 0):
  *
  * VAR       aux = attribute index (0-based, attnum - 1) into the attribute
@@ -254,6 +266,8 @@ typedef struct XpuSession
 #define XPU_KIND_GPUSCAN		1
 #define XPU_KIND_GPUPREAGG		2
 #define XPU_KIND_GPUJOIN		3
+#define XPU_KIND_GPUJOIN_PREAGG	4	/* GpuPreAgg fused over GpuJoin: both
+									 * preagg_offset and join_offset */
 
 /*
  * TaskExec payload (PGSTROM_MSG_TASK_EXEC): a BLOCK chunk.  Raw 8kB heap
@@ -704,7 +718,7 @@ typedef struct XpuPreAggGroups
  * root is the outer quals (a CONST true when there are none), and every
  * outer join key is a node < root, so one pass of the interpreter
  * evaluates the quals and all keys.  XpuSession.join_offset locates an
- * XpuJoinDesc; preagg_offset is 0 (GpuPreAgg is not fused yet).
+ * XpuJoinDesc; preagg_offset is 0 (a fused GpuPreAgg is XPU_KIND_GPUJOIN_PREAGG).
  *
  * The inner sides are not programs: the backend sends each depth's rows
  * with PGSTROM_MSG_JOIN_INNER (pg_strom_proto.h) as row_size bytes each,
@@ -734,7 +748,13 @@ typedef struct XpuJoinDesc
 	uint32_t	nkeys;			/* keys of all depths together */
 	uint32_t	keys_offset;	/* XpuJoinKey[nkeys], from the message start */
 	uint32_t	flags;			/* 0 */
-	uint32_t	reserved[3];	/* 0 */
+	uint32_t	ncols;			/* payload columns of all depths (0..
+								 * XPU_JOIN_MAX_COLS; 0 unless fused) */
+	uint32_t	cols_offset;	/* XpuJoinCol[ncols], from the message start */
+	uint32_t	quals_offset;	/* 0, or int32_t[ndepths] from the message
+								 * start: each depth's residual join qual
+								 * (a BOOL node after the root; -1 none).
+								 * GPUJOIN_PREAGG sessions only */
 } XpuJoinDesc;
 
 /*
@@ -769,6 +789,29 @@ typedef struct XpuJoinKey
 	uint32_t	offset;
 	uint32_t	width;
 } XpuJoinKey;
+
+/*
+ * A payload column: an inner column that the program reads above the
+ * join (a fused GpuPreAgg's group keys and aggregate arguments), sent in
+ * every inner row of its depth as a slot in the XpuGroupKey slot encoding
+ * at [offset, offset + width), of type inner_xtype, after the key slots.
+ * An INNER_VAR node with aux = c reads column c of the combination's row
+ * at that depth.  Widths as XpuJoinKey's (text: at most 8 +
+ * XPU_JOIN_MAX_TEXT_KEY); offset a multiple of 16; inside the row; no
+ * overlap with the depth's key slots or other payload slots.  Only INNER
+ * and LEFT depths have rows (not SEMI, ANTI).  Columns may come in any
+ * order of depths.
+ */
+#define XPU_JOIN_MAX_COLS		32		/* payload columns of all depths */
+
+typedef struct XpuJoinCol
+{
+	int16_t		depth;			/* 0..ndepths-1, an INNER or LEFT depth */
+	int16_t		inner_xtype;
+	uint32_t	offset;
+	uint32_t	width;
+	uint32_t	reserved;		/* 0 */
+} XpuJoinCol;
 
 /*
  * The device buffer of one depth, in device memory owned by the service
@@ -865,5 +908,32 @@ typedef struct XpuJoinCursor
 #define XPU_KERNEL_GPUJOIN			"kern_gpujoin_block"
 #define XPU_JOIN_COUNTER_NSUSPEND	4
 #define XPU_JOIN_COUNTER__COUNT		5
+
+/*
+ * GpuPreAgg fused over GpuJoin (XPU_KIND_GPUJOIN_PREAGG; kernels/JOIN.md,
+ * "Fused GpuPreAgg").  The session is a GPUJOIN one (join_offset, its
+ * root the outer quals, the outer join keys below it) that also has a
+ * GPUPREAGG descriptor (preagg_offset).  Nodes after the root are
+ * evaluated once per join combination and may read inner columns
+ * (INNER_VAR over the XpuJoinCol payload columns); no VAR may follow the
+ * root.  Group keys, aggregate arguments and FILTERs name any node but
+ * the root.  XpuJoinDesc.quals_offset may give INNER and LEFT depths a
+ * residual join qual (kernels/JOIN.md, "Residual join quals").  The inner depths are loaded and built as GPUJOIN's
+ * (PGSTROM_MSG_JOIN_INNER, kern_gpujoin_build accepts either kind); the
+ * chunks run as GPUPREAGG's (items, RETRY passes, growth, groups at the
+ * last TaskFinal) through
+ *
+ *   extern "C" __global__ void
+ *   kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
+ *                       const uint32_t *retry, uint32_t nretry,
+ *                       XpuPreAggTable *table,
+ *                       XpuJoinInner *inner0, ... inner3,   // NULL past ndepths
+ *                       uint32_t *items, uint32_t *counters)
+ *
+ * with kern_gpupreagg_block's geometry, items and counters.  An item is a
+ * whole outer row: RECHECK (the backend joins and aggregates that row on
+ * the CPU) or RETRY; none of its combinations was folded then.
+ */
+#define XPU_KERNEL_GPUJOIN_PREAGG	"kern_gpujoin_preagg"
 
 #endif							/* PG_STROM_XPU_H */

@@ -12,6 +12,7 @@
 #include "xpu_preagg.h"
 #include "xpu_gather.h"
 #include "xpu_join.h"
+#include "xpu_join_preagg.h"
 
 /*
  * extern "C" keeps the symbol unmangled for cuModuleGetGlobal, and gives the

@@ -39,6 +39,9 @@ typedef struct xpu_program
 	uint32_t	root;
 	int32_t		nvars;			/* VAR nodes at or below root */
 	int32_t		max_attr;		/* highest attribute index a VAR reads, -1 none */
+	int32_t		inner_stage;	/* fused GpuJoin + GpuPreAgg only: nodes after
+								 * root are evaluated once per join
+								 * combination and may be INNER_VARs */
 	int16_t		var_attr[XPU_GPUSCAN_MAX_SLOTS];	/* sorted by (attr, node) */
 	int16_t		var_node[XPU_GPUSCAN_MAX_SLOTS];
 	XpuNode		nodes[XPU_GPUSCAN_MAX_SLOTS];
@@ -209,6 +212,7 @@ xpu_program_header_kind(const char *msg, xpu_program *prog, uint32_t kind)
 	prog->consts_len = xpu_load_u32(s + 40);
 	consts_off = xpu_load_u32(s + 44);
 	prog->root = xpu_load_u32(s + 48);
+	prog->inner_stage = 0;		/* set by the fused session's own header */
 
 	if (prog->nnodes < 1 || prog->nnodes > XPU_GPUSCAN_MAX_SLOTS ||
 		prog->nnodes > XPU_MAX_NODES ||
@@ -279,6 +283,15 @@ xpu_validate_node(const xpu_program *prog, int i)
 				t1 = 0;
 	int			k;
 
+	/*
+	 * An inner row's column exists only per join combination: after the
+	 * root, in a session that evaluates those nodes per combination.  Its
+	 * column and type are checked against the join
+	 * (xpu_join_validate_inner_stage in xpu_join_desc.h).
+	 */
+	if (op == XPU_OP_INNER_VAR)
+		return prog->inner_stage && (uint32_t) i > prog->root && na == 0 &&
+			n->flags == 0 && n->args == 0 && rt > XPU_TYPE_INVALID && rt < XPU_TYPE__COUNT;
 	if (op <= XPU_OP_INVALID || op >= XPU_OP__COUNT)
 		return false;
 	if (rt <= XPU_TYPE_INVALID || rt >= XPU_TYPE__COUNT)
@@ -1092,16 +1105,18 @@ xpu_eval_cast(int from, int to, const xpu_datum *a, xpu_datum *r)
 }
 
 /*
- * xpu_eval_program - evaluate nodes 0..root for one row whose VAR slots are
- * filled.  Returns XPU_ROW_*.
+ * xpu_eval_range - evaluate nodes first..last for one row whose VAR (and
+ * INNER_VAR) slots are filled: XPU_ROW_MATCH, or XPU_ROW_RECHECK when one
+ * of them cannot be evaluated exactly.  Inlined into each caller below,
+ * so that GpuScan's and GpuPreAgg's xpu_eval_program compiles as it did
+ * before the fused join's stage was added.
  */
-XPU_NOINLINE int
-xpu_eval_program(const xpu_program *prog, xpu_datum *slots)
+XPU_FUNC int
+xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 {
 	int			i;
-	int			root = (int) prog->root;
 
-	for (i = 0; i <= root; i++)
+	for (i = first; i <= last; i++)
 	{
 		const XpuNode *n = &prog->nodes[i];
 		xpu_datum  *r = &slots[i];
@@ -1111,8 +1126,8 @@ xpu_eval_program(const xpu_program *prog, xpu_datum *slots)
 		const xpu_datum *b = NULL;
 		bool		ok = true;
 
-		if (op == XPU_OP_VAR)
-			continue;			/* filled by the tuple walk */
+		if (op == XPU_OP_VAR || op == XPU_OP_INNER_VAR)
+			continue;			/* filled by the tuple walk, or the join */
 		if (op == XPU_OP_CONST)
 		{
 			if (!xpu_const_value(prog, n, r))
@@ -1370,6 +1385,27 @@ xpu_eval_program(const xpu_program *prog, xpu_datum *slots)
 		if (!ok)
 			return XPU_ROW_RECHECK;
 	}
+	return XPU_ROW_MATCH;
+}
+
+/* xpu_eval_range out of line: the fused join's per-combination stage */
+XPU_NOINLINE int
+xpu_eval_nodes(const xpu_program *prog, xpu_datum *slots, int first, int last)
+{
+	return xpu_eval_range(prog, slots, first, last);
+}
+
+/*
+ * xpu_eval_program - evaluate nodes 0..root for one row whose VAR slots are
+ * filled.  Returns XPU_ROW_*.
+ */
+XPU_NOINLINE int
+xpu_eval_program(const xpu_program *prog, xpu_datum *slots)
+{
+	int			root = (int) prog->root;
+
+	if (xpu_eval_range(prog, slots, 0, root) != XPU_ROW_MATCH)
+		return XPU_ROW_RECHECK;
 	if (!slots[root].isnull && slots[root].v.i64 != 0)
 		return XPU_ROW_MATCH;
 	return XPU_ROW_NOMATCH;

@@ -338,7 +338,11 @@ kern_gpujoin_build(const char *session, uint32_t depth, XpuJoinInner *inner,
 
 	if (threadIdx.x == 0)
 	{
-		int			st = xpu_join_setup_serial(session, &prog, &jn);
+		/* a fused GpuPreAgg's inner depths are built alike */
+		uint32_t	kind = xpu_load_u32(session + sizeof(PgStromMsgHeader) + 4);
+		int			st = xpu_join_setup_serial_kind(session, &prog, &jn,
+													kind == XPU_KIND_GPUJOIN_PREAGG ?
+													kind : XPU_KIND_GPUJOIN);
 
 		if (st == XPU_STATUS_OK &&
 			(depth >= jn.ndepths || !xpu_join_inner_open(inner, &jn.depths[depth], depth, &in)))
@@ -352,7 +356,8 @@ kern_gpujoin_build(const char *session, uint32_t depth, XpuJoinInner *inner,
 		return;
 	for (r = blockIdx.x * blockDim.x + threadIdx.x; r < in.nrows; r += gridDim.x * blockDim.x)
 	{
-		int			res = xpu_join_build_row(&jn.depths[depth], &in, r);
+		int			res = !xpu_join_payload_valid(&jn, depth, xpu_join_inner_row(&in, r)) ? -1 :
+			xpu_join_build_row(&jn.depths[depth], &in, r);
 
 		atomicAdd(&counters[XPU_COUNTER_NTUPLES], 1);
 		if (res > 0)

@@ -240,6 +240,27 @@ xpu_join_outer_hash(const xpu_join_depth *jd, const xpu_datum *slots, bool *anyn
 }
 
 /*
+ * xpu_join_payload_valid - depth d's payload slots of `row` are ones
+ * xpu_key_store could have written, so an INNER_VAR reads them in bounds
+ * (checked at the build, with the key slots, once per row).
+ */
+XPU_FUNC bool
+xpu_join_payload_valid(const xpu_join *jn, uint32_t d, const char *row)
+{
+	int			c;
+
+	for (c = 0; c < (int) jn->ncols; c++)
+	{
+		const XpuJoinCol *col = &jn->cols[c];
+
+		if ((uint32_t) col->depth == d &&
+			!xpu_join_slot_valid(col->inner_xtype, row + col->offset, col->width))
+			return false;
+	}
+	return true;
+}
+
+/*
  * xpu_join_build_row - hash inner row r and push it on its bucket's chain
  * (any number of threads at once).  Returns 1 when linked, 0 for a row
  * with a NULL key (not linked), -1 for a row the backend did not write as

@@ -106,18 +106,12 @@ xpu_load_agg_desc(const char *p)
  * loaded separately.  Returns an XPU_STATUS_*.
  */
 XPU_FUNC int
-xpu_preagg_program_header(const char *msg, xpu_program *prog, xpu_preagg *pa)
+xpu_preagg_desc_header(const char *msg, xpu_preagg *pa)
 {
 	const char *s = msg + sizeof(PgStromMsgHeader);
-	uint32_t	length;
-	uint32_t	desc_off;
+	uint32_t	length = xpu_load_u32(msg + 8);
+	uint32_t	desc_off = xpu_load_u32(s + 56);
 	const char *d;
-	int			st = xpu_program_header_kind(msg, prog, XPU_KIND_GPUPREAGG);
-
-	if (st != XPU_STATUS_OK)
-		return st;
-	length = xpu_load_u32(msg + 8);
-	desc_off = xpu_load_u32(s + 56);
 
 	/* the XpuPreAggDesc */
 	if (!xpu_msg_span_ok(desc_off, sizeof(XpuPreAggDesc), length))
@@ -144,6 +138,16 @@ xpu_preagg_program_header(const char *msg, xpu_program *prog, xpu_preagg *pa)
 	return XPU_STATUS_OK;
 }
 
+XPU_FUNC int
+xpu_preagg_program_header(const char *msg, xpu_program *prog, xpu_preagg *pa)
+{
+	int			st = xpu_program_header_kind(msg, prog, XPU_KIND_GPUPREAGG);
+
+	if (st != XPU_STATUS_OK)
+		return st;
+	return xpu_preagg_desc_header(msg, pa);
+}
+
 /* region r (keys first, then aggregates) of the entry: [*off, *off + *len) */
 XPU_FUNC void
 xpu_preagg_region(const xpu_preagg *pa, int r, uint32_t *off, uint32_t *len)
@@ -163,11 +167,18 @@ xpu_preagg_region(const xpu_preagg *pa, int r, uint32_t *off, uint32_t *len)
 	}
 }
 
-/* node j exists, is evaluated before the qual and has type t */
+/*
+ * node j exists, is evaluated for every qualifying row and has type t:
+ * before the qual, or (fused over a join) after it, per combination
+ */
 XPU_FUNC bool
 xpu_preagg_node_ok(const xpu_program *prog, int32_t j, int t)
 {
-	return j >= 0 && (uint32_t) j < prog->root && prog->nodes[j].restype == t;
+	if (j < 0 || (uint32_t) j >= prog->nnodes || (uint32_t) j == prog->root)
+		return false;
+	if ((uint32_t) j > prog->root && !prog->inner_stage)
+		return false;
+	return prog->nodes[j].restype == t;
 }
 
 /*
@@ -235,20 +246,14 @@ xpu_preagg_validate_region(const xpu_program *prog, const xpu_preagg *pa, int r)
 }
 
 /*
- * xpu_preagg_setup_serial - the whole set-up in one thread (host tests;
- * the kernel does the same steps in parallel).  Returns an XPU_STATUS_*.
+ * xpu_preagg_load_validate - after the program's nodes: load and check
+ * every key and aggregate.  Returns an XPU_STATUS_*.
  */
 XPU_FUNC int
-xpu_preagg_setup_serial(const char *msg, xpu_program *prog, xpu_preagg *pa)
+xpu_preagg_load_validate(const xpu_program *prog, xpu_preagg *pa)
 {
-	int			st = xpu_preagg_program_header(msg, prog, pa);
 	int			i;
 
-	if (st != XPU_STATUS_OK)
-		return st;
-	st = xpu_program_load_serial(prog);
-	if (st != XPU_STATUS_OK)
-		return st;
 	for (i = 0; i < (int) pa->nkeys; i++)
 		pa->keys[i] = xpu_load_group_key(prog->msg + pa->keys_offset + sizeof(XpuGroupKey) * i);
 	for (i = 0; i < (int) pa->naggs; i++)
@@ -259,6 +264,23 @@ xpu_preagg_setup_serial(const char *msg, xpu_program *prog, xpu_preagg *pa)
 			return XPU_STATUS_BAD_PROGRAM;
 	}
 	return XPU_STATUS_OK;
+}
+
+/*
+ * xpu_preagg_setup_serial - the whole set-up in one thread (host tests;
+ * the kernel does the same steps in parallel).  Returns an XPU_STATUS_*.
+ */
+XPU_FUNC int
+xpu_preagg_setup_serial(const char *msg, xpu_program *prog, xpu_preagg *pa)
+{
+	int			st = xpu_preagg_program_header(msg, prog, pa);
+
+	if (st != XPU_STATUS_OK)
+		return st;
+	st = xpu_program_load_serial(prog);
+	if (st != XPU_STATUS_OK)
+		return st;
+	return xpu_preagg_load_validate(prog, pa);
 }
 
 #endif							/* XPU_PREAGG_DESC_H */

@@ -18,8 +18,11 @@ trap 'rm -rf "$OUT"' EXIT
 "$OUT/test_gather"
 "$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_join" test_join.cu -lstdc++ -lm
 "$OUT/test_join" vectors.txt
+"$NVCC" $CCBIN -O2 -x cu -I.. -I../../include -o "$OUT/test_join_preagg" test_join_preagg.cu -lstdc++ -lm
+"$OUT/test_join_preagg" vectors.txt
 # the host executor compiles the join headers as plain C++ (gosvc/hostexec)
 if command -v "${CXX:-c++}" >/dev/null; then
-	echo '#include "xpu_join.h"' | "${CXX:-c++}" -std=c++17 -Wall -Werror -fsyntax-only -x c++ -I.. -I../../include -
+	printf '#include "xpu_join.h"\n#include "xpu_join_preagg.h"\n' |
+		"${CXX:-c++}" -std=c++17 -Wall -Werror -fsyntax-only -x c++ -I.. -I../../include -
 	echo "join headers: plain C++ ok"
 fi

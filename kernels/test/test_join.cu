@@ -283,7 +283,7 @@ reference(const Trial &t)
  */
 static void
 make_trial(Trial &t, int ndepths, const int *types, const int *nrows, int nouter,
-		   int domain, bool skew)
+		   int domain, bool skew, uint32_t payload = 0)
 {
 	int nkeys = 0;
 
@@ -310,7 +310,8 @@ make_trial(Trial &t, int ndepths, const int *types, const int *nrows, int nouter
 			key->offset = off;
 			off += key->width;
 		}
-		jd->row_size = off + (rng() % 3 == 0 ? 16 : 0);
+		/* payload: bytes after the keys for test_join_preagg.cu's columns */
+		jd->row_size = off + (payload > 0 ? payload : rng() % 3 == 0 ? 16 : 0);
 	}
 	t.jn.nkeys = nkeys;
 
@@ -927,7 +928,11 @@ page_join_setup(PageJoin &pj, const std::vector<char> &msg, const std::vector<ch
 {
 	static xpu_datum slots[XPU_GPUSCAN_MAX_SLOTS];
 
-	if (xpu_join_setup_serial(msg.data(), &pj.prog, &pj.jn) != XPU_STATUS_OK)
+	/* a fused session's join is set up alike (test_join_preagg.cu) */
+	uint32_t kind = ((const XpuSession *) (msg.data() + sizeof(PgStromMsgHeader)))->kind;
+	if (xpu_join_setup_serial_kind(msg.data(), &pj.prog, &pj.jn,
+								   kind == XPU_KIND_GPUJOIN_PREAGG ? kind : XPU_KIND_GPUJOIN) !=
+		XPU_STATUS_OK)
 		return false;
 	pj.nitems = xpu_page_nitems(page.data());
 	pj.tslots.assign(pj.nitems + 1, {});
