@@ -790,6 +790,20 @@ test_fused_validator(void)
 		CHECK(xpu_join_setup_serial_kind(m.data(), &prog, &jn, XPU_KIND_GPUJOIN_PREAGG) ==
 			  XPU_STATUS_OK);
 	}
+	{	/* a plain GpuJoin session with residual quals: its kernel has no stage for them */
+		KtProg p;
+		int i8 = p.var(A_I8);
+		p.b(true);
+		JoinSpec js;
+		js.depth(XPU_JOIN_INNER, 16);
+		js.key(i8, I8, I8, 0);
+		std::vector<char> m = js.message(p);
+		CHECK(join_status(m) == XPU_STATUS_OK);
+		XpuSession *ses = (XpuSession *) (m.data() + sizeof(PgStromMsgHeader));
+		XpuJoinDesc *jd = (XpuJoinDesc *) (m.data() + ses->join_offset);
+		jd->quals_offset = jd->keys_offset;		/* in the message, and -1 there would do */
+		CHECK(join_status(m) == XPU_STATUS_BAD_PROGRAM);
+	}
 	{	/* a payload slot that xpu_key_store could not have written */
 		Fused f;
 		int types[1] = {XPU_JOIN_LEFT};
