@@ -211,8 +211,9 @@ xpu_join_walk_next(const xpu_program *prog, const xpu_join *jn, const xpu_join_i
 			int			k;
 
 			w->state = XPU_JOIN_CUR_EMITTED;
-			/* the stages no qual needed: only for whole combinations */
-			for (k = jn->eager_depth + 1; k <= last; k++)
+			/* the stages no qual needed (-1 too without quals): only for
+			 * whole combinations */
+			for (k = jn->eager_depth < 0 ? -1 : jn->eager_depth + 1; k <= last; k++)
 			{
 				if (xpu_join_walk_eval(prog, jn, inners, w->pos, k,
 									   k < 0 ? 0 : w->pos[k], slots) != XPU_ROW_MATCH)

@@ -108,6 +108,7 @@ struct Fused
 	int			node_p[XPU_JOIN_MAX_DEPTHS] = {-1, -1, -1, -1};
 	int			node_t = -1, node_s = -1, node_f = -1;
 	int			node_q = -1;					/* an outer int8 the quals compare */
+	int			node_g2 = -1;					/* G + 10, after the root */
 	std::vector<int32_t> quals;					/* per depth, -1 none; empty: none */
 	int			qual_other[XPU_JOIN_MAX_DEPTHS];	/* the qual's other side: -1 Q, else a depth */
 	int			pdepth = -1, tdepth = -1;		/* depths of P (first) and T */
@@ -159,6 +160,8 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 		f.quals.assign(f.t.jn.ndepths, -1);
 	}
 	f.root = f.p.b(true);
+	/* an outer-only node after the root (stage -1): the group key G + 10 */
+	f.node_g2 = f.p.op(OP(ADD), I4, {f.node_g, f.p.i4(10)});
 	int last_row_depth = -1;
 	for (uint32_t d = 0; d < f.t.jn.ndepths; d++)
 		if (f.t.jn.depths[d].join_type == XPU_JOIN_INNER || f.t.jn.depths[d].join_type == XPU_JOIN_LEFT)
@@ -206,8 +209,8 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 		f.node_f = f.p.op(OP(GT), BOOL, {f.node_p[f.pdepth], f.p.i8(3)});
 	}
 
-	/* group by G, the first and last payload columns; aggregate */
-	f.s.key(f.node_g, I4);
+	/* group by G + 10, the first and last payload columns; aggregate */
+	f.s.key(f.node_g2, I4);
 	if (f.pdepth >= 0)
 		f.s.key(f.node_p[f.pdepth], I8);
 	if (f.node_t >= 0)
@@ -391,6 +394,7 @@ fused_reference(const Fused &f, FusedRef &ref)
 		{
 			std::vector<xpu_datum> sl = f.outer[o];
 			bool bad = false;
+			sl[f.node_g2] = sl[f.node_g].isnull ? d_null() : d_i64(sl[f.node_g].v.i64 + 10);
 			for (uint32_t d = 0; d < f.t.jn.ndepths; d++)
 			{
 				if (f.node_p[d] < 0)
@@ -785,6 +789,20 @@ test_fused_validator(void)
 		CHECK(xpu_join_preagg_setup_serial(m.data(), &prog, &jn, &pa) == XPU_STATUS_OK);
 		CHECK(xpu_join_setup_serial_kind(m.data(), &prog, &jn, XPU_KIND_GPUJOIN_PREAGG) ==
 			  XPU_STATUS_OK);
+	}
+	{	/* a plain GpuJoin session with residual quals: its kernel has no stage for them */
+		KtProg p;
+		int i8 = p.var(A_I8);
+		p.b(true);
+		JoinSpec js;
+		js.depth(XPU_JOIN_INNER, 16);
+		js.key(i8, I8, I8, 0);
+		std::vector<char> m = js.message(p);
+		CHECK(join_status(m) == XPU_STATUS_OK);
+		XpuSession *ses = (XpuSession *) (m.data() + sizeof(PgStromMsgHeader));
+		XpuJoinDesc *jd = (XpuJoinDesc *) (m.data() + ses->join_offset);
+		jd->quals_offset = jd->keys_offset;		/* in the message, and -1 there would do */
+		CHECK(join_status(m) == XPU_STATUS_BAD_PROGRAM);
 	}
 	{	/* a payload slot that xpu_key_store could not have written */
 		Fused f;
