@@ -115,6 +115,13 @@ typedef struct GpuJoinShared
 	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
 } GpuJoinShared;
 
+/*
+ * A parallel plan's DSM: GpuJoinShared, then the runtime's part (whose size
+ * is known only where it is estimated).
+ */
+#define GPUJOIN_RUNTIME_DSM(coordinate) \
+	((void *) ((char *) (coordinate) + MAXALIGN(sizeof(GpuJoinShared))))
+
 #define GPUJOIN_BUILD_NONE		0
 #define GPUJOIN_BUILD_RUNNING	1
 #define GPUJOIN_BUILD_DONE		2
@@ -123,6 +130,12 @@ typedef struct GpuJoinShared
 typedef struct GpuJoinState
 {
 	GpuTaskState gts;
+	/*
+	 * The node that scans: &gts for GpuJoin itself, the GpuPreAgg's state
+	 * when the join is fused under it (only the inner machinery of this
+	 * struct is used then, gts is not).
+	 */
+	GpuTaskState *task;
 	GpuTaskOps	ops;			/* item_size depends on ndepths */
 	GpuJoinInfo *info;
 	int			ncols;
@@ -199,9 +212,22 @@ extern StringInfo gpujoin_build_session(GpuJoinState *gjs,
 
 /* gpujoin_upload.c */
 extern void gpujoin_upload_inner(GpuTaskState *gts);
+extern void gpujoin_upload_depths(GpuJoinState *gjs);
 
 /* gpujoin_exec.c */
 extern Node *gpujoin_create_state(CustomScan *cscan);
+extern void gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info,
+							  List *inner_plans, TupleTableSlot *outer_slot,
+							  EState *estate, int eflags);
+extern void gpujoin_form_row(GpuJoinState *gjs, const uint32 *rows,
+							 TupleTableSlot *slot);
+extern void gpujoin_fix_outer_varnos(GpuJoinInfo *info, Index scanrelid);
+extern void gpujoin_end_join(GpuJoinState *gjs);
+extern void gpujoin_rescan_join(GpuJoinState *gjs, Bitmapset *chgParam);
+extern void gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate,
+								  bool initialize);
+extern void gpujoin_reset_shared(GpuJoinState *gjs);
+extern void gpujoin_copy_shared_figures(GpuJoinState *gjs);
 
 /* gpujoin_explain.c */
 extern void gpujoin_explain(CustomScanState *node, List *ancestors,

@@ -138,7 +138,7 @@ xpu_join_type(JoinType jt)
 StringInfo
 gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
 {
-	GpuTaskState *gts = &gjs->gts;
+	GpuTaskState *gts = gjs->task;
 	GpuJoinInfo *info = gjs->info;
 	CgContext	ctx;
 	JoinNodes	jn;

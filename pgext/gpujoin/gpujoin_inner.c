@@ -46,7 +46,7 @@ typedef struct InnerTuples
 static void
 eval_inner_keys(GpuJoinState *gjs, int d, Datum *values, bool *isnull)
 {
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
 	int			k;
 
@@ -61,7 +61,7 @@ collect_tuples(GpuJoinState *gjs, int d, InnerTuples *it, uint32 *longest)
 {
 	PlanState  *ps = gjs->inner_ps[d];
 	GpuJoinInner *inner = &gjs->inner[d];
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	Datum		values[GPUJOIN_MAX_KEYS];
 	bool		isnull[GPUJOIN_MAX_KEYS];
 
@@ -150,7 +150,7 @@ fill_block(GpuJoinState *gjs, int d, InnerTuples *it, char *blob,
 		   Size tuples_off, Size keys_off)
 {
 	GpuJoinInner *inner = &gjs->inner[d];
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	Size		pos = 0;
 	uint32		i;
 
@@ -334,7 +334,7 @@ build_parallel(GpuJoinState *gjs)
 void
 gpujoin_build_inner(GpuJoinState *gjs)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(gjs->gts.css.ss.ps.state->es_query_cxt);
+	MemoryContext oldcxt = MemoryContextSwitchTo(gjs->task->css.ss.ps.state->es_query_cxt);
 	int			d;
 
 	if (gjs->jshared)
