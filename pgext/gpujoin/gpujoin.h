@@ -182,6 +182,9 @@ extern CustomScanMethods gpujoin_plan_methods;
 extern CustomExecMethods gpujoin_exec_methods;
 extern List *gpujoin_info_to_list(const GpuJoinInfo *info);
 extern GpuJoinInfo *gpujoin_info_from_list(List *private);
+extern void gpujoin_plan_columns(GpuJoinInfo *info, List *vars,
+								 List *custom_plans);
+extern List *gpujoin_plan_keys(GpuJoinInfo *info, List *custom_plans);
 extern void pgstrom_init_gpujoin_plan(void);
 
 /* gpujoin_slots.c */
@@ -232,5 +235,8 @@ extern void gpujoin_copy_shared_figures(GpuJoinState *gjs);
 /* gpujoin_explain.c */
 extern void gpujoin_explain(CustomScanState *node, List *ancestors,
 							ExplainState *es);
+extern void gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys,
+								  List *context, bool useprefix,
+								  ExplainState *es);
 
 #endif							/* PGSTROM_GPUJOIN_H */

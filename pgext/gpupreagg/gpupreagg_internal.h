@@ -146,6 +146,33 @@ extern void gpupreagg_explain(CustomScanState *node, List *ancestors,
 extern bool gpupreagg_codegen_check(const GpuPreAggInfo *info, Index scanrelid,
 									char **reason);
 
+/*
+ * gpupreagg_join_path.c: GpuPreAgg fused over a GpuJoin (kernels/JOIN.md,
+ * "Fused GpuPreAgg").  The keys, arguments and FILTERs of a fused node are
+ * over the *join row*: Var(outer_relid, k + 1) is column k of cols, an
+ * outer column or an inner column of an INNER or LEFT depth.
+ */
+typedef struct GpaJoinInput
+{
+	RelOptInfo *joinrel;
+	CustomPath *serial;			/* cheapest GpuJoin path, or NULL */
+	CustomPath *partial;		/* cheapest partial GpuJoin path, or NULL */
+	Index		outer_relid;
+	List	   *dev_quals;		/* the outer table's device quals */
+	List	   *cols;			/* Vars of the join row, in column order */
+} GpaJoinInput;
+
+extern GpaJoinInput *gpa_join_input(PlannerInfo *root, RelOptInfo *joinrel,
+									char **reason);
+extern Node *gpa_join_map_expr(GpaJoinInput *join, Node *expr, char **reason);
+extern bool gpa_join_codegen_check(GpaJoinInput *join,
+								   const GpuPreAggInfo *info, char **reason);
+extern void gpa_join_paths(PlannerInfo *root, GpaJoinInput *join,
+						   RelOptInfo *grouped_rel, PathTarget *partial_target,
+						   GpuPreAggInfo *info, List *partial_aggs,
+						   List *orig_keys,
+						   CustomPath **serial, CustomPath **partial);
+
 /* gpupreagg_support.c: upper bound of the entry size, to refuse early */
 extern Size gpupreagg_entry_size_bound(const GpuPreAggInfo *info);
 
