@@ -246,3 +246,10 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 	}
 	return buf;
 }
+
+StringInfo
+gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
+{
+	*cpu_reason = "the fused device program is not built yet";
+	return NULL;
+}

@@ -9,6 +9,7 @@
 #ifndef PGSTROM_GPUPREAGG_INTERNAL_H
 #define PGSTROM_GPUPREAGG_INTERNAL_H
 
+#include "commands/explain.h"
 #include "executor/tuptable.h"
 #include "utils/tuplestore.h"
 #include "nodes/execnodes.h"
@@ -115,6 +116,15 @@ typedef struct GpuPreAggState
 	/* emission */
 	bool		aggregated;		/* the scan is over */
 	GpaEmitPhase emit_phase;
+
+	/*
+	 * Fused over a GpuJoin (gpupreagg_join_exec.c), else NULL: the join's
+	 * inner machinery, the join row the keys and arguments read, and the
+	 * runtime's ops of the fused node.
+	 */
+	struct GpuJoinState *join;
+	TupleTableSlot *join_slot;
+	GpuTaskOps	join_ops;
 } GpuPreAggState;
 
 /* gpupreagg_device.c */
@@ -137,6 +147,22 @@ extern void gpa_groups_discard(GpaGroups *g);
 extern void gpa_groups_reset(GpuPreAggState *pas, GpaGroups *g);
 extern TupleTableSlot *gpa_groups_next(GpuPreAggState *pas, GpaGroups *g,
 									   TupleTableSlot *slot);
+
+/* gpupreagg_join_exec.c */
+extern TupleDesc gpa_join_begin(GpuPreAggState *pas, List *join_private,
+								List *inner_plans, EState *estate, int eflags);
+extern void gpa_join_ops(GpuTaskOps *ops);
+extern void gpa_join_build(GpuPreAggState *pas);
+extern void gpa_join_add_row(GpuPreAggState *pas, GpaGroups *g);
+extern void gpa_join_end(GpuPreAggState *pas);
+extern void gpa_join_rescan(GpuPreAggState *pas);
+extern void gpa_join_exec_methods(CustomExecMethods *methods);
+extern void gpa_join_explain(GpuPreAggState *pas, List *explain_keys,
+							 List *context, bool useprefix, ExplainState *es);
+
+/* gpupreagg_codegen.c: the fused node's OpenSession (NULL: *cpu_reason) */
+extern StringInfo gpa_join_build_session(GpuPreAggState *pas,
+										 const char **cpu_reason);
 
 /* gpupreagg_exec.c */
 extern void gpupreagg_explain(CustomScanState *node, List *ancestors,

@@ -46,7 +46,11 @@ is_gpujoin_path(Path *path)
 		((CustomPath *) path)->methods == &gpujoin_path_methods;
 }
 
-/* the cheapest GpuJoin path of list without host quals, or NULL */
+/*
+ * The cheapest GpuJoin path of list without host quals, or NULL.  The
+ * scan/join target may have wrapped it in a projection, which the fused
+ * node does not need: it reads the join's columns itself.
+ */
 static CustomPath *
 cheapest_gpujoin(List *paths)
 {
@@ -58,6 +62,8 @@ cheapest_gpujoin(List *paths)
 		CustomPath *cpath = lfirst(lc);
 		GpuJoinInfo *jinfo;
 
+		if (IsA(cpath, ProjectionPath))
+			cpath = (CustomPath *) ((ProjectionPath *) cpath)->subpath;
 		if (!is_gpujoin_path(&cpath->path))
 			continue;
 		jinfo = gpujoin_info_from_list(cpath->custom_private);
