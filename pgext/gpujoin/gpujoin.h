@@ -42,6 +42,10 @@
 /* bytes of a text key: 8 + this is the widest slot */
 #define GPUJOIN_MAX_TEXT_KEY		(XPU_JOIN_MAX_TEXT_KEY - 8)
 #define GPUJOIN_NO_INNER			XPU_JOIN_NO_INNER
+/* payload columns (a fused GpuPreAgg's inner columns) of all depths */
+#define GPUJOIN_MAX_PAYLOAD			XPU_JOIN_MAX_COLS
+/* slots of one inner row: its keys, then its payload columns */
+#define GPUJOIN_MAX_SLOTS			(GPUJOIN_MAX_KEYS + GPUJOIN_MAX_PAYLOAD)
 
 /* one depth of the plan (from custom_private) */
 typedef struct GpuJoinDepthInfo
@@ -73,9 +77,10 @@ typedef struct GpuJoinInner
 	uint32		nrows;
 	uint32		row_size;		/* bytes of one key row */
 	uint32		nkeys;
-	int16		key_xtype[GPUJOIN_MAX_KEYS];	/* the inner slots' types */
-	uint32		key_offset[GPUJOIN_MAX_KEYS];
-	uint32		key_width[GPUJOIN_MAX_KEYS];
+	uint32		nslots;			/* nkeys, then the payload columns */
+	int16		key_xtype[GPUJOIN_MAX_SLOTS];	/* the inner slots' types */
+	uint32		key_offset[GPUJOIN_MAX_SLOTS];
+	uint32		key_width[GPUJOIN_MAX_SLOTS];
 	uint64		bytes;			/* tuples and key rows together */
 	uint64	   *tuple_offsets;	/* [nrows] from tuples_base */
 	char	   *tuples_base;	/* MinimalTuples, MAXALIGNed */
@@ -164,6 +169,15 @@ typedef struct GpuJoinState
 	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */
 	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
 
+	/*
+	 * Payload columns of each depth (set before the build by a fused
+	 * GpuPreAgg): the inner plan's resno and device type of each, encoded
+	 * after the key slots.
+	 */
+	int			npayload[GPUJOIN_MAX_DEPTHS];
+	AttrNumber	payload_resno[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_PAYLOAD];
+	int16		payload_xtype[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_PAYLOAD];
+
 	/* parallel */
 	GpuJoinShared *jshared;
 	dsa_area   *dsa;
@@ -207,7 +221,21 @@ extern bool gpujoin_cpu_start_row(GpuJoinState *gjs);
 extern bool gpujoin_cpu_next_combination(GpuJoinState *gjs, uint32 *rows);
 extern void gpujoin_cpu_reset(GpuJoinState *gjs);
 
-/* gpujoin_codegen.c */
+/* gpujoin_codegen.c: the program's nodes of the join */
+typedef struct GpuJoinNodes
+{
+	int			key_node[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	int			key_xtype[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	int			root;
+} GpuJoinNodes;
+
+struct CgContext;
+extern bool gpujoin_emit_program(struct CgContext *ctx, const GpuJoinInfo *info,
+								 GpuJoinNodes *jn);
+extern size_t gpujoin_append_desc(StringInfo buf, GpuJoinState *gjs,
+								  const GpuJoinNodes *jn,
+								  const XpuJoinCol *cols, int ncols);
+extern bool gpujoin_slot_encodable(int xtype);
 extern bool gpujoin_codegen_check(const GpuJoinInfo *info, Index scanrelid,
 								  char **reason);
 extern StringInfo gpujoin_build_session(GpuJoinState *gjs,

@@ -192,6 +192,7 @@ static bool
 columns_fit(GpaJoinInput *join, CustomPath *gj)
 {
 	GpuJoinInfo *jinfo = gpujoin_info_from_list(gj->custom_private);
+	int			npayload = 0;
 	ListCell   *lc;
 
 	if (jinfo->outer_relid != join->outer_relid)
@@ -205,6 +206,10 @@ columns_fit(GpaJoinInput *join, CustomPath *gj)
 
 		if (var->varno == jinfo->outer_relid)
 			continue;
+		/* an inner column travels in its depth's rows as a payload slot */
+		if (++npayload > GPUJOIN_MAX_PAYLOAD ||
+			!gpujoin_slot_encodable(gpujoin_key_xtype(var->vartype)))
+			return false;
 		foreach(lc2, gj->custom_paths)
 		{
 			Path	   *inner = lfirst(lc2);
@@ -237,7 +242,8 @@ fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 	if (!columns_fit(join, gj))
 	{
 		ereport(DEBUG2,
-				(errmsg_internal("GpuPreAgg not fused over a GpuJoin path: a column of a SEMI or ANTI depth, or of no depth")));
+				(errmsg_internal("GpuPreAgg not fused over a GpuJoin path: an inner column of a SEMI or ANTI depth, of no depth, of a type without a slot encoding, or more than %d of them",
+								 GPUJOIN_MAX_PAYLOAD)));
 		return NULL;
 	}
 	cpath->path.pathtype = T_CustomScan;
