@@ -3,7 +3,7 @@
  *
  * The TEST-ONLY host executor's per-chunk work: what kern_gpuscan_block,
  * kern_gpupreagg_block, kern_gpupreagg_rehash, kern_gpujoin_build,
- * kern_gpujoin_block and kern_gather_pages do, as serial loops over
+ * kern_gpujoin_block, kern_gpujoin_preagg and kern_gather_pages do, as serial loops over
  * the same XPU_FUNC helpers (compiled here as plain C++, where the device
  * atomics are plain memory operations).  The caller (Go) serializes the
  * calls that write one GpuPreAgg table.
@@ -16,6 +16,7 @@
 #include "xpu_preagg.h"
 #include "xpu_gather.h"
 #include "xpu_join.h"
+#include "xpu_join_preagg.h"
 #include "pg_strom_catalog.h"
 #include "hostexec.h"
 
@@ -50,6 +51,18 @@ struct join_state
 	xpu_program prog;
 	xpu_join	jn;
 	xpu_join_inner inners[XPU_JOIN_MAX_DEPTHS];
+	xpu_datum	slots[XPU_GPUSCAN_MAX_SLOTS];
+};
+
+struct join_preagg_state
+{
+	xpu_program prog;
+	xpu_join	jn;
+	xpu_preagg	pa;
+	xpu_preagg_table tab;
+	xpu_preagg_table local_tab;
+	xpu_join_inner inners[XPU_JOIN_MAX_DEPTHS];
+	XpuPreAggLocal local alignas(16);
 	xpu_datum	slots[XPU_GPUSCAN_MAX_SLOTS];
 };
 
@@ -260,7 +273,11 @@ hostexec_gpujoin_build(const char *session, uint32_t depth, void *inner, uint32_
 
 	for (int i = 0; i < XPU_JOIN_COUNTER__COUNT; i++)
 		counters[i] = 0;
-	status = xpu_join_setup_serial(session, &st->prog, &st->jn);
+	/* as kern_gpujoin_build: the depths of either kind of session */
+	status = xpu_join_setup_serial_kind(session, &st->prog, &st->jn,
+										xpu_load_u32(session + sizeof(PgStromMsgHeader) + 4) ==
+										XPU_KIND_GPUJOIN_PREAGG ?
+										XPU_KIND_GPUJOIN_PREAGG : XPU_KIND_GPUJOIN);
 	if (status == XPU_STATUS_OK &&
 		(depth >= st->jn.ndepths ||
 		 !xpu_join_inner_open((XpuJoinInner *) inner, &st->jn.depths[depth], depth, &st->inners[0])))
@@ -273,7 +290,9 @@ hostexec_gpujoin_build(const char *session, uint32_t depth, void *inner, uint32_
 	}
 	for (uint32_t r = 0; r < st->inners[0].nrows; r++)
 	{
-		int			res = xpu_join_build_row(&st->jn.depths[depth], &st->inners[0], r);
+		/* as the kernel: a fused session's payload slots are checked too */
+		int			res = !xpu_join_payload_valid(&st->jn, depth, xpu_join_inner_row(&st->inners[0], r)) ? -1 :
+			xpu_join_build_row(&st->jn.depths[depth], &st->inners[0], r);
 
 		counters[XPU_COUNTER_NTUPLES]++;
 		if (res > 0)
@@ -351,6 +370,108 @@ hostexec_gpujoin(const char *session, const char *pages, uint32_t nblocks,
 			memcpy(&cur, (const char *) resume + (size_t) k * sizeof(cur), sizeof(cur));
 			if (xpu_item_tuple(pages, nblocks, cur.item, &tuple, &tuple_len))
 				join_one(st, tuple, tuple_len, &cur, out, capacity, susp, counters);
+			else
+				set_status(counters, XPU_STATUS_BAD_PAGE);
+		}
+	}
+	delete st;
+}
+
+/* one outer tuple of a fused pass, as xpu_join_preagg_emit */
+static void
+join_preagg_one(join_preagg_state *st, const xpu_preagg_table *lt, const char *tuple,
+				int32_t tuple_len, uint32_t item, uint32_t *items, uint32_t *counters)
+{
+	int			res;
+
+	counters[XPU_COUNTER_NTUPLES]++;
+	res = xpu_join_preagg_tuple(&st->prog, &st->jn, &st->pa, st->inners, &st->tab,
+								&st->local, lt, tuple, tuple_len, st->slots);
+	if (res == XPU_ROW_RECHECK)
+	{
+		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RECHECK;
+		counters[XPU_COUNTER_NRECHECK]++;
+	}
+	else if (res == XPU_ROW_RETRY)
+		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RETRY;
+}
+
+/*
+ * As kern_gpujoin_preagg: a first pass (retry NULL) over batches of
+ * XPU_PREAGG_BATCH_PAGES pages, each with a fresh block-local table
+ * flushed into the device table at the batch's end (one kernel block's
+ * work), or a retry pass over the retry items without a local table.
+ * inners has XPU_JOIN_MAX_DEPTHS entries, NULL past the join's depths.
+ */
+extern "C" void
+hostexec_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
+						const uint32_t *retry, uint32_t nretry, void *table,
+						void *const *inners, uint32_t *items, uint32_t *counters)
+{
+	join_preagg_state *st = new join_preagg_state;
+	int			status;
+
+	zero_counters(counters);
+	status = xpu_join_preagg_setup_serial(session, &st->prog, &st->jn, &st->pa);
+	if (status == XPU_STATUS_OK &&
+		!xpu_preagg_table_open((XpuPreAggTable *) table, st->pa.entry_size, &st->tab))
+		status = XPU_STATUS_BAD_PROGRAM;
+	for (uint32_t d = 0; status == XPU_STATUS_OK && d < st->jn.ndepths; d++)
+	{
+		if (inners[d] == NULL ||
+			!xpu_join_inner_open((XpuJoinInner *) inners[d], &st->jn.depths[d], d, &st->inners[d]))
+			status = XPU_STATUS_BAD_INNER;
+	}
+	if (status != XPU_STATUS_OK)
+	{
+		set_status(counters, status);
+		delete st;
+		return;
+	}
+	if (retry == NULL)
+	{
+		for (uint32_t b0 = 0; b0 < nblocks; b0 += XPU_PREAGG_BATCH_PAGES)
+		{
+			uint32_t	bend = nblocks - b0 < XPU_PREAGG_BATCH_PAGES ? nblocks : b0 + XPU_PREAGG_BATCH_PAGES;
+			bool		use_local = xpu_preagg_local_open(&st->local, st->pa.entry_size, &st->local_tab);
+			const xpu_preagg_table *lt = use_local ? &st->local_tab : NULL;
+
+			xpu_join_preagg_local_reset(&st->local);
+			for (uint32_t blk = b0; blk < bend; blk++)
+			{
+				const char *page = pages + (size_t) blk * XPU_BLCKSZ;
+				int			nitems = page_nitems(page);
+
+				if (nitems < 0)
+				{
+					set_status(counters, XPU_STATUS_BAD_PAGE);
+					continue;
+				}
+				for (int lpi = 0; lpi < nitems; lpi++)
+				{
+					uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * lpi);
+
+					if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+						continue;
+					join_preagg_one(st, lt, page + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp),
+									(blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (lpi + 1),
+									items, counters);
+				}
+			}
+			if (lt != NULL)
+				for (uint32_t k = 0; k < xpu_preagg_local_used(lt); k++)
+					xpu_preagg_local_flush(&st->pa, &st->local, lt, k);
+		}
+	}
+	else
+	{
+		for (uint32_t k = 0; k < nretry; k++)
+		{
+			const char *tuple;
+			int32_t		tuple_len;
+
+			if (xpu_item_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
+				join_preagg_one(st, NULL, tuple, tuple_len, retry[k], items, counters);
 			else
 				set_status(counters, XPU_STATUS_BAD_PAGE);
 		}

@@ -30,6 +30,11 @@ extern void hostexec_gpujoin(const char *session, const char *pages,
 							 uint32_t nresume, void *const *inners,
 							 uint32_t *out, uint32_t capacity,
 							 void *suspend, uint32_t *counters);
+extern void hostexec_gpujoin_preagg(const char *session, const char *pages,
+									uint32_t nblocks, const uint32_t *retry,
+									uint32_t nretry, void *table,
+									void *const *inners, uint32_t *items,
+									uint32_t *counters);
 extern uint64_t hostexec_join_inner_layout(void *hdr, uint32_t depth,
 										   uint32_t nrows, uint32_t row_size,
 										   uint32_t nbuckets);

@@ -72,18 +72,35 @@ func runJoinBuild(session []byte, depth uint32, inner []byte, counters []uint32)
 // disjoint cursor lists.
 func runJoin(session, pages []byte, nblocks uint32, resume []byte, nresume uint32, inners [][]byte,
 	out []uint32, capacity uint32, suspend []byte, counters []uint32) {
-	// C memory: cgo refuses a Go array of pointers into memory Go does not own
-	ptrs := (*[xpu.JoinMaxDepths]unsafe.Pointer)(C.calloc(C.size_t(xpu.JoinMaxDepths), C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))
+	ptrs := innerPtrs(inners)
 	defer C.free(unsafe.Pointer(ptrs))
-	for d, b := range inners {
-		ptrs[d] = unsafe.Pointer(&b[0])
-	}
 	var res unsafe.Pointer
 	if resume != nil {
 		res = unsafe.Pointer(&resume[0])
 	}
 	C.hostexec_gpujoin(charPtr(session), charPtr(pages), C.uint32_t(nblocks), res, C.uint32_t(nresume),
 		&ptrs[0], u32Ptr(out), C.uint32_t(capacity), unsafe.Pointer(&suspend[0]), u32Ptr(counters))
+}
+
+// innerPtrs is the kernels' inner0..inner3 as an array of
+// XPU_JOIN_MAX_DEPTHS pointers (NULL past the depths) in C memory, which
+// the caller frees: cgo refuses a Go array of pointers into memory Go
+// does not own.
+func innerPtrs(inners [][]byte) *[xpu.JoinMaxDepths]unsafe.Pointer {
+	ptrs := (*[xpu.JoinMaxDepths]unsafe.Pointer)(C.calloc(C.size_t(xpu.JoinMaxDepths), C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))
+	for d, b := range inners {
+		ptrs[d] = unsafe.Pointer(&b[0])
+	}
+	return ptrs
+}
+
+// runJoinPreAgg is kern_gpujoin_preagg: over every page when retry is
+// empty, over the retry items otherwise, with the depths' buffers inners.
+func runJoinPreAgg(session, pages []byte, nblocks uint32, retry []uint32, table []byte, inners [][]byte, items, counters []uint32) {
+	ptrs := innerPtrs(inners)
+	defer C.free(unsafe.Pointer(ptrs))
+	C.hostexec_gpujoin_preagg(charPtr(session), charPtr(pages), C.uint32_t(nblocks),
+		u32Ptr(retry), C.uint32_t(len(retry)), unsafe.Pointer(&table[0]), &ptrs[0], u32Ptr(items), u32Ptr(counters))
 }
 
 // joinInnerLayoutC is xpu_join_inner_layout: the header bytes and the

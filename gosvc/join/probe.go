@@ -78,7 +78,7 @@ type prepared[I Inner] struct {
 // Exec answers a chunk with its records, in as many replies as the
 // launch loop takes.
 func (p *prepared[I]) Exec(c xpu.Chunk, pages nodekind.Pages, out nodekind.ChunkSink) (xpu.ChunkReply, error) {
-	inners, err := p.inners()
+	inners, err := p.Inners()
 	if err != nil {
 		return xpu.ChunkReply{}, err
 	}

@@ -177,9 +177,11 @@ func (s *Session[I]) release(entry *querybuf.Entry) error {
 	return errors.Join(err, ferr)
 }
 
-// inners returns every depth's buffer; an error when one is not loaded
-// and referenced by this session.
-func (s *Session[I]) inners() ([]I, error) {
+// Inners returns every depth's buffer; an error when one is not loaded
+// and referenced by this session (TaskExec before the JoinInner pieces:
+// a protocol error).  The fused GpuJoin + GpuPreAgg kind runs its chunks
+// over them.
+func (s *Session[I]) Inners() ([]I, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	in := make([]I, len(s.depths))

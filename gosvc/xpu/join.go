@@ -9,6 +9,20 @@ import (
 // session joins its outer rows with.  Every key's node is < Program.Root.
 type Join struct {
 	Depths []JoinDepth
+	// Cols are the payload columns (XpuJoinCol) that INNER_VARs of a fused
+	// GpuJoin + GpuPreAgg session read; none in a plain GpuJoin session.
+	Cols []JoinCol
+	// Quals are the residual join qual node of each depth (-1: none) of a
+	// fused session; nil without (quals_offset 0).
+	Quals []int32
+}
+
+// JoinCol is XpuJoinCol: a payload slot of the inner rows of one depth.
+type JoinCol struct {
+	Depth      int
+	InnerXType Type
+	Offset     uint32
+	Width      uint32
 }
 
 // JoinDepth is XpuJoinDepth with its keys.
@@ -71,45 +85,65 @@ func JoinTypesJoinable(outer, inner Type) bool {
 // does (and stricter on the encoding: alignment, no overlaps).  Every
 // error wraps protocol.ErrProtocol.
 func ParseJoin(msg []byte, p *Program) (*Join, error) {
-	others := p.regions[:len(p.regions):len(p.regions)] // appends below copy
-	switch {
-	case p.PreAggOffset != 0:
+	if p.PreAggOffset != 0 {
 		return nil, protoErr("xpu join: preagg_offset is %d in a GpuJoin session, must be 0 (GpuPreAgg is not fused)", p.PreAggOffset)
-	case p.JoinOffset == 0:
-		return nil, protoErr("xpu join: join_offset is 0 in a GpuJoin session")
+	}
+	j, _, err := parseJoin(msg, p, false, p.regions)
+	return j, err
+}
+
+// parseJoin is ParseJoin's work, for a plain GpuJoin session or the join
+// part of a fused one (payload columns and residual quals allowed); its
+// arrays may overlap none of others.  It returns the regions it used.
+func parseJoin(msg []byte, p *Program, fused bool, others []region) (*Join, []region, error) {
+	others = others[:len(others):len(others)] // appends below copy
+	if p.JoinOffset == 0 {
+		return nil, nil, protoErr("xpu join: join_offset is 0 in a GpuJoin session")
 	}
 	desc := region{"join descriptor", p.JoinOffset, 1, JoinDescSize, alignJoinDesc}
 	if err := checkRegions(len(msg), SessionEnd, append(others, desc)...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := msg[p.JoinOffset:]
 	ndepths, nkeys := le.Uint32(d[OffJDescNDepths:]), le.Uint32(d[OffJDescNKeys:])
+	ncols, colsOff, qualsOff := le.Uint32(d[OffJDescNCols:]), le.Uint32(d[OffJDescColsOffset:]), le.Uint32(d[OffJDescQualsOffset:])
 	if f := le.Uint32(d[OffJDescFlags:]); f != 0 {
-		return nil, protoErr("xpu join: descriptor flags %#x, must be 0", f)
+		return nil, nil, protoErr("xpu join: descriptor flags %#x, must be 0", f)
 	}
-	// Payload columns and residual quals belong to the fused GpuPreAgg
-	// session kind; a plain GpuJoin returns rows, not inner values.
-	for _, f := range []struct {
-		name string
-		off  int
-	}{{"ncols", OffJDescNCols}, {"cols_offset", OffJDescColsOffset}, {"quals_offset", OffJDescQualsOffset}} {
-		if v := le.Uint32(d[f.off:]); v != 0 {
-			return nil, protoErr("xpu join: descriptor %s is %d in a GpuJoin session, must be 0 (GpuPreAgg fused over GpuJoin only)", f.name, v)
+	if !fused {
+		// Payload columns and residual quals belong to the fused GpuPreAgg
+		// session kind; a plain GpuJoin returns rows, not inner values.
+		for _, f := range []struct {
+			name string
+			v    uint32
+		}{{"ncols", ncols}, {"cols_offset", colsOff}, {"quals_offset", qualsOff}} {
+			if f.v != 0 {
+				return nil, nil, protoErr("xpu join: descriptor %s is %d in a GpuJoin session, must be 0 (GpuPreAgg fused over GpuJoin only)", f.name, f.v)
+			}
 		}
 	}
 	switch {
 	case ndepths < 1 || ndepths > uint32(JoinMaxDepths):
-		return nil, protoErr("xpu join: %d depths, want 1..%d (XPU_JOIN_MAX_DEPTHS)", ndepths, JoinMaxDepths)
+		return nil, nil, protoErr("xpu join: %d depths, want 1..%d (XPU_JOIN_MAX_DEPTHS)", ndepths, JoinMaxDepths)
 	case nkeys < ndepths || nkeys > uint32(JoinMaxDepths*JoinMaxKeys):
-		return nil, protoErr("xpu join: %d keys for %d depths, want %d..%d", nkeys, ndepths, ndepths, JoinMaxDepths*JoinMaxKeys)
+		return nil, nil, protoErr("xpu join: %d keys for %d depths, want %d..%d", nkeys, ndepths, ndepths, JoinMaxDepths*JoinMaxKeys)
+	case ncols > uint32(JoinMaxCols):
+		return nil, nil, protoErr("xpu join: %d payload columns, at most %d (XPU_JOIN_MAX_COLS)", ncols, JoinMaxCols)
 	}
 	depths := region{"join depth array", le.Uint32(d[OffJDescDepthsOffset:]), ndepths, JoinDepthSize, alignJoinDepth}
 	keys := region{"join key array", le.Uint32(d[OffJDescKeysOffset:]), nkeys, JoinKeySize, alignJoinKey}
-	if err := checkRegions(len(msg), SessionEnd, append(others, desc, depths, keys)...); err != nil {
-		return nil, err
+	cols := region{"join column array", colsOff, ncols, JoinColSize, alignJoinCol}
+	quals := region{"join qual array", qualsOff, 0, 4, alignJoinQual}
+	if qualsOff != 0 {
+		quals.count = ndepths
+	}
+	used := []region{desc, depths, keys, cols, quals}
+	if err := checkRegions(len(msg), SessionEnd, append(others, used...)...); err != nil {
+		return nil, nil, err
 	}
 	j := &Join{Depths: make([]JoinDepth, ndepths)}
-	next := uint32(0) // the key range of depth d starts where d-1's ends
+	slots := make([][]slot, ndepths) // each depth's key and column slots
+	next := uint32(0)                // the key range of depth d starts where d-1's ends
 	for i := range j.Depths {
 		b := msg[uint64(depths.off)+uint64(i*JoinDepthSize):]
 		jd, first, n, err := decodeDepth(b)
@@ -120,24 +154,39 @@ func ParseJoin(msg []byte, p *Program) (*Join, error) {
 			err = fmt.Errorf("keys [%d, %d) do not end inside the descriptor's %d keys (the last depth's at its end)", first, uint64(first)+uint64(n), nkeys)
 		}
 		if err != nil {
-			return nil, protoErr("xpu join: depth %d: %v", i, err)
+			return nil, nil, protoErr("xpu join: depth %d: %v", i, err)
 		}
 		next = first + n
-		var slots []slot
 		for k := uint32(0); k < n; k++ {
 			key, err := decodeJoinKey(msg[uint64(keys.off)+uint64((first+k)*uint32(JoinKeySize)):], p)
 			if err != nil {
-				return nil, protoErr("xpu join: depth %d key %d: %v", i, first+k, err)
+				return nil, nil, protoErr("xpu join: depth %d key %d: %v", i, first+k, err)
 			}
 			jd.Keys = append(jd.Keys, key)
-			slots = append(slots, slot{fmt.Sprintf("key %d", first+k), key.Offset, key.Width})
-		}
-		if err := checkRowSlots(slots, jd.RowSize); err != nil {
-			return nil, protoErr("xpu join: depth %d: %v", i, err)
+			slots[i] = append(slots[i], slot{fmt.Sprintf("key %d", first+k), key.Offset, key.Width})
 		}
 		j.Depths[i] = jd
 	}
-	return j, nil
+	for c := uint32(0); c < ncols; c++ {
+		col, err := decodeJoinCol(msg[uint64(cols.off)+uint64(c*uint32(JoinColSize)):], j)
+		if err != nil {
+			return nil, nil, protoErr("xpu join: payload column %d: %v", c, err)
+		}
+		j.Cols = append(j.Cols, col)
+		slots[col.Depth] = append(slots[col.Depth], slot{fmt.Sprintf("payload column %d", c), col.Offset, col.Width})
+	}
+	for i := range j.Depths {
+		if err := checkRowSlots(slots[i], j.Depths[i].RowSize); err != nil {
+			return nil, nil, protoErr("xpu join: depth %d: %v", i, err)
+		}
+	}
+	if qualsOff != 0 {
+		j.Quals = make([]int32, ndepths)
+		for i := range j.Quals {
+			j.Quals[i] = int32(le.Uint32(msg[uint64(qualsOff)+uint64(4*i):]))
+		}
+	}
+	return j, used, nil
 }
 
 // decodeDepth decodes and checks one XpuJoinDepth, returning its key range.
@@ -180,6 +229,31 @@ func decodeJoinKey(b []byte, p *Program) (JoinKey, error) {
 			k.Width, k.InnerXType, 8+JoinMaxTextKey)
 	}
 	return k, nil
+}
+
+// decodeJoinCol decodes and checks one XpuJoinCol against the depths (as
+// xpu_join_validate_col; its slot is checked with the depth's key slots).
+func decodeJoinCol(b []byte, j *Join) (JoinCol, error) {
+	c := JoinCol{
+		Depth:      int(int16(le.Uint16(b[OffJColDepth:]))),
+		InnerXType: Type(int16(le.Uint16(b[OffJColInnerXType:]))),
+		Offset:     le.Uint32(b[OffJColOffset:]),
+		Width:      le.Uint32(b[OffJColWidth:]),
+	}
+	switch r := le.Uint32(b[OffJColReserved:]); {
+	case r != 0:
+		return c, fmt.Errorf("reserved field is %d, must be 0", r)
+	case c.Depth < 0 || c.Depth >= len(j.Depths):
+		return c, fmt.Errorf("depth %d of a join of %d depths", c.Depth, len(j.Depths))
+	case j.Depths[c.Depth].Type != JoinInner && j.Depths[c.Depth].Type != JoinLeft:
+		return c, fmt.Errorf("depth %d is a %s join, which has no matched row to read (INNER and LEFT depths only)", c.Depth, j.Depths[c.Depth].Type)
+	case !c.InnerXType.Valid():
+		return c, fmt.Errorf("unknown inner_xtype %d", c.InnerXType)
+	case !joinKeyWidthOK(c.InnerXType, c.Width):
+		return c, fmt.Errorf("width %d is not a valid %s slot (16; NUMERIC 32; text 16..%d in steps of 16)",
+			c.Width, c.InnerXType, 8+JoinMaxTextKey)
+	}
+	return c, nil
 }
 
 // joinKeyWidthOK: the inner slot widths of xpu_join_validate_depth, which

@@ -14,29 +14,40 @@ import "unsafe"
 
 // Session kind, limits and join types of GpuJoin.
 const (
-	KindGpuJoin       = uint32(C.XPU_KIND_GPUJOIN)
-	JoinMaxDepths     = int(C.XPU_JOIN_MAX_DEPTHS)
-	JoinMaxKeys       = int(C.XPU_JOIN_MAX_KEYS)
-	JoinMaxRow        = int(C.XPU_JOIN_MAX_ROW)
-	JoinMaxTextKey    = int(C.XPU_JOIN_MAX_TEXT_KEY)
-	JoinMaxRows       = uint32(C.XPU_JOIN_MAX_ROWS)
-	JoinNoInner       = uint32(C.XPU_JOIN_NO_INNER)
-	JoinDescSize      = int(C.sizeof_XpuJoinDesc)
-	JoinDepthSize     = int(C.sizeof_XpuJoinDepth)
-	JoinKeySize       = int(C.sizeof_XpuJoinKey)
-	JoinInnerSize     = int(C.sizeof_XpuJoinInner)
-	JoinCursorSize    = int(C.sizeof_XpuJoinCursor)
-	KernelGpuJoin     = C.XPU_KERNEL_GPUJOIN
-	KernelGpuJoinBld  = C.XPU_KERNEL_GPUJOIN_BUILD
-	CounterNSuspend   = int(C.XPU_JOIN_COUNTER_NSUSPEND)
-	JoinCounterCount  = int(C.XPU_JOIN_COUNTER__COUNT)
-	StatusBadInner    = uint32(C.XPU_STATUS_BAD_INNER)
-	joinSlotAlign     = 16 // key offsets and row sizes: multiples of 16
-	alignJoinDesc     = int(unsafe.Alignof(C.XpuJoinDesc{}))
-	alignJoinDepth    = int(unsafe.Alignof(C.XpuJoinDepth{}))
-	alignJoinKey      = int(unsafe.Alignof(C.XpuJoinKey{}))
-	joinInnerRegAlign = 256 // xpu_join_inner_layout's region alignment
+	KindGpuJoin         = uint32(C.XPU_KIND_GPUJOIN)
+	KindGpuJoinPreAgg   = uint32(C.XPU_KIND_GPUJOIN_PREAGG)
+	JoinMaxCols         = int(C.XPU_JOIN_MAX_COLS)
+	JoinColSize         = int(C.sizeof_XpuJoinCol)
+	KernelGpuJoinPreAgg = C.XPU_KERNEL_GPUJOIN_PREAGG
+	alignJoinCol        = int(unsafe.Alignof(C.XpuJoinCol{}))
+	alignJoinQual       = 4 // int32_t[ndepths]
+	JoinMaxDepths       = int(C.XPU_JOIN_MAX_DEPTHS)
+	JoinMaxKeys         = int(C.XPU_JOIN_MAX_KEYS)
+	JoinMaxRow          = int(C.XPU_JOIN_MAX_ROW)
+	JoinMaxTextKey      = int(C.XPU_JOIN_MAX_TEXT_KEY)
+	JoinMaxRows         = uint32(C.XPU_JOIN_MAX_ROWS)
+	JoinNoInner         = uint32(C.XPU_JOIN_NO_INNER)
+	JoinDescSize        = int(C.sizeof_XpuJoinDesc)
+	JoinDepthSize       = int(C.sizeof_XpuJoinDepth)
+	JoinKeySize         = int(C.sizeof_XpuJoinKey)
+	JoinInnerSize       = int(C.sizeof_XpuJoinInner)
+	JoinCursorSize      = int(C.sizeof_XpuJoinCursor)
+	KernelGpuJoin       = C.XPU_KERNEL_GPUJOIN
+	KernelGpuJoinBld    = C.XPU_KERNEL_GPUJOIN_BUILD
+	CounterNSuspend     = int(C.XPU_JOIN_COUNTER_NSUSPEND)
+	JoinCounterCount    = int(C.XPU_JOIN_COUNTER__COUNT)
+	StatusBadInner      = uint32(C.XPU_STATUS_BAD_INNER)
+	joinSlotAlign       = 16 // key offsets and row sizes: multiples of 16
+	alignJoinDesc       = int(unsafe.Alignof(C.XpuJoinDesc{}))
+	alignJoinDepth      = int(unsafe.Alignof(C.XpuJoinDepth{}))
+	alignJoinKey        = int(unsafe.Alignof(C.XpuJoinKey{}))
+	joinInnerRegAlign   = 256 // xpu_join_inner_layout's region alignment
 )
+
+// OpInnerVar is XPU_OP_INNER_VAR: a payload column of a join combination,
+// outside XPU_OPCODE_LIST (so Opcode.Valid is false): only the program of
+// a fused GpuJoin + GpuPreAgg session may have it, after the root.
+const OpInnerVar = Opcode(C.XPU_OP_INNER_VAR)
 
 // JoinType is XpuJoinDepth.join_type.
 type JoinType int16
@@ -66,6 +77,12 @@ const (
 	OffJDepthNKeys    = int(unsafe.Offsetof(C.XpuJoinDepth{}.nkeys))
 	OffJDepthKeyFirst = int(unsafe.Offsetof(C.XpuJoinDepth{}.key_first))
 	OffJDepthRowSize  = int(unsafe.Offsetof(C.XpuJoinDepth{}.row_size))
+
+	OffJColDepth      = int(unsafe.Offsetof(C.XpuJoinCol{}.depth))
+	OffJColInnerXType = int(unsafe.Offsetof(C.XpuJoinCol{}.inner_xtype))
+	OffJColOffset     = int(unsafe.Offsetof(C.XpuJoinCol{}.offset))
+	OffJColWidth      = int(unsafe.Offsetof(C.XpuJoinCol{}.width))
+	OffJColReserved   = int(unsafe.Offsetof(C.XpuJoinCol{}.reserved))
 
 	OffJKeyNode       = int(unsafe.Offsetof(C.XpuJoinKey{}.node))
 	OffJKeyOuterXType = int(unsafe.Offsetof(C.XpuJoinKey{}.outer_xtype))
@@ -101,4 +118,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinInner{}.nrows)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinInner{}.rows_offset)-8]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinCursor{})-24]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinCol{}.depth)-2]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinCol{}.inner_xtype)-2]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.XpuJoinCol{}.reserved)-4]
 )

@@ -4,8 +4,10 @@ import "fmt"
 
 // decodeNodes decodes the node array and checks its structure: known
 // opcodes and types, argument ranges inside the argument array, and
-// post-order (every argument of node i is a node j < i).
-func decodeNodes(b []byte, n int, argArr []int32) ([]Node, error) {
+// post-order (every argument of node i is a node j < i).  innerStage: the
+// program of a fused GpuJoin + GpuPreAgg session, whose nodes after root
+// may be INNER_VARs (their columns are the join's to check).
+func decodeNodes(b []byte, n int, argArr []int32, innerStage bool, root int) ([]Node, error) {
 	out := make([]Node, n)
 	for i := range out {
 		d := b[i*NodeSize:]
@@ -17,6 +19,13 @@ func decodeNodes(b []byte, n int, argArr []int32) ([]Node, error) {
 			Aux:     int32(le.Uint32(d[OffNodeAux:])),
 		}
 		nargs := int16(le.Uint16(d[OffNodeNArgs:]))
+		if nd.Opcode == OpInnerVar && innerStage {
+			if err := checkInnerVar(nd, nargs, i, root); err != nil {
+				return nil, nodeErr(i, nd.Opcode, "%v", err)
+			}
+			out[i] = nd
+			continue
+		}
 		if !nd.Opcode.Valid() {
 			return nil, nodeErr(i, nd.Opcode, "unknown opcode %d", nd.Opcode)
 		}
@@ -49,6 +58,22 @@ func decodeNodes(b []byte, n int, argArr []int32) ([]Node, error) {
 		out[i] = nd
 	}
 	return out, nil
+}
+
+// checkInnerVar: the rules of xpu_validate_node for an INNER_VAR; its aux
+// (the payload column) is checked against the join (ParseJoinPreAgg).
+func checkInnerVar(nd Node, nargs int16, i, root int) error {
+	switch {
+	case i <= root:
+		return fmt.Errorf("an inner column at or before the root (node %d): only nodes after it are evaluated per join combination", root)
+	case nargs != 0 || nd.ArgBase != 0:
+		return fmt.Errorf("has %d arguments at %d, must have none", nargs, nd.ArgBase)
+	case nd.Flags != 0:
+		return fmt.Errorf("flags %#x, must be 0", nd.Flags)
+	case !nd.Restype.Valid():
+		return fmt.Errorf("unknown result type %d", nd.Restype)
+	}
+	return nil
 }
 
 type nargsError struct {

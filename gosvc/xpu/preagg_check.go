@@ -11,59 +11,68 @@ import (
 // arrays may not overlap the program's arrays, nor each other.  Every
 // error wraps protocol.ErrProtocol.
 func ParsePreAgg(msg []byte, p *Program) (*PreAgg, error) {
-	others := p.regions[:len(p.regions):len(p.regions)] // appends below copy
-	descOff := p.PreAggOffset
-	if descOff == 0 {
-		return nil, protoErr("xpu preagg: preagg_offset is 0 in a GpuPreAgg session")
-	}
 	if p.JoinOffset != 0 {
 		return nil, protoErr("xpu preagg: join_offset is %d in a GpuPreAgg session, must be 0", p.JoinOffset)
 	}
+	pa, _, err := parsePreAgg(msg, p, false, p.regions)
+	return pa, err
+}
+
+// parsePreAgg is ParsePreAgg's work, for a GpuPreAgg session or the
+// grouping of a fused GpuJoin + GpuPreAgg one (whose keys, arguments and
+// FILTERs may be nodes after the root: xpu_preagg_node_ok); its arrays may
+// overlap none of others.  It returns the regions it used.
+func parsePreAgg(msg []byte, p *Program, fused bool, others []region) (*PreAgg, []region, error) {
+	others = others[:len(others):len(others)] // appends below copy
+	descOff := p.PreAggOffset
+	if descOff == 0 {
+		return nil, nil, protoErr("xpu preagg: preagg_offset is 0 in a GpuPreAgg session")
+	}
 	desc := region{"preagg descriptor", descOff, 1, PreAggDescSize, alignPreAggDesc}
 	if err := checkRegions(len(msg), SessionEnd, append(others, desc)...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := msg[descOff:]
 	nkeys, naggs := le.Uint32(d[OffDescNKeys:]), le.Uint32(d[OffDescNAggs:])
 	entrySize := le.Uint32(d[OffDescEntrySize:])
 	switch {
 	case nkeys > uint32(PreAggMaxKeys):
-		return nil, protoErr("xpu preagg: %d group keys, at most %d (XPU_PREAGG_MAX_KEYS)", nkeys, PreAggMaxKeys)
+		return nil, nil, protoErr("xpu preagg: %d group keys, at most %d (XPU_PREAGG_MAX_KEYS)", nkeys, PreAggMaxKeys)
 	case naggs > uint32(PreAggMaxAggs):
-		return nil, protoErr("xpu preagg: %d aggregates, at most %d (XPU_PREAGG_MAX_AGGS)", naggs, PreAggMaxAggs)
+		return nil, nil, protoErr("xpu preagg: %d aggregates, at most %d (XPU_PREAGG_MAX_AGGS)", naggs, PreAggMaxAggs)
 	case entrySize%PreAggEntryAlign != 0 || entrySize < uint32(PreAggEntryHeader) || entrySize > uint32(PreAggMaxEntry):
-		return nil, protoErr("xpu preagg: entry_size %d, want a multiple of %d in [%d, %d]",
+		return nil, nil, protoErr("xpu preagg: entry_size %d, want a multiple of %d in [%d, %d]",
 			entrySize, PreAggEntryAlign, PreAggEntryHeader, PreAggMaxEntry)
 	case le.Uint32(d[OffDescReserved:]) != 0:
-		return nil, protoErr("xpu preagg: descriptor reserved field is %d, must be 0", le.Uint32(d[OffDescReserved:]))
+		return nil, nil, protoErr("xpu preagg: descriptor reserved field is %d, must be 0", le.Uint32(d[OffDescReserved:]))
 	}
 	keys := region{"group key array", le.Uint32(d[OffDescKeysOffset:]), nkeys, GroupKeySize, alignGroupKey}
 	aggs := region{"aggregate array", le.Uint32(d[OffDescAggsOffset:]), naggs, AggDescSize, alignAggDesc}
 	if err := checkRegions(len(msg), SessionEnd, append(others, desc, keys, aggs)...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pa := &PreAgg{EntrySize: entrySize, Keys: make([]GroupKey, nkeys), Aggs: make([]AggDesc, naggs)}
 	var slots []slot
 	for i := range pa.Keys {
-		k, err := decodeKey(msg[uint64(keys.off)+uint64(i*GroupKeySize):], p)
+		k, err := decodeKey(msg[uint64(keys.off)+uint64(i*GroupKeySize):], p, fused)
 		if err != nil {
-			return nil, protoErr("xpu preagg: group key %d: %v", i, err)
+			return nil, nil, protoErr("xpu preagg: group key %d: %v", i, err)
 		}
 		pa.Keys[i] = k
 		slots = append(slots, slot{fmt.Sprintf("group key %d", i), k.Offset, k.Width})
 	}
 	for i := range pa.Aggs {
-		a, err := decodeAgg(msg[uint64(aggs.off)+uint64(i*AggDescSize):], p)
+		a, err := decodeAgg(msg[uint64(aggs.off)+uint64(i*AggDescSize):], p, fused)
 		if err != nil {
-			return nil, protoErr("xpu preagg: aggregate %d: %v", i, err)
+			return nil, nil, protoErr("xpu preagg: aggregate %d: %v", i, err)
 		}
 		pa.Aggs[i] = a
 		slots = append(slots, slot{fmt.Sprintf("aggregate %d (%s)", i, a.Kind), a.Offset, uint32(a.Kind.Bytes())})
 	}
 	if err := checkSlots(slots, entrySize); err != nil {
-		return nil, protoErr("xpu preagg: %v", err)
+		return nil, nil, protoErr("xpu preagg: %v", err)
 	}
-	return pa, nil
+	return pa, []region{desc, keys, aggs}, nil
 }
 
 // descNode checks a node index the descriptor uses: evaluated before the
@@ -75,7 +84,20 @@ func descNode(p *Program, what string, n int32) (Node, error) {
 	return p.Nodes[n], nil
 }
 
-func decodeKey(b []byte, p *Program) (GroupKey, error) {
+// groupNode checks a node index a key, argument or FILTER uses: descNode's,
+// or in a fused session any node but the root (those after it are
+// evaluated per join combination).
+func groupNode(p *Program, fused bool, what string, n int32) (Node, error) {
+	if !fused {
+		return descNode(p, what, n)
+	}
+	if n < 0 || int(n) >= len(p.Nodes) || int(n) == p.Root {
+		return Node{}, fmt.Errorf("%s is node %d, must be a node other than the root %d (0..%d)", what, n, p.Root, len(p.Nodes)-1)
+	}
+	return p.Nodes[n], nil
+}
+
+func decodeKey(b []byte, p *Program, fused bool) (GroupKey, error) {
 	k := GroupKey{
 		Node:   int32(le.Uint32(b[OffKeyNode:])),
 		XType:  Type(int16(le.Uint16(b[OffKeyXType:]))),
@@ -85,7 +107,7 @@ func decodeKey(b []byte, p *Program) (GroupKey, error) {
 	if r := le.Uint16(b[OffKeyReserved:]); r != 0 {
 		return k, fmt.Errorf("reserved field is %d, must be 0", r)
 	}
-	nd, err := descNode(p, "the key", k.Node)
+	nd, err := groupNode(p, fused, "the key", k.Node)
 	if err != nil {
 		return k, err
 	}
@@ -99,7 +121,7 @@ func decodeKey(b []byte, p *Program) (GroupKey, error) {
 	return k, nil
 }
 
-func decodeAgg(b []byte, p *Program) (AggDesc, error) {
+func decodeAgg(b []byte, p *Program, fused bool) (AggDesc, error) {
 	a := AggDesc{
 		Kind:    AggKind(int16(le.Uint16(b[OffAggKind:]))),
 		ArgType: Type(int16(le.Uint16(b[OffAggArgType:]))),
@@ -126,7 +148,7 @@ func decodeAgg(b []byte, p *Program) (AggDesc, error) {
 			return a, fmt.Errorf("argtype %s with arg -1, must be 0", a.ArgType)
 		}
 	} else {
-		nd, err := descNode(p, "the argument", a.Arg)
+		nd, err := groupNode(p, fused, "the argument", a.Arg)
 		if err != nil {
 			return a, err
 		}
@@ -138,7 +160,7 @@ func decodeAgg(b []byte, p *Program) (AggDesc, error) {
 		}
 	}
 	if a.Filter != -1 {
-		nd, err := descNode(p, "the filter", a.Filter)
+		nd, err := groupNode(p, fused, "the filter", a.Filter)
 		if err != nil {
 			return a, err
 		}

@@ -9,7 +9,7 @@ type Program struct {
 	Attrs    []Attr
 	Nodes    []Node
 	Consts   []byte // the constant pool
-	Root     int    // = len(Nodes)-1
+	Root     int    // = len(Nodes)-1, but in a fused GpuJoin + GpuPreAgg session (then <= len(Nodes)-1)
 	// PreAggOffset is XpuSession.preagg_offset as sent: ParsePreAgg's
 	// start, and 0 in the sessions of other kinds (theirs to check).
 	PreAggOffset uint32

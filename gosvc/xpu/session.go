@@ -24,6 +24,9 @@ func ParseProgram(msg []byte) (*Program, error) {
 	args := region{"argument array", le.Uint32(msg[OffSessArgsOffset:]), le.Uint32(msg[OffSessNArgs:]), argSize, alignArg}
 	consts := region{"constant pool", le.Uint32(msg[OffSessConstsOffset:]), le.Uint32(msg[OffSessConstsLen:]), 1, ConstAlign}
 	root := le.Uint32(msg[OffSessRoot:])
+	// a fused GpuJoin + GpuPreAgg program goes on after its root (the
+	// outer quals): the nodes evaluated per join combination
+	fused := kind == KindGpuJoinPreAgg
 
 	switch {
 	case attrs.count > uint32(MaxAttrs):
@@ -34,8 +37,10 @@ func ParseProgram(msg []byte) (*Program, error) {
 		return nil, protoErr("xpu program: %d nodes, at most %d (XPU_MAX_NODES)", nodes.count, MaxNodes)
 	case nodes.count > uint32(MaxSlots):
 		return nil, protoErr("xpu program: %d nodes, but the kernel evaluates at most %d (its per-thread slots)", nodes.count, MaxSlots)
-	case root != nodes.count-1:
+	case !fused && root != nodes.count-1:
 		return nil, protoErr("xpu program: root is node %d, must be the last node %d", root, nodes.count-1)
+	case fused && root >= nodes.count:
+		return nil, protoErr("xpu program: root is node %d of %d", root, nodes.count)
 	}
 	if err := checkRegions(len(msg), SessionEnd, attrs, nodes, args, consts); err != nil {
 		return nil, err
@@ -56,10 +61,13 @@ func ParseProgram(msg []byte) (*Program, error) {
 		return nil, err
 	}
 	argArr := decodeArgs(msg[args.off:args.end()], int(args.count))
-	if p.Nodes, err = decodeNodes(msg[nodes.off:nodes.end()], int(nodes.count), argArr); err != nil {
+	if p.Nodes, err = decodeNodes(msg[nodes.off:nodes.end()], int(nodes.count), argArr, fused, int(root)); err != nil {
 		return nil, err
 	}
 	for i := range p.Nodes {
+		if p.Nodes[i].Opcode == OpInnerVar {
+			continue // decodeNodes checked what the node alone can tell
+		}
 		if err := checkNode(p, i); err != nil {
 			return nil, err
 		}

@@ -153,6 +153,9 @@ func (op Opcode) String() string {
 	if op.Valid() {
 		return opTable[op].name
 	}
+	if op == OpInnerVar {
+		return "INNER_VAR"
+	}
 	return "Opcode(" + strconv.Itoa(int(op)) + ")"
 }
 

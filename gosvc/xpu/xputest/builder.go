@@ -160,6 +160,8 @@ type Layout struct {
 	PreAggOffset, KeysOffset, AggsOffset int
 	// GpuJoin only: the descriptor and its arrays, after the pool.
 	JoinOffset, JoinDepthsOffset, JoinKeysOffset int
+	// fused GpuJoin + GpuPreAgg: the payload columns and residual quals
+	JoinColsOffset, JoinQualsOffset int
 }
 
 // Message encodes the OpenSession message.
@@ -190,6 +192,10 @@ func (b *Builder) MessageLayout(requestID uint32) ([]byte, Layout) {
 		l.JoinDepthsOffset = alignUp(l.JoinOffset+xpu.JoinDescSize, 16)
 		l.JoinKeysOffset = alignUp(l.JoinDepthsOffset+len(j.Depths)*xpu.JoinDepthSize, 16)
 		total = l.JoinKeysOffset + len(j.Keys)*xpu.JoinKeySize
+		l.JoinColsOffset = alignUp(total, 16)
+		total = l.JoinColsOffset + len(j.Cols)*xpu.JoinColSize
+		l.JoinQualsOffset = alignUp(total, 16)
+		total = l.JoinQualsOffset + 4*len(j.Quals)
 	}
 	msg := protocol.NewMessage(protocol.TagOpenSession, requestID, total-protocol.HeaderSize)
 

@@ -20,11 +20,22 @@ type RawJoinKey struct {
 	Width      uint32
 }
 
-// RawJoin is an XpuJoinDesc with its arrays.
+// RawJoinCol is an XpuJoinCol as it goes on the wire.
+type RawJoinCol struct {
+	Depth      int16
+	InnerXType xpu.Type
+	Offset     uint32
+	Width      uint32
+	Reserved   uint32
+}
+
+// RawJoin is an XpuJoinDesc with its arrays.  Quals nil: quals_offset 0.
 type RawJoin struct {
 	Flags  uint32
 	Depths []RawJoinDepth
 	Keys   []RawJoinKey
+	Cols   []RawJoinCol
+	Quals  []int32
 }
 
 // JoinDepth turns the builder into a GpuJoin one and adds a depth of
@@ -32,6 +43,9 @@ type RawJoin struct {
 func (b *Builder) JoinDepth(t xpu.JoinType, rowSize uint32) int {
 	if b.Join == nil {
 		b.Kind = xpu.KindGpuJoin
+		if b.PreAgg != nil {
+			b.Kind = xpu.KindGpuJoinPreAgg
+		}
 		b.Join = &RawJoin{}
 	}
 	j := b.Join
@@ -48,6 +62,31 @@ func (b *Builder) JoinKey(node int, inner xpu.Type, offset, width uint32) int {
 	return len(j.Keys) - 1
 }
 
+// JoinCol adds a payload column of depth (an inner slot of type t at
+// offset, width bytes) and returns its index.
+func (b *Builder) JoinCol(depth int, t xpu.Type, offset, width uint32) int {
+	j := b.Join
+	j.Cols = append(j.Cols, RawJoinCol{Depth: int16(depth), InnerXType: t, Offset: offset, Width: width})
+	return len(j.Cols) - 1
+}
+
+// InnerVar appends an INNER_VAR node reading payload column col.
+func (b *Builder) InnerVar(col int) int {
+	return b.Raw(RawNode{Opcode: xpu.OpInnerVar, Restype: b.Join.Cols[col].InnerXType, Aux: int32(col)})
+}
+
+// JoinQual makes node the residual join qual of depth (the others -1).
+func (b *Builder) JoinQual(depth, node int) {
+	j := b.Join
+	if j.Quals == nil {
+		j.Quals = make([]int32, len(j.Depths))
+		for i := range j.Quals {
+			j.Quals[i] = -1
+		}
+	}
+	j.Quals[depth] = int32(node)
+}
+
 // putJoin writes the descriptor and its arrays at l's offsets.
 func (b *Builder) putJoin(msg []byte, l Layout) {
 	j := b.Join
@@ -58,6 +97,24 @@ func (b *Builder) putJoin(msg []byte, l Layout) {
 	le.PutUint32(d[xpu.OffJDescNKeys:], uint32(len(j.Keys)))
 	le.PutUint32(d[xpu.OffJDescKeysOffset:], uint32(l.JoinKeysOffset))
 	le.PutUint32(d[xpu.OffJDescFlags:], j.Flags)
+	le.PutUint32(d[xpu.OffJDescNCols:], uint32(len(j.Cols)))
+	if len(j.Cols) > 0 {
+		le.PutUint32(d[xpu.OffJDescColsOffset:], uint32(l.JoinColsOffset))
+	}
+	if j.Quals != nil {
+		le.PutUint32(d[xpu.OffJDescQualsOffset:], uint32(l.JoinQualsOffset))
+	}
+	for i, c := range j.Cols {
+		e := msg[l.JoinColsOffset+i*xpu.JoinColSize:]
+		le.PutUint16(e[xpu.OffJColDepth:], uint16(c.Depth))
+		le.PutUint16(e[xpu.OffJColInnerXType:], uint16(c.InnerXType))
+		le.PutUint32(e[xpu.OffJColOffset:], c.Offset)
+		le.PutUint32(e[xpu.OffJColWidth:], c.Width)
+		le.PutUint32(e[xpu.OffJColReserved:], c.Reserved)
+	}
+	for i, q := range j.Quals {
+		le.PutUint32(msg[l.JoinQualsOffset+4*i:], uint32(q))
+	}
 	for i, dp := range j.Depths {
 		e := msg[l.JoinDepthsOffset+i*xpu.JoinDepthSize:]
 		le.PutUint16(e[xpu.OffJDepthJoinType:], uint16(dp.Type))

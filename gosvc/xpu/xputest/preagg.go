@@ -43,6 +43,9 @@ func keyWidth(t xpu.Type) uint32 {
 func (b *Builder) preagg() *RawPreAgg {
 	if b.PreAgg == nil {
 		b.Kind = xpu.KindGpuPreAgg
+		if b.Join != nil {
+			b.Kind = xpu.KindGpuJoinPreAgg
+		}
 		b.PreAgg = &RawPreAgg{next: uint32(xpu.PreAggEntryHeader)}
 	}
 	return b.PreAgg
