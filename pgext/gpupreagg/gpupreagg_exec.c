@@ -527,8 +527,7 @@ gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									   ancestors);
 	useprefix = (list_length(es->rtable) > 1 || es->verbose);
 	if (pas->join)
-		gpa_join_explain(pas, lthird(cscan->custom_private), context,
-						 useprefix, es);
+		gpa_join_explain(pas, context, useprefix, es);
 	if (pas->nkeys > 0)
 	{
 		List	   *keys = NIL;

@@ -157,8 +157,8 @@ extern void gpa_join_add_row(GpuPreAggState *pas, GpaGroups *g);
 extern void gpa_join_end(GpuPreAggState *pas);
 extern void gpa_join_rescan(GpuPreAggState *pas);
 extern void gpa_join_exec_methods(CustomExecMethods *methods);
-extern void gpa_join_explain(GpuPreAggState *pas, List *explain_keys,
-							 List *context, bool useprefix, ExplainState *es);
+extern void gpa_join_explain(GpuPreAggState *pas, List *context,
+							 bool useprefix, ExplainState *es);
 
 /* gpupreagg_codegen.c: the fused node's OpenSession (NULL: *cpu_reason) */
 extern StringInfo gpa_join_build_session(GpuPreAggState *pas,

@@ -28,6 +28,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
@@ -239,14 +240,44 @@ gpa_join_exec_methods(CustomExecMethods *methods)
 	methods->ShutdownCustomScan = fused_shutdown;
 }
 
-/* EXPLAIN: each depth of the join, as GpuJoin shows it */
-void
-gpa_join_explain(GpuPreAggState *pas, List *explain_keys, List *context,
-				 bool useprefix, ExplainState *es)
+/* Var(INNER_VAR, resno) -> that column of the inner plan's output */
+static Node *
+inner_output_mutator(Node *node, Plan *inner)
 {
-	ListCell   *lc;
-	int			d = 0;
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == INNER_VAR)
+	{
+		TargetEntry *tle = get_tle_by_resno(inner->targetlist,
+											((Var *) node)->varattno);
 
-	foreach(lc, explain_keys)
-		gpujoin_explain_depth(pas->join, d++, lfirst(lc), context, useprefix, es);
+		if (tle == NULL)
+			elog(ERROR, "GpuPreAgg: inner key column not in the inner plan's output");
+		return (Node *) copyObject(tle->expr);
+	}
+	return expression_tree_mutator(node, inner_output_mutator, (void *) inner);
+}
+
+/*
+ * EXPLAIN: each depth of the join, as GpuJoin shows it.  The inner keys
+ * are read through the inner plans' output, whose Vars set_plan_refs has
+ * numbered for the final range table (a subquery's are offset).
+ */
+void
+gpa_join_explain(GpuPreAggState *pas, List *context, bool useprefix,
+				 ExplainState *es)
+{
+	GpuJoinState *gjs = pas->join;
+	int			d;
+
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		GpuJoinDepthInfo *dp = &gjs->info->depths[d];
+		List	   *inner_keys;
+
+		inner_keys = (List *) inner_output_mutator((Node *) dp->inner_keys,
+												   gjs->inner_ps[d]->plan);
+		gpujoin_explain_depth(gjs, d, list_make2(dp->outer_keys, inner_keys),
+							  context, useprefix, es);
+	}
 }

@@ -21,9 +21,10 @@
  *
  * Fused over a GpuJoin (gpupreagg_join_path.c), the CustomScan scans the
  * join's outer table, custom_plans are the inner plans, and custom_private
- * is list_make3(the above, gpujoin_info_to_list() of the join whose
- * col_source/col_attno describe the join row the keys and arguments read,
- * the join keys for EXPLAIN as GpuJoin's custom_exprs has them).
+ * is list_make2(the above, gpujoin_info_to_list() of the join, whose
+ * col_source/col_attno describe the join row the keys and arguments read).
+ * custom_scan_tlist's keys are the query's (over the joined relations),
+ * for set_plan_refs and EXPLAIN.
  *
  *-------------------------------------------------------------------------
  */
@@ -138,13 +139,12 @@ fused_plan(RelOptInfo *rel, CustomPath *best_path, GpuPreAggInfo *info,
 	GpuJoinInfo *jinfo = gpujoin_info_from_list(copyObject(linitial(join_private)));
 	List	   *cols = lsecond(join_private);
 	List	   *orig_keys = lthird(join_private);
-	List	   *explain_keys;
 
 	if (list_length(custom_plans) != jinfo->ndepths)
 		elog(ERROR, "GpuPreAgg: %d inner plans for %d join depths",
 			 list_length(custom_plans), jinfo->ndepths);
 	gpujoin_plan_columns(jinfo, cols, custom_plans);
-	explain_keys = gpujoin_plan_keys(jinfo, custom_plans);
+	(void) gpujoin_plan_keys(jinfo, custom_plans);
 	info->dev_quals = jinfo->dev_quals;
 
 	cscan->scan.plan.targetlist = tlist;
@@ -153,9 +153,8 @@ fused_plan(RelOptInfo *rel, CustomPath *best_path, GpuPreAggInfo *info,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_make3(gpupreagg_info_to_list(info),
-									   gpujoin_info_to_list(jinfo),
-									   explain_keys);
+	cscan->custom_private = list_make2(gpupreagg_info_to_list(info),
+									   gpujoin_info_to_list(jinfo));
 	cscan->custom_scan_tlist = partial_scan_tlist(orig_keys, partial_aggs);
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &gpupreagg_plan_methods;
