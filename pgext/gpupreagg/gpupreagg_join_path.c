@@ -21,8 +21,10 @@
  * order of depths, since a column is named by its Var.
  *
  * Costs: the GpuJoin path's, less forming and returning its rows, plus
- * one device operator per aggregate and group lookup per join row, and
- * cpu_tuple_cost per group returned; all before the first row.
+ * one device operator per aggregate and group lookup per join row, plus
+ * cpu_tuple_cost per outer page divided among the participants (the
+ * backend's share, as GpuPreAgg's), and cpu_tuple_cost per group
+ * returned; all before the first row.
  *
  *-------------------------------------------------------------------------
  */
@@ -263,11 +265,19 @@ fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 												  join->cols, orig_keys));
 	cpath->methods = &gpupreagg_path_methods;
 
-	/* the join rows are folded on the device instead of formed and returned */
+	/*
+	 * The join rows are folded on the device instead of formed and
+	 * returned.  The backend's own share, pinning and describing every
+	 * outer page, is charged per page and divided among the participants,
+	 * as GpuPreAgg's: without it a free device made the serial and the
+	 * parallel plan cost the same, and the serial one won.
+	 */
 	cost = gj->path.total_cost -
 		join_rows * cpu_tuple_cost * scale +
 		join_rows * pgstrom_gpu_operator_cost * (list_length(info->aggs) + 1) * scale;
 	cost = Max(cost, gj->path.startup_cost);
+	cost += find_base_rel(root, join->outer_relid)->pages * cpu_tuple_cost * scale /
+		(gj->path.parallel_workers > 0 ? gpu_parallel_divisor(gj->path.parallel_workers) : 1.0);
 	cpath->path.rows = info->ngroups;
 	cpath->path.startup_cost = cost;
 	cpath->path.total_cost = cost + info->ngroups * cpu_tuple_cost * scale;
