@@ -123,6 +123,18 @@ SELECT * FROM check_fused($$
 	SELECT dt.d_year, sum(f.v) * 2 AS s2
 	  FROM gj_fact f JOIN gpa_date dt ON f.k_int = dt.d_datekey
 	 GROUP BY dt.d_year HAVING count(*) > 100$$, 'd_year');
+-- rescans: a correlated subquery, its inner plan's parameter changes
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT * FROM check_fused($$
+	SELECT g.g, (SELECT count(*) FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id AND d.id % 4 = g.g) AS n,
+	       (SELECT sum(dt.d_month) FROM gj_fact f JOIN gpa_date dt ON f.k_int = dt.d_datekey
+	         WHERE f.k_small = g.g) AS s
+	  FROM generate_series(0, 3) g(g)$$, 'g');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
 -- not fused (the plain GpuJoin under PostgreSQL's Agg): an aggregate the
 -- device cannot compute, a column of the join the device cannot read
 SELECT * FROM check_fused($$
