@@ -240,7 +240,55 @@ gpa_join_exec_methods(CustomExecMethods *methods)
 	methods->ShutdownCustomScan = fused_shutdown;
 }
 
-/* Var(INNER_VAR, resno) -> that column of the inner plan's output */
+/*
+ * An expression of plan's output with its references to other plans'
+ * outputs (INDEX_VAR of a scan's own target list, OUTER_VAR and INNER_VAR
+ * of its children) replaced by what they reference, down to the
+ * relations' columns: a deparse context of this node resolves such Vars
+ * against this node's target lists, not the inner plan's.
+ */
+static Node *
+plan_output_mutator(Node *node, Plan *plan)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && IS_SPECIAL_VARNO(((Var *) node)->varno))
+	{
+		Var		   *var = (Var *) node;
+		List	   *tlist = NIL;
+		Plan	   *child = NULL;
+		TargetEntry *tle;
+
+		if (var->varno == INDEX_VAR && IsA(plan, CustomScan))
+		{
+			tlist = ((CustomScan *) plan)->custom_scan_tlist;
+			child = plan;
+		}
+		else if (var->varno == INDEX_VAR && IsA(plan, ForeignScan))
+		{
+			tlist = ((ForeignScan *) plan)->fdw_scan_tlist;
+			child = plan;
+		}
+		else if (var->varno == OUTER_VAR && outerPlan(plan))
+			child = outerPlan(plan);
+		else if (var->varno == INNER_VAR && innerPlan(plan))
+			child = innerPlan(plan);
+		if (child == NULL)
+			return node;		/* EXPLAIN shows what it can */
+		if (tlist == NIL)
+			tlist = child->targetlist;
+		tle = get_tle_by_resno(tlist, var->varattno);
+		if (tle == NULL)
+			return node;
+		/* a scan's own target list is over its relations: no deeper */
+		if (child == plan)
+			return (Node *) copyObject(tle->expr);
+		return plan_output_mutator((Node *) tle->expr, child);
+	}
+	return expression_tree_mutator(node, plan_output_mutator, (void *) plan);
+}
+
+/* Var(INNER_VAR, resno) of an inner key -> that column of the inner plan */
 static Node *
 inner_output_mutator(Node *node, Plan *inner)
 {
@@ -253,7 +301,7 @@ inner_output_mutator(Node *node, Plan *inner)
 
 		if (tle == NULL)
 			elog(ERROR, "GpuPreAgg: inner key column not in the inner plan's output");
-		return (Node *) copyObject(tle->expr);
+		return plan_output_mutator((Node *) tle->expr, inner);
 	}
 	return expression_tree_mutator(node, inner_output_mutator, (void *) inner);
 }
