@@ -640,7 +640,7 @@ typedef struct XpuPreAggGroups
  * root is the outer quals (a CONST true when there are none), and every
  * outer join key is a node < root, so one pass of the interpreter
  * evaluates the quals and all keys.  XpuSession.join_offset locates an
- * XpuJoinDesc; preagg_offset is 0 (GpuPreAgg is not fused yet).
+ * XpuJoinDesc; preagg_offset is 0 (a fused GpuPreAgg is XPU_KIND_GPUJOIN_PREAGG).
  *
  * The inner sides are not programs: the backend sends each depth's rows
  * with PGSTROM_MSG_JOIN_INNER (pg_strom_proto.h) as row_size bytes each,

@@ -46,6 +46,10 @@ type kernels struct {
 	join      cu.Function // xpu.KernelGpuJoin
 	joinBuild cu.Function // xpu.KernelGpuJoinBld
 	joinErr   error       // why GpuJoin cannot run (either kernel missing)
+	// joinPreAgg is xpu.KernelGpuJoinPreAgg; joinPreAggErr says why fused
+	// sessions cannot run (it, the build or the rehash kernel missing).
+	joinPreAgg    cu.Function
+	joinPreAggErr error
 }
 
 // LoadModule loads a fatbin image (cuModuleLoadData) on the device and reads
@@ -81,6 +85,9 @@ func (d *Device) LoadModule(image []byte) (*Module, error) {
 	k.join, errJoin = m.Function(xpu.KernelGpuJoin)
 	k.joinBuild, errBuild = m.Function(xpu.KernelGpuJoinBld)
 	k.joinErr = errors.Join(errJoin, errBuild)
+	var errFused error
+	k.joinPreAgg, errFused = m.Function(xpu.KernelGpuJoinPreAgg)
+	k.joinPreAggErr = errors.Join(errFused, errBuild, errRehash)
 	return m, nil
 }
 

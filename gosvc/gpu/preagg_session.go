@@ -75,6 +75,13 @@ func (p preaggTask) Grow(old *devTable) (*devTable, error) {
 // over every page (retry nil: the first pass, which uploads them) or over
 // the retry items (later passes; the pages are still on the device).
 func (t *task) preaggPass(table cu.DevicePtr, retry []uint32) error {
+	return t.foldPass(t.sess.ex.kern.preagg, table, nil, retry)
+}
+
+// foldPass runs a kernel of kern_gpupreagg_block's contract once (the
+// GpuPreAgg kernel, or the fused kernel with inners, the inner buffers of
+// its four depths, after table), as preaggPass.
+func (t *task) foldPass(fn cu.Function, table cu.DevicePtr, inners *[xpu.JoinMaxDepths]cu.DevicePtr, retry []uint32) error {
 	st := t.lane.stream
 	sessPtr := cu.DevicePtr(t.sess.mem.Ptr)
 	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
@@ -96,9 +103,14 @@ func (t *task) preaggPass(table cu.DevicePtr, retry []uint32) error {
 		args := []unsafe.Pointer{
 			unsafe.Pointer(&sessPtr), unsafe.Pointer(&pagesDev), unsafe.Pointer(&nblocks),
 			unsafe.Pointer(&retryPtr), unsafe.Pointer(&nretry), unsafe.Pointer(&table),
-			unsafe.Pointer(&itemsPtr), unsafe.Pointer(&counters),
 		}
-		err = t.launch(t.sess.ex.kern.preagg, grid, args)
+		if inners != nil {
+			for d := range inners {
+				args = append(args, unsafe.Pointer(&inners[d]))
+			}
+		}
+		args = append(args, unsafe.Pointer(&itemsPtr), unsafe.Pointer(&counters))
+		err = t.launch(fn, grid, args)
 	}
 	if err != nil {
 		return errors.Join(err, st.Synchronize())

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/join/jointest"
+	"github.com/pgstrom-go/pg_strom/gosvc/joinpreagg/jpatest"
 	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -206,5 +207,17 @@ func socketSeeds(tb testing.TB) [][]byte {
 		protocol.EncodeJoinInner(3, protocol.JoinInnerRequest{PlanID: 9, RowSize: 16, NRows: 6, FirstRow: 4, PieceRows: 2, Rows: rows[64:]}),
 		xputest.ChunkMessage(4, 1, pages), protocol.EncodeRequest(protocol.TagTaskFinal, 5, nil))
 	out = append(out, join)
-	return out
+	// GpuPreAgg fused over GpuJoin: a session, both depths, a chunk,
+	// TaskFinal with the groups
+	star := jpatest.Random(rand.New(rand.NewSource(2)), []xpu.JoinType{xpu.JoinInner, xpu.JoinLeft}, []bool{false, true}, 100, 8, true)
+	fpages, _ := star.Pages(100)
+	fused := star.Program(10).Message(1)
+	for d := range star.Types {
+		r := star.Rows(d)
+		n := uint32(len(r) / jpatest.RowSize)
+		fused = append(fused, protocol.EncodeJoinInner(uint32(2+d), protocol.JoinInnerRequest{PlanID: 10, Depth: uint32(d), RowSize: jpatest.RowSize,
+			NRows: n, PieceRows: n, Rows: r})...)
+	}
+	fused = slices.Concat(fused, xputest.ChunkMessage(4, 1, fpages), protocol.EncodeRequest(protocol.TagTaskFinal, 5, nil))
+	return append(out, fused)
 }

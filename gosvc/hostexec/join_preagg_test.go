@@ -6,9 +6,11 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/joinpreagg/jpatest"
 	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
+	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind/kindtest"
 	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
@@ -148,5 +150,40 @@ func TestFusedJoinPreAggProtocol(t *testing.T) {
 	}
 	if e.tables.Len() != 0 {
 		t.Fatalf("%d query buffers left", e.tables.Len())
+	}
+}
+
+// A pool too small for the table to grow: the outer rows that found it
+// full come back RECHECK (the backend joins and aggregates them on the
+// CPU) instead of failing the chunk, and every combination is either in a
+// device group or in a returned row, never both.
+func TestFusedJoinPreAggFullTableReturnsRows(t *testing.T) {
+	mem := newHostMemory()
+	pool, err := mempool.New(mem, mempool.Config{SegmentSize: 64 << 10, MaxRatio: 0.5, ReleaseDelay: time.Second, DeviceMemory: 256 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	e := newExecutor(0, pool, mem, xpu.SharedRegion{})
+	e.preaggSlots = 64
+	s := jpatest.Random(rand.New(rand.NewSource(7)), []xpu.JoinType{xpu.JoinInner, xpu.JoinLeft}, []bool{false, true}, 6000, 30, false)
+	res, err := s.Run(openFused(t, e, s, 1), fusedPlan, 8, 1000)
+	if err != nil {
+		t.Fatalf("%v, want the rows that do not fit returned", err)
+	}
+	want, _ := s.Reference()
+	var total, onDevice, returned uint64
+	for _, g := range want {
+		total += g.Count
+	}
+	for _, g := range res.Groups {
+		onDevice += g.Count
+	}
+	for _, it := range res.Recheck {
+		returned += uint64(s.NCombinations(it))
+	}
+	if len(res.Recheck) == 0 || onDevice == 0 || onDevice+returned != total {
+		t.Fatalf("%d combinations on the device and %d in %d returned rows, want both > 0 and %d in all",
+			onDevice, returned, len(res.Recheck), total)
 	}
 }

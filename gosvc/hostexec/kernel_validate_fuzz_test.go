@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/joinpreagg/jpatest"
 	"github.com/pgstrom-go/pg_strom/gosvc/kinds"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
@@ -100,14 +101,55 @@ func validatorSeeds() [][]byte {
 		jkey(1, xpu.OffJKeyOffset, 32),
 		jkey(1, xpu.OffJKeyOuterXType, uint32(xpu.TypeVarchar)|uint32(xpu.TypeText)<<16),
 	}
-	return append([][]byte{
+	return append(append([][]byte{
 		scan, pa,
 		xputest.PutU32(scan, xpu.OffSessRoot, 2),
 		xputest.PutU32(scan, xpu.OffSessConstsOffset, uint32(l.ConstsOffset+8)),
 		xputest.PutU32(scan, xpu.OffSessKind, xpu.KindGpuPreAgg),
 		xputest.PutU32(pa, pl.PreAggOffset+xpu.OffDescEntrySize, 16),
 		xputest.PutU32(pa, pl.AggsOffset+xpu.OffAggOffset, 16),
-	}, joins...)
+	}, joins...), fusedSeeds()...)
+}
+
+// fusedSeeds: a fused GpuJoin + GpuPreAgg session (payload columns,
+// INNER_VARs, residual quals, keys and aggregates on both stages) and
+// near misses of what xpu_join_preagg_setup_serial checks.
+func fusedSeeds() [][]byte {
+	star := &jpatest.Star{Types: []xpu.JoinType{xpu.JoinInner, xpu.JoinLeft, xpu.JoinSemi}, Quals: []bool{true, true, false}}
+	b := star.Program(9)
+	fm, fl := b.MessageLayout(4)
+	innerVar := 0
+	for i, n := range b.Nodes {
+		if n.Opcode == xpu.OpInnerVar {
+			innerVar = i
+			break
+		}
+	}
+	node := func(i, f int, v uint32) []byte { return xputest.PutU32(fm, fl.NodesOffset+i*xpu.NodeSize+f, v) }
+	col := func(c, f int, v uint32) []byte { return xputest.PutU32(fm, fl.JoinColsOffset+c*xpu.JoinColSize+f, v) }
+	qual := func(d int, v uint32) []byte { return xputest.PutU32(fm, fl.JoinQualsOffset+4*d, v) }
+	return [][]byte{
+		fm,
+		xputest.PutU32(fm, xpu.OffSessPreAggOffset, 0),
+		xputest.PutU32(fm, xpu.OffSessKind, xpu.KindGpuJoin),
+		xputest.PutU32(fm, xpu.OffSessKind, xpu.KindGpuPreAgg),
+		xputest.PutU32(fm, xpu.OffSessRoot, uint32(len(b.Nodes)-1)),
+		xputest.PutU32(fm, fl.JoinOffset+xpu.OffJDescNCols, 3),
+		xputest.PutU32(fm, fl.JoinOffset+xpu.OffJDescQualsOffset, 0),
+		node(innerVar, xpu.OffNodeAux, 5),
+		node(innerVar, xpu.OffNodeRestype, uint32(xpu.TypeInt4)),
+		node(innerVar, xpu.OffNodeNArgs, 1<<16), // flags 1
+		col(0, xpu.OffJColDepth, 2),
+		col(1, xpu.OffJColOffset, 0),
+		col(1, xpu.OffJColWidth, 32),
+		col(0, xpu.OffJColReserved, 1),
+		qual(0, uint32(b.Root)),
+		qual(1, 0xffffffff),
+		qual(2, uint32(len(b.Nodes)-1)),
+		qual(0, uint32(len(b.Nodes)-1)),
+		xputest.PutU32(fm, fl.KeysOffset+xpu.OffKeyNode, uint32(b.Root)),
+		xputest.PutU32(fm, fl.AggsOffset+xpu.AggDescSize+xpu.OffAggArg, uint32(len(b.Nodes))),
+	}
 }
 
 // serviceOnlyRules are the service's checks the kernels deliberately do

@@ -36,6 +36,14 @@ func FuzzParseSession(f *testing.F) {
 	f.Add(jm)
 	f.Add(xputest.PutU32(jm, jl.JoinDepthsOffset+xpu.OffJDepthRowSize, 32))
 	f.Add(xputest.PutU32(jm, jl.JoinKeysOffset+xpu.JoinKeySize+xpu.OffJKeyOffset, 0))
+	// fused GpuJoin + GpuPreAgg sessions: INNER_VARs, payload columns,
+	// residual quals, keys and aggregates after the root
+	fb, _, _ := fusedProgram()
+	fm, fl := fb.MessageLayout(5)
+	f.Add(fm)
+	f.Add(xputest.PutU32(fm, fl.JoinColsOffset+xpu.OffJColOffset, 0))
+	f.Add(xputest.PutU32(fm, fl.JoinQualsOffset, 5))
+	f.Add(xputest.PutU32(fm, xpu.OffSessRoot, 6))
 	// TaskExec chunks: inline, and zero-copy refs into shared buffers.
 	f.Add(xputest.ChunkMessage(1, 2, make([]byte, xpu.BlockSize)))
 	shared := xputest.SharedChunkMessage(1, 3, []xputest.PageRef{xputest.AllVisibleRef(1, 7), xputest.VisibleRef(fuzzNBuffers-1, 291, 1, 291)})
@@ -56,21 +64,34 @@ func FuzzParseSession(f *testing.F) {
 			}
 			return
 		}
-		if p.Kind != xpu.KindGpuScan && p.Kind != xpu.KindGpuPreAgg && p.Kind != xpu.KindGpuJoin {
+		if p.Kind != xpu.KindGpuScan && p.Kind != xpu.KindGpuPreAgg && p.Kind != xpu.KindGpuJoin && p.Kind != xpu.KindGpuJoinPreAgg {
 			t.Fatalf("accepted kind %d", p.Kind)
 		}
-		checkAccepted(t, p.Program)
+		checkAccepted(t, p.Program, p.Join)
 		checkAcceptedPreAgg(t, p)
 		checkAcceptedJoin(t, p)
 	})
 }
 
-func checkAccepted(t *testing.T, p *xpu.Program) {
+// checkAccepted: what the interpreter relies on in an accepted program;
+// j is a fused session's join (nil otherwise), whose payload columns its
+// INNER_VARs (after the root, and only there) read.
+func checkAccepted(t *testing.T, p *xpu.Program, j *xpu.Join) {
 	n := len(p.Nodes)
-	if n == 0 || n > xpu.MaxSlots || p.Root != n-1 || p.Nodes[p.Root].Restype != xpu.TypeBool {
+	fused := p.Kind == xpu.KindGpuJoinPreAgg
+	if n == 0 || n > xpu.MaxSlots || p.Root > n-1 || !fused && p.Root != n-1 || p.Nodes[p.Root].Restype != xpu.TypeBool {
 		t.Fatalf("accepted %d nodes with root %d", n, p.Root)
 	}
 	for i, nd := range p.Nodes {
+		if nd.Opcode == xpu.OpInnerVar {
+			if !fused || i <= p.Root || len(nd.Args) != 0 || nd.Aux < 0 || int(nd.Aux) >= len(j.Cols) || j.Cols[nd.Aux].InnerXType != nd.Restype {
+				t.Fatalf("node %d: INNER_VAR %+v accepted", i, nd)
+			}
+			continue
+		}
+		if nd.Opcode == xpu.OpVar && i > p.Root {
+			t.Fatalf("node %d: a VAR after the root accepted", i)
+		}
 		if !nd.Opcode.Valid() || !nd.Restype.Valid() {
 			t.Fatalf("node %d: opcode %d type %d", i, nd.Opcode, nd.Restype)
 		}
@@ -93,7 +114,7 @@ func checkAccepted(t *testing.T, p *xpu.Program) {
 // descriptor.
 func checkAcceptedPreAgg(t *testing.T, p *parsedSession) {
 	pa := p.PreAgg
-	if (p.Kind == xpu.KindGpuPreAgg) != (pa != nil) {
+	if (p.Kind == xpu.KindGpuPreAgg || p.Kind == xpu.KindGpuJoinPreAgg) != (pa != nil) {
 		t.Fatalf("kind %d with preagg %v", p.Kind, pa)
 	}
 	if pa == nil {
@@ -115,8 +136,13 @@ func checkAcceptedPreAgg(t *testing.T, p *parsedSession) {
 			used[i] = true
 		}
 	}
+	// a fused session's nodes after the root are evaluated per combination
+	last := p.Root - 1
+	if p.Kind == xpu.KindGpuJoinPreAgg {
+		last = len(p.Nodes) - 1
+	}
 	node := func(what string, n int32) xpu.Node {
-		if n < 0 || int(n) >= p.Root {
+		if n < 0 || int(n) > last || int(n) == p.Root {
 			t.Fatalf("%s is node %d, root %d", what, n, p.Root)
 		}
 		return p.Nodes[n]
@@ -183,11 +209,25 @@ func fuzzChunk(t *testing.T, msg []byte) {
 // kernels index with: nodes before the root of the declared type, slots
 // inside their row, types that join.
 func checkAcceptedJoin(t *testing.T, p *parsedSession) {
-	if (p.Kind == xpu.KindGpuJoin) != (p.Join != nil) {
+	if (p.Kind == xpu.KindGpuJoin || p.Kind == xpu.KindGpuJoinPreAgg) != (p.Join != nil) {
 		t.Fatalf("kind %d with join %v", p.Kind, p.Join)
 	}
 	if p.Join == nil {
 		return
+	}
+	if p.Kind == xpu.KindGpuJoin && (len(p.Join.Cols) != 0 || p.Join.Quals != nil) {
+		t.Fatalf("a GpuJoin session with payload columns or quals accepted: %+v", p.Join)
+	}
+	for c, col := range p.Join.Cols {
+		if col.Depth < 0 || col.Depth >= len(p.Join.Depths) || uint64(col.Offset)+uint64(col.Width) > uint64(p.Join.Depths[col.Depth].RowSize) ||
+			p.Join.Depths[col.Depth].Type != xpu.JoinInner && p.Join.Depths[col.Depth].Type != xpu.JoinLeft {
+			t.Fatalf("payload column %d accepted as %+v", c, col)
+		}
+	}
+	for d, q := range p.Join.Quals {
+		if q != -1 && (int(q) <= p.Root || int(q) >= len(p.Nodes) || p.Nodes[q].Restype != xpu.TypeBool) {
+			t.Fatalf("depth %d: residual qual node %d accepted", d, q)
+		}
 	}
 	if n := len(p.Join.Depths); n < 1 || n > xpu.JoinMaxDepths {
 		t.Fatalf("accepted %d depths", n)

@@ -86,7 +86,7 @@ func JoinTypesJoinable(outer, inner Type) bool {
 // error wraps protocol.ErrProtocol.
 func ParseJoin(msg []byte, p *Program) (*Join, error) {
 	if p.PreAggOffset != 0 {
-		return nil, protoErr("xpu join: preagg_offset is %d in a GpuJoin session, must be 0 (GpuPreAgg is not fused)", p.PreAggOffset)
+		return nil, protoErr("xpu join: preagg_offset is %d in a GpuJoin session, must be 0 (a fused GpuPreAgg is a session of kind %d)", p.PreAggOffset, KindGpuJoinPreAgg)
 	}
 	j, _, err := parseJoin(msg, p, false, p.regions)
 	return j, err

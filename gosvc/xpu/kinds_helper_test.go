@@ -11,8 +11,8 @@ import (
 // the shared program, and a GpuPreAgg session's descriptor.
 type parsedSession struct {
 	*xpu.Program
-	PreAgg *xpu.PreAgg // GpuPreAgg sessions only
-	Join   *xpu.Join   // GpuJoin sessions only
+	PreAgg *xpu.PreAgg // GpuPreAgg and fused sessions only
+	Join   *xpu.Join   // GpuJoin and fused sessions only
 }
 
 // parseSession validates msg as the server does (the registry of every
@@ -26,6 +26,11 @@ func parseSession(msg []byte) (*parsedSession, error) {
 	if p.Kind == xpu.KindGpuPreAgg {
 		if s.PreAgg, err = xpu.ParsePreAgg(msg, p); err != nil {
 			return nil, fmt.Errorf("the registry accepted a GpuPreAgg session that ParsePreAgg rejects: %w", err)
+		}
+	}
+	if p.Kind == xpu.KindGpuJoinPreAgg {
+		if s.Join, s.PreAgg, err = xpu.ParseJoinPreAgg(msg, p); err != nil {
+			return nil, fmt.Errorf("the registry accepted a fused session that ParseJoinPreAgg rejects: %w", err)
 		}
 	}
 	if p.Kind == xpu.KindGpuJoin {

@@ -10,7 +10,10 @@ import (
 // decoded, not judged: which kinds exist and what else their sessions carry
 // (GpuPreAgg: ParsePreAgg) is the node kinds' registry's business
 // (nodekind.Registry.ParseSession), which nothing may bypass on the way to
-// the GPU.
+// the GPU.  One exception, as in the kernels' xpu_validate_node: the
+// program of a fused GpuJoin + GpuPreAgg session (KindGpuJoinPreAgg) may
+// go on after its root, and INNER_VAR nodes are allowed there (and
+// nowhere else); ParseJoinPreAgg checks their columns and stages.
 func ParseProgram(msg []byte) (*Program, error) {
 	if err := checkMessage(msg, protocol.TagOpenSession, SessionEnd); err != nil {
 		return nil, err

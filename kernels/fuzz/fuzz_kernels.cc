@@ -9,14 +9,16 @@
  * into a hash table that is grown (rehash) and retried as the service does,
  * and for a GpuJoin session build each depth's inner buffer and run the
  * probe's launch loop over small outputs, resuming suspended cursors (one
- * of them corrupted when the flags say so) as gosvc/join does.
+ * of them corrupted when the flags say so) as gosvc/join does; for a fused
+ * GpuJoin + GpuPreAgg session build the depths the same way and
+ * accumulate as for GpuPreAgg with the fused kernel code.
  *
  * Input (see split_input): one flags byte, a little-endian uint32 session
  * length L, L bytes of OpenSession message, then either the pages of an
  * inline chunk or, with FLAG_SHARED, page refs followed by the "shared
  * buffers" they index (the zero-copy path through hostexec_gather).  A
- * GpuJoin session takes its inner rows from the start of what follows the
- * session (JOIN_ROWS rows a depth, row_size bytes each, zero-filled past
+ * GpuJoin or fused session takes its inner rows from the start of what
+ * follows the session (JOIN_ROWS rows a depth, row_size bytes each, zero-filled past
  * the input), the pages from the rest.
  *
  * Only what the service itself guarantees before the kernel code runs is
@@ -36,6 +38,7 @@
 #include "xpu_preagg.h"
 #include "xpu_gather.h"
 #include "xpu_join.h"
+#include "xpu_join_preagg.h"
 #include "hostexec.h"
 
 /* input layout */
@@ -142,40 +145,27 @@ run_scan(const char *session, const char *pages, uint32_t nblocks)
  * preagg.Session.Accumulate over one chunk: a pass over every page, then,
  * while rows report RETRY, grow the table (xpu.PreAggSlotsFor, rehash,
  * the new table's nentries checked against its capacity) and run the
- * retry items alone.
+ * retry items alone.  pass(retry, nretry, table, items, counters) is the
+ * kernel of GpuPreAgg's contract (GpuPreAgg's, or the fused one's).
  */
+template <typename PassFn>
 static void
-run_preagg(const char *session, const char *pages, uint32_t nblocks, uint32_t nslots)
+accumulate(uint32_t nblocks, uint32_t nslots, uint32_t entry_size, PassFn pass)
 {
 	uint32_t	cap = nblocks * XPU_MAX_TUPLES_PER_PAGE;
 	uint32_t   *items = (uint32_t *) malloc(4 * cap);
 	uint32_t   *retry = (uint32_t *) malloc(4 * cap);
 	uint32_t	nretry = 0;
 	uint32_t	counters[XPU_COUNTER__COUNT];
-	xpu_program *prog = new xpu_program;
-	xpu_preagg *pa = new xpu_preagg;
-	uint32_t	entry_size = 16;
 	size_t		tbytes;
-	char	   *table;
+	char	   *table = new_table(nslots, entry_size, &tbytes);
 
-	/*
-	 * The service learns the entry size from its own parse of the session;
-	 * a session the kernel's validator rejects still gets a table (of the
-	 * smallest entries) and must be rejected by the kernel code.
-	 */
-	if (xpu_preagg_setup_serial(session, prog, pa) == XPU_STATUS_OK)
-		entry_size = pa->entry_size;
-	delete prog;
-	delete pa;
-	table = new_table(nslots, entry_size, &tbytes);
-
-	for (int pass = 0; pass < FUZZ_MAX_PASSES; pass++)
+	for (int pass_no = 0; pass_no < FUZZ_MAX_PASSES; pass_no++)
 	{
 		uint32_t	n;
 		uint32_t	next = 0;
 
-		hostexec_gpupreagg(session, pages, nblocks, pass == 0 ? NULL : retry, nretry,
-						   table, items, counters);
+		pass(pass_no == 0 ? NULL : retry, nretry, table, items, counters);
 		if (counters[XPU_COUNTER_STATUS] != XPU_STATUS_OK)
 			break;
 		n = nitems_checked(counters, cap);
@@ -220,6 +210,28 @@ run_preagg(const char *session, const char *pages, uint32_t nblocks, uint32_t ns
 	free(retry);
 }
 
+static void
+run_preagg(const char *session, const char *pages, uint32_t nblocks, uint32_t nslots)
+{
+	xpu_program *prog = new xpu_program;
+	xpu_preagg *pa = new xpu_preagg;
+	uint32_t	entry_size = 16;
+
+	/*
+	 * The service learns the entry size from its own parse of the session;
+	 * a session the kernel's validator rejects still gets a table (of the
+	 * smallest entries) and must be rejected by the kernel code.
+	 */
+	if (xpu_preagg_setup_serial(session, prog, pa) == XPU_STATUS_OK)
+		entry_size = pa->entry_size;
+	delete prog;
+	delete pa;
+	accumulate(nblocks, nslots, entry_size,
+			   [&](const uint32_t *retry, uint32_t nretry, char *table, uint32_t *items, uint32_t *counters) {
+		hostexec_gpupreagg(session, pages, nblocks, retry, nretry, table, items, counters);
+	});
+}
+
 /* one depth's inner buffer as gosvc/join lays it out and fills it */
 static char *
 new_inner(uint32_t depth, uint32_t row_size, const uint8_t **rest, size_t *nrest)
@@ -244,6 +256,89 @@ new_inner(uint32_t depth, uint32_t row_size, const uint8_t **rest, size_t *nrest
 }
 
 /*
+ * Every depth's buffer from the input and built, as gosvc/join loads it;
+ * false when a build failed (the service drops the load and the chunk
+ * never runs).
+ */
+static bool
+build_inners(const char *session, uint32_t ndepths, const uint32_t *row_size,
+			 const uint8_t **rest, size_t *nrest, char **inners)
+{
+	uint32_t	counters[XPU_JOIN_COUNTER__COUNT];
+	bool		built = true;
+
+	for (uint32_t d = 0; d < ndepths; d++)
+	{
+		inners[d] = new_inner(d, row_size[d], rest, nrest);
+		hostexec_gpujoin_build(session, d, inners[d], counters);
+		if (counters[XPU_COUNTER_STATUS] != XPU_STATUS_OK)
+			built = false;
+		else
+			FUZZ_ASSERT(counters[XPU_COUNTER_NTUPLES] == JOIN_ROWS &&
+						counters[XPU_COUNTER_NITEMS] <= JOIN_ROWS);
+	}
+	return built;
+}
+
+/* an inline chunk: 1..FUZZ_MAX_BLOCKS whole pages, the last zero-filled */
+static char *
+inline_pages(const uint8_t *rest, size_t nrest, uint32_t *nblocks)
+{
+	char	   *pages;
+
+	*nblocks = (nrest + XPU_BLCKSZ - 1) / XPU_BLCKSZ;
+	if (*nblocks == 0)
+		*nblocks = 1;
+	if (*nblocks > FUZZ_MAX_BLOCKS)
+		*nblocks = FUZZ_MAX_BLOCKS;
+	pages = (char *) calloc(*nblocks, XPU_BLCKSZ);
+	memcpy(pages, rest, nrest < (size_t) *nblocks * XPU_BLCKSZ ? nrest : (size_t) *nblocks * XPU_BLCKSZ);
+	return pages;
+}
+
+/*
+ * A chunk of GpuPreAgg fused over GpuJoin as gosvc/joinpreagg runs it:
+ * the depths built as GpuJoin's, then GpuPreAgg's passes (grow, retry)
+ * with the fused kernel over them.
+ */
+static void
+run_join_preagg(const char *session, const uint8_t *rest, size_t nrest, uint32_t nslots)
+{
+	xpu_program *prog = new xpu_program;
+	xpu_join   *jn = new xpu_join;
+	xpu_preagg *pa = new xpu_preagg;
+	uint32_t	ndepths = 1;
+	uint32_t	row_size[XPU_JOIN_MAX_DEPTHS] = {16, 16, 16, 16};
+	char	   *inners[XPU_JOIN_MAX_DEPTHS] = {NULL, NULL, NULL, NULL};
+	uint32_t	entry_size = 16;
+	uint32_t	nblocks;
+	char	   *pages;
+
+	if (xpu_join_preagg_setup_serial(session, prog, jn, pa) == XPU_STATUS_OK)
+	{
+		ndepths = jn->ndepths;
+		for (uint32_t d = 0; d < ndepths; d++)
+			row_size[d] = jn->depths[d].row_size;
+		entry_size = pa->entry_size;
+	}
+	delete prog;
+	delete jn;
+	delete pa;
+	if (build_inners(session, ndepths, row_size, &rest, &nrest, inners))
+	{
+		pages = inline_pages(rest, nrest, &nblocks);
+		accumulate(nblocks, nslots, entry_size,
+				   [&](const uint32_t *retry, uint32_t nretry, char *table, uint32_t *items, uint32_t *counters) {
+			hostexec_gpujoin_preagg(session, pages, nblocks, retry, nretry, table,
+									(void *const *) inners, items, counters);
+		});
+		free(pages);
+	}
+	for (uint32_t d = 0; d < ndepths; d++)
+		free(inners[d]);
+}
+
+/*
  * A GpuJoin chunk as gosvc/join runs it: each depth built (a bad row ends
  * the chunk, as the service drops the load), then launches over the pages
  * and over each launch's suspended cursors until none is left, every
@@ -259,7 +354,7 @@ run_join(const char *session, const uint8_t *rest, size_t nrest, uint8_t flags)
 	char	   *inners[XPU_JOIN_MAX_DEPTHS] = {NULL, NULL, NULL, NULL};
 	uint32_t	counters[XPU_JOIN_COUNTER__COUNT];
 	uint32_t	capacity = 1 + ((flags >> FLAG_JOIN_CAP_SHIFT) & 7);
-	bool		built = true;
+	bool		built;
 	char	   *pages;
 	uint32_t	nblocks;
 
@@ -272,23 +367,8 @@ run_join(const char *session, const uint8_t *rest, size_t nrest, uint8_t flags)
 	}
 	delete prog;
 	delete jn;
-	for (uint32_t d = 0; d < ndepths; d++)
-	{
-		inners[d] = new_inner(d, row_size[d], &rest, &nrest);
-		hostexec_gpujoin_build(session, d, inners[d], counters);
-		if (counters[XPU_COUNTER_STATUS] != XPU_STATUS_OK)
-			built = false;
-		else
-			FUZZ_ASSERT(counters[XPU_COUNTER_NTUPLES] == JOIN_ROWS &&
-						counters[XPU_COUNTER_NITEMS] <= JOIN_ROWS);
-	}
-	nblocks = (nrest + XPU_BLCKSZ - 1) / XPU_BLCKSZ;
-	if (nblocks == 0)
-		nblocks = 1;
-	if (nblocks > FUZZ_MAX_BLOCKS)
-		nblocks = FUZZ_MAX_BLOCKS;
-	pages = (char *) calloc(nblocks, XPU_BLCKSZ);
-	memcpy(pages, rest, nrest < (size_t) nblocks * XPU_BLCKSZ ? nrest : (size_t) nblocks * XPU_BLCKSZ);
+	built = build_inners(session, ndepths, row_size, &rest, &nrest, inners);
+	pages = inline_pages(rest, nrest, &nblocks);
 
 	if (built)
 	{
@@ -375,6 +455,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(session);
 		return 0;
 	}
+	if (load_u32((const uint8_t *) session + sizeof(PgStromMsgHeader) + 4) == XPU_KIND_GPUJOIN_PREAGG)
+	{
+		run_join_preagg(session, rest, nrest, 2u << ((flags >> FLAG_SLOTS_SHIFT) & 7));
+		free(session);
+		return 0;
+	}
 	if (flags & FLAG_SHARED)
 	{
 		/*
@@ -411,16 +497,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(shared);
 	}
 	else
-	{
-		/* inline chunk: whole pages, the last one zero-filled */
-		nblocks = (nrest + XPU_BLCKSZ - 1) / XPU_BLCKSZ;
-		if (nblocks == 0)
-			nblocks = 1;
-		if (nblocks > FUZZ_MAX_BLOCKS)
-			nblocks = FUZZ_MAX_BLOCKS;
-		pages = (char *) calloc(nblocks, XPU_BLCKSZ);
-		memcpy(pages, rest, nrest < (size_t) nblocks * XPU_BLCKSZ ? nrest : (size_t) nblocks * XPU_BLCKSZ);
-	}
+		pages = inline_pages(rest, nrest, &nblocks);
 
 	/* the node kind registry dispatches on the session's kind */
 	if (load_u32((const uint8_t *) session + sizeof(PgStromMsgHeader) + 4) == XPU_KIND_GPUPREAGG)

@@ -57,6 +57,8 @@ echo "=== GpuPreAgg kernel test on the device"
 (cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_preagg gpu_test_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_preagg vectors.txt 2>&1 | grep -E "FAIL|gpu preagg:|grid <= 264" | tail -24)
 echo "=== GpuJoin kernel test on the device"
 (cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join gpu_test_join.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join vectors.txt 2>&1 | grep -E "FAIL|gpu join:" | tail -24)
+echo "=== GpuPreAgg fused over GpuJoin, kernel test on the device"
+(cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join_preagg gpu_test_join_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join_preagg vectors.txt 2>&1 | grep -E "FAIL|join preagg" | tail -24)
 fi
 if want suite; then
 echo "=== bench/ suite"

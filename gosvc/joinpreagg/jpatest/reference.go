@@ -74,6 +74,17 @@ func (s *Star) Reference() (map[string]Group, []uint32) {
 	return out, recheck
 }
 
+// NCombinations is the number of join combinations of the outer row of
+// item (0 when the outer qual drops it).
+func (s *Star) NCombinations(item uint32) int {
+	for _, o := range s.Outer {
+		if o.Item == item && o.A > s.QualMin {
+			return len(s.combinations(o, 0, nil))
+		}
+	}
+	return 0
+}
+
 func (s *Star) overflows(d int, r uint32) bool {
 	if r == xpu.JoinNoInner {
 		return false

@@ -62,7 +62,7 @@ func i64(v int64) *int64 { return &v }
 func Random(rng *rand.Rand, types []xpu.JoinType, quals []bool, nouter, ninner int, overflow bool) *Star {
 	s := &Star{Types: types, Quals: quals, QualMin: -3}
 	for i := 0; i < nouter; i++ {
-		o := Outer{A: int32(rng.Intn(12) - 4)}
+		o := Outer{A: int32(rng.Intn(max(12, nouter/20)) - 4)}
 		for range types {
 			var k *int32
 			if rng.Intn(10) != 0 {
