@@ -123,6 +123,14 @@ SELECT * FROM check_fused($$
 	SELECT dt.d_year, sum(f.v) * 2 AS s2
 	  FROM gj_fact f JOIN gpa_date dt ON f.k_int = dt.d_datekey
 	 GROUP BY dt.d_year HAVING count(*) > 100$$, 'd_year');
+-- many groups under a tiny work_mem: the CPU's groups (RECHECK rows, CPU
+-- chunks) spill to a tuplestore and come out as several partial tuples
+SET work_mem = '64kB';
+SELECT * FROM check_fused($$
+	SELECT f.id % 20000 AS g, d3.w, count(*) AS n, sum(d1.id) AS s
+	  FROM gj_fact f JOIN gj_d1 d1 ON f.k_int = d1.id LEFT JOIN gj_d3 d3 ON d3.t = f.k_text
+	 GROUP BY 1, 2$$, 'g, w');
+RESET work_mem;
 -- rescans: a correlated subquery, its inner plan's parameter changes
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
