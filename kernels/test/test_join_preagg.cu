@@ -105,6 +105,7 @@ struct Fused
 	xpu_join	jn;
 	xpu_preagg	pa;
 	int			node_m = -1, node_g = -1, root = -1;
+	int			node_m0 = -1;				/* M + 0 after the root: outer only */
 	int			node_p[XPU_JOIN_MAX_DEPTHS] = {-1, -1, -1, -1};
 	int			node_t = -1, node_s = -1, node_f = -1;
 	int			node_q = -1;					/* an outer int8 the quals compare */
@@ -159,6 +160,12 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 		f.quals.assign(f.t.jn.ndepths, -1);
 	}
 	f.root = f.p.b(true);
+	/*
+	 * A node after the root that reads no inner row (stage -1): the walk
+	 * evaluates it once per outer row, with or without quals (without,
+	 * it once kept the previous row's value).
+	 */
+	f.node_m0 = f.p.op(OP(ADD), I8, {f.node_m, f.p.i8(0)});
 	int last_row_depth = -1;
 	for (uint32_t d = 0; d < f.t.jn.ndepths; d++)
 		if (f.t.jn.depths[d].join_type == XPU_JOIN_INNER || f.t.jn.depths[d].join_type == XPU_JOIN_LEFT)
@@ -213,7 +220,7 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 	if (f.node_t >= 0)
 		f.s.key(f.node_t, TEXT, TEXT_GROUP_KEY);
 	f.s.agg(XPU_AGG_COUNT, -1, 0);
-	f.s.agg(XPU_AGG_SUM_INT, f.node_m, I8);
+	f.s.agg(XPU_AGG_SUM_INT, f.node_m0, I8);
 	if (f.pdepth >= 0)
 	{
 		f.s.agg(XPU_AGG_SUM_INT, f.node_s, I8, f.node_f);
@@ -273,6 +280,8 @@ make_fused(Fused &f, int ndepths, const int *types, const int *nrows, int nouter
 			sl[f.node_q] = rng() % 9 == 0 ? d_null() : d_i64((int64_t) (rng() % 16) - 5);
 		sl[f.node_g] = rng() % 9 == 0 ? d_null() : d_i64((int64_t) (rng() % 3));
 		sl[f.root] = d_i64(1);
+		/* poison: the walk must compute M + 0 itself */
+		sl[f.node_m0] = d_i64(-777);
 		f.outer.push_back(sl);
 	}
 	return true;
@@ -391,6 +400,8 @@ fused_reference(const Fused &f, FusedRef &ref)
 		{
 			std::vector<xpu_datum> sl = f.outer[o];
 			bool bad = false;
+
+			sl[f.node_m0] = sl[f.node_m];
 			for (uint32_t d = 0; d < f.t.jn.ndepths; d++)
 			{
 				if (f.node_p[d] < 0)
