@@ -142,9 +142,13 @@ xpu_join_walk_next(const xpu_program *prog, const xpu_join *jn, const xpu_join_i
 	if (w->state == XPU_JOIN_CUR_FRESH)
 	{
 		xpu_join_prepare(jn, slots, &w->pr);
-		/* the nodes after the root that read no inner row: once */
-		if (jn->eager_depth >= 0 &&
-			xpu_join_walk_eval(prog, jn, inners, w->pos, -1, 0, slots) != XPU_ROW_MATCH)
+		/*
+		 * The nodes after the root that read no inner row: once, with or
+		 * without quals (the combination loop below starts at stage 0, so
+		 * without quals nothing else would evaluate them: a group key such
+		 * as outer_col % 5 kept the previous row's value).
+		 */
+		if (xpu_join_walk_eval(prog, jn, inners, w->pos, -1, 0, slots) != XPU_ROW_MATCH)
 			return XPU_ROW_RECHECK;
 		d = 0;
 		descend = true;

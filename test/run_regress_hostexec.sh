@@ -211,6 +211,15 @@ SELECT hx_check('GpuJoin fan-out over several replies', $q$SELECT h.id, f.n FROM
 SET max_parallel_workers_per_gather = 4;
 SELECT hx_check('parallel GpuJoin, 3 depths', $q$SELECT h.id, d.name, t.w, f.n FROM hx h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.t = t.t JOIN hx_fan f ON h.id = f.n$q$,
                 'Parallel Custom Scan \(GpuJoin\)', '{Chunks,Rows Out}');
+-- GpuPreAgg fused over GpuJoin: the combinations folded on the device, the
+-- RECHECK outer rows (compressed text keys) joined and aggregated here,
+-- serial and parallel
+SET max_parallel_workers_per_gather = 0;
+SELECT hx_check('fused GpuPreAgg over 2 depths', $q$SELECT t.w, h.g, count(*), sum(h.a), max(d.id) FROM hx h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.t = t.t GROUP BY t.w, h.g$q$,
+                'GpuPreAgg\) on hx\M(.|\n)*Depth 2: Left Join', '{Chunks,GPU Groups,Recheck Rows}');
+SET max_parallel_workers_per_gather = 4;
+SELECT hx_check('parallel fused GpuPreAgg', $q$SELECT d.id % 7 AS k, t.w, count(*), sum(h.a) FROM hx h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.t = t.t GROUP BY 1, 2$q$,
+                'Parallel Custom Scan \(GpuPreAgg\) on hx\M(.|\n)*Depth 2: Left Join', '{Chunks,GPU Groups,Recheck Rows}');
 -- the copy path: pg_strom.zero_copy off, and a temporary table (local buffers)
 SET pg_strom.zero_copy = off;
 SELECT hx_check('parallel GpuScan, pages copied', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,

@@ -55,7 +55,8 @@ cg_assemble_message(CgContext *ctx, int root, Relation rel,
 	XpuAttr    *attrs;
 	int			i;
 
-	Assert(root == ctx->nnodes - 1);
+	/* a fused GpuPreAgg evaluates the nodes after the root per join row */
+	Assert(root == ctx->nnodes - 1 || ctx->inner_vars);
 	if (ctx->nodes[root].restype != XPU_TYPE_BOOL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),

@@ -60,6 +60,12 @@ typedef struct CgContext
 	bool		build_param;	/* cg_emit_const: a Param's value at build
 								 * time, which must not be refused */
 
+	/*
+	 * A fused GpuPreAgg's program after the join's root: a Var with varno
+	 * INNER_VAR is payload column varattno - 1 (XPU_OP_INNER_VAR).
+	 */
+	bool		inner_vars;
+
 	/* simple CASE: the node that CaseTestExpr stands for, or -1 */
 	int			case_test_node;
 

@@ -305,6 +305,15 @@ cg_emit_var(CgContext *ctx, Var *var)
 	XpuType		xtype;
 	int			i;
 
+	if (ctx->inner_vars && var->varno == INNER_VAR && var->varlevelsup == 0)
+	{
+		xtype = cg_xtype_of_oid(var->vartype);
+		if (xtype == XPU_TYPE_INVALID || var->varattno <= 0)
+			return cg_refuse(ctx, "inner column of type %s is not supported",
+							 format_type_be(var->vartype));
+		return cg_add_node(ctx, XPU_OP_INNER_VAR, xtype, 0, var->varattno - 1,
+						   0, NULL);
+	}
 	if (var->varno != ctx->scanrelid || var->varlevelsup != 0)
 		return cg_refuse(ctx, "reference to a column of another relation");
 	if (var->varattno == 0)

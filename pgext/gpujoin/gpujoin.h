@@ -42,6 +42,10 @@
 /* bytes of a text key: 8 + this is the widest slot */
 #define GPUJOIN_MAX_TEXT_KEY		(XPU_JOIN_MAX_TEXT_KEY - 8)
 #define GPUJOIN_NO_INNER			XPU_JOIN_NO_INNER
+/* payload columns (a fused GpuPreAgg's inner columns) of all depths */
+#define GPUJOIN_MAX_PAYLOAD			XPU_JOIN_MAX_COLS
+/* slots of one inner row: its keys, then its payload columns */
+#define GPUJOIN_MAX_SLOTS			(GPUJOIN_MAX_KEYS + GPUJOIN_MAX_PAYLOAD)
 
 /* one depth of the plan (from custom_private) */
 typedef struct GpuJoinDepthInfo
@@ -73,9 +77,10 @@ typedef struct GpuJoinInner
 	uint32		nrows;
 	uint32		row_size;		/* bytes of one key row */
 	uint32		nkeys;
-	int16		key_xtype[GPUJOIN_MAX_KEYS];	/* the inner slots' types */
-	uint32		key_offset[GPUJOIN_MAX_KEYS];
-	uint32		key_width[GPUJOIN_MAX_KEYS];
+	uint32		nslots;			/* nkeys, then the payload columns */
+	int16		key_xtype[GPUJOIN_MAX_SLOTS];	/* the inner slots' types */
+	uint32		key_offset[GPUJOIN_MAX_SLOTS];
+	uint32		key_width[GPUJOIN_MAX_SLOTS];
 	uint64		bytes;			/* tuples and key rows together */
 	uint64	   *tuple_offsets;	/* [nrows] from tuples_base */
 	char	   *tuples_base;	/* MinimalTuples, MAXALIGNed */
@@ -115,6 +120,13 @@ typedef struct GpuJoinShared
 	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
 } GpuJoinShared;
 
+/*
+ * A parallel plan's DSM: GpuJoinShared, then the runtime's part (whose size
+ * is known only where it is estimated).
+ */
+#define GPUJOIN_RUNTIME_DSM(coordinate) \
+	((void *) ((char *) (coordinate) + MAXALIGN(sizeof(GpuJoinShared))))
+
 #define GPUJOIN_BUILD_NONE		0
 #define GPUJOIN_BUILD_RUNNING	1
 #define GPUJOIN_BUILD_DONE		2
@@ -123,6 +135,12 @@ typedef struct GpuJoinShared
 typedef struct GpuJoinState
 {
 	GpuTaskState gts;
+	/*
+	 * The node that scans: &gts for GpuJoin itself, the GpuPreAgg's state
+	 * when the join is fused under it (only the inner machinery of this
+	 * struct is used then, gts is not).
+	 */
+	GpuTaskState *task;
 	GpuTaskOps	ops;			/* item_size depends on ndepths */
 	GpuJoinInfo *info;
 	int			ncols;
@@ -151,6 +169,15 @@ typedef struct GpuJoinState
 	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */
 	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
 
+	/*
+	 * Payload columns of each depth (set before the build by a fused
+	 * GpuPreAgg): the inner plan's resno and device type of each, encoded
+	 * after the key slots.
+	 */
+	int			npayload[GPUJOIN_MAX_DEPTHS];
+	AttrNumber	payload_resno[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_PAYLOAD];
+	int16		payload_xtype[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_PAYLOAD];
+
 	/* parallel */
 	GpuJoinShared *jshared;
 	dsa_area   *dsa;
@@ -169,6 +196,9 @@ extern CustomScanMethods gpujoin_plan_methods;
 extern CustomExecMethods gpujoin_exec_methods;
 extern List *gpujoin_info_to_list(const GpuJoinInfo *info);
 extern GpuJoinInfo *gpujoin_info_from_list(List *private);
+extern void gpujoin_plan_columns(GpuJoinInfo *info, List *vars,
+								 List *custom_plans);
+extern List *gpujoin_plan_keys(GpuJoinInfo *info, List *custom_plans);
 extern void pgstrom_init_gpujoin_plan(void);
 
 /* gpujoin_slots.c */
@@ -191,7 +221,21 @@ extern bool gpujoin_cpu_start_row(GpuJoinState *gjs);
 extern bool gpujoin_cpu_next_combination(GpuJoinState *gjs, uint32 *rows);
 extern void gpujoin_cpu_reset(GpuJoinState *gjs);
 
-/* gpujoin_codegen.c */
+/* gpujoin_codegen.c: the program's nodes of the join */
+typedef struct GpuJoinNodes
+{
+	int			key_node[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	int			key_xtype[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
+	int			root;
+} GpuJoinNodes;
+
+struct CgContext;
+extern bool gpujoin_emit_program(struct CgContext *ctx, const GpuJoinInfo *info,
+								 GpuJoinNodes *jn);
+extern size_t gpujoin_append_desc(StringInfo buf, GpuJoinState *gjs,
+								  const GpuJoinNodes *jn,
+								  const XpuJoinCol *cols, int ncols);
+extern bool gpujoin_slot_encodable(int xtype);
 extern bool gpujoin_codegen_check(const GpuJoinInfo *info, Index scanrelid,
 								  char **reason);
 extern StringInfo gpujoin_build_session(GpuJoinState *gjs,
@@ -199,12 +243,28 @@ extern StringInfo gpujoin_build_session(GpuJoinState *gjs,
 
 /* gpujoin_upload.c */
 extern void gpujoin_upload_inner(GpuTaskState *gts);
+extern void gpujoin_upload_depths(GpuJoinState *gjs);
 
 /* gpujoin_exec.c */
 extern Node *gpujoin_create_state(CustomScan *cscan);
+extern void gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info,
+							  List *inner_plans, TupleTableSlot *outer_slot,
+							  EState *estate, int eflags);
+extern void gpujoin_form_row(GpuJoinState *gjs, const uint32 *rows,
+							 TupleTableSlot *slot);
+extern void gpujoin_fix_outer_varnos(GpuJoinInfo *info, Index scanrelid);
+extern void gpujoin_end_join(GpuJoinState *gjs);
+extern void gpujoin_rescan_join(GpuJoinState *gjs, Bitmapset *chgParam);
+extern void gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate,
+								  bool initialize);
+extern void gpujoin_reset_shared(GpuJoinState *gjs);
+extern void gpujoin_copy_shared_figures(GpuJoinState *gjs);
 
 /* gpujoin_explain.c */
 extern void gpujoin_explain(CustomScanState *node, List *ancestors,
 							ExplainState *es);
+extern void gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys,
+								  List *context, bool useprefix,
+								  ExplainState *es);
 
 #endif							/* PGSTROM_GPUJOIN_H */

@@ -20,16 +20,9 @@
 #include "codegen/codegen_node.h"
 #include "gpujoin/gpujoin.h"
 
-typedef struct JoinNodes
-{
-	int			key_node[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
-	int			key_xtype[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
-	int			root;
-} JoinNodes;
-
 /* emits the whole program; false (ctx->refused says why) if it cannot */
-static bool
-emit_join_program(CgContext *ctx, const GpuJoinInfo *info, JoinNodes *jn)
+bool
+gpujoin_emit_program(CgContext *ctx, const GpuJoinInfo *info, GpuJoinNodes *jn)
 {
 	int			nquals = list_length(info->dev_quals);
 	int		   *roots = palloc(sizeof(int) * Max(nquals, 1));
@@ -99,13 +92,13 @@ bool
 gpujoin_codegen_check(const GpuJoinInfo *info, Index scanrelid, char **reason)
 {
 	CgContext	ctx;
-	JoinNodes	jn;
+	GpuJoinNodes jn;
 	bool		ok;
 
 	if (reason)
 		*reason = NULL;
 	cg_init_context(&ctx, false, scanrelid, NULL, CODEGEN_MAX_NODES);
-	ok = emit_join_program(&ctx, info, &jn);
+	ok = gpujoin_emit_program(&ctx, info, &jn);
 	if (!ok && reason)
 		*reason = pstrdup(ctx.refused ? ctx.refused : "unknown reason");
 	cg_free_context(&ctx);
@@ -138,18 +131,56 @@ xpu_join_type(JoinType jt)
 StringInfo
 gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
 {
-	GpuTaskState *gts = &gjs->gts;
+	GpuTaskState *gts = gjs->task;
 	GpuJoinInfo *info = gjs->info;
 	CgContext	ctx;
-	JoinNodes	jn;
+	GpuJoinNodes jn;
 	StringInfo	buf;
+	size_t		desc_off;
+	XpuSession *sess;
+
+	cg_init_context(&ctx, true, info->outer_relid,
+					gts->css.ss.ps.ps_ExprContext, CODEGEN_MAX_NODES);
+	if (!gpujoin_emit_program(&ctx, info, &jn))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("GpuJoin cannot run on the GPU: %s",
+						ctx.refused ? ctx.refused : "unknown reason")));
+
+	buf = cg_assemble_message(&ctx, jn.root, gts->rel, gts->plan_id,
+							  PGSTROM_SESSION_REQUEST_ID);
+	desc_off = gpujoin_append_desc(buf, gjs, &jn, NULL, 0);
+	if (desc_off == 0)
+	{
+		*cpu_reason = "the device program is too large";
+		return NULL;
+	}
+	sess = (XpuSession *) (buf->data + sizeof(PgStromMsgHeader));
+	sess->kind = XPU_KIND_GPUJOIN;
+	sess->join_offset = (uint32) desc_off;
+	sess->preagg_offset = 0;
+	return buf;
+}
+
+/*
+ * Appends XpuJoinDesc | XpuJoinDepth[ndepths] | XpuJoinKey[nkeys] |
+ * XpuJoinCol[ncols] (16-byte aligned each) to the message in buf and sets
+ * the header's length; returns the descriptor's offset, 0 if the message
+ * would be too large.
+ */
+size_t
+gpujoin_append_desc(StringInfo buf, GpuJoinState *gjs, const GpuJoinNodes *jnp,
+					const XpuJoinCol *cols, int ncols)
+{
+	const GpuJoinNodes jn = *jnp;
+	GpuJoinInfo *info = gjs->info;
 	int			nkeys = 0;
 	size_t		desc_off,
 				depths_off,
 				keys_off,
+				cols_off,
 				total;
 	PgStromMsgHeader *hdr;
-	XpuSession *sess;
 	XpuJoinDesc *desc;
 	XpuJoinDepth *depths;
 	XpuJoinKey *keys;
@@ -158,25 +189,13 @@ gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
 
 	for (d = 0; d < info->ndepths; d++)
 		nkeys += list_length(info->depths[d].outer_keys);
-	cg_init_context(&ctx, true, info->outer_relid,
-					gts->css.ss.ps.ps_ExprContext, CODEGEN_MAX_NODES);
-	if (!emit_join_program(&ctx, info, &jn))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GpuJoin cannot run on the GPU: %s",
-						ctx.refused ? ctx.refused : "unknown reason")));
-
-	buf = cg_assemble_message(&ctx, jn.root, gts->rel, gts->plan_id,
-							  PGSTROM_SESSION_REQUEST_ID);
 	desc_off = CG_ALIGN16(buf->len);
 	depths_off = CG_ALIGN16(desc_off + sizeof(XpuJoinDesc));
 	keys_off = CG_ALIGN16(depths_off + sizeof(XpuJoinDepth) * info->ndepths);
-	total = CG_ALIGN16(keys_off + sizeof(XpuJoinKey) * nkeys);
+	cols_off = CG_ALIGN16(keys_off + sizeof(XpuJoinKey) * nkeys);
+	total = CG_ALIGN16(cols_off + sizeof(XpuJoinCol) * ncols);
 	if (total > (size_t) PGSTROM_MSG_MAX_LENGTH)
-	{
-		*cpu_reason = "the device program is too large";
-		return NULL;
-	}
+		return 0;
 	enlargeStringInfo(buf, (int) (total - buf->len));
 	memset(buf->data + buf->len, 0, total - buf->len);
 	buf->len = (int) total;
@@ -184,16 +203,18 @@ gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
 
 	hdr = (PgStromMsgHeader *) buf->data;
 	hdr->length = (uint32) total;
-	sess = (XpuSession *) (buf->data + sizeof(PgStromMsgHeader));
-	sess->kind = XPU_KIND_GPUJOIN;
-	sess->join_offset = (uint32) desc_off;
-	sess->preagg_offset = 0;
 
 	desc = (XpuJoinDesc *) (buf->data + desc_off);
 	desc->ndepths = info->ndepths;
 	desc->depths_offset = (uint32) depths_off;
 	desc->nkeys = nkeys;
 	desc->keys_offset = (uint32) keys_off;
+	if (ncols > 0)
+	{
+		desc->ncols = ncols;
+		desc->cols_offset = (uint32) cols_off;
+		memcpy(buf->data + cols_off, cols, sizeof(XpuJoinCol) * ncols);
+	}
 	depths = (XpuJoinDepth *) (buf->data + depths_off);
 	keys = (XpuJoinKey *) (buf->data + keys_off);
 	nkeys = 0;
@@ -216,5 +237,5 @@ gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
 			key->width = inner->key_width[k];
 		}
 	}
-	return buf;
+	return desc_off;
 }

@@ -56,7 +56,7 @@ static void
 eval_keys(GpuJoinState *gjs, ExprState **states, int nkeys, Datum *values,
 		  bool *isnull)
 {
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	int			k;
 
 	for (k = 0; k < nkeys; k++)
@@ -68,7 +68,7 @@ build_cpu_hash(GpuJoinState *gjs, int d)
 {
 	GpuJoinCpuHash *h = &gjs->cpu_hash[d];
 	GpuJoinInner *inner = &gjs->inner[d];
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
 	MemoryContext oldcxt;
 	uint32		nbuckets = 1;
@@ -109,7 +109,7 @@ build_cpu_hash(GpuJoinState *gjs, int d)
 static bool
 row_matches(GpuJoinState *gjs, int d, uint32 row, const Datum *ovalues)
 {
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
 	int			k;
 
@@ -198,7 +198,7 @@ depth_choices(GpuJoinState *gjs, int d, const Datum *ovalues, const bool *onull)
 bool
 gpujoin_cpu_start_row(GpuJoinState *gjs)
 {
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	GpuJoinCpuRow *cr = &gjs->cpu_row;
 	MemoryContext oldcxt;
 	int			d;

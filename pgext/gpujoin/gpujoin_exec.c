@@ -33,8 +33,8 @@
 #include "gpujoin/gpujoin.h"
 
 /* the form of a join row: the outer tuple and rows[d] of each depth */
-static void
-form_row(GpuJoinState *gjs, const uint32 *rows, TupleTableSlot *slot)
+void
+gpujoin_form_row(GpuJoinState *gjs, const uint32 *rows, TupleTableSlot *slot)
 {
 	bool		stored[GPUJOIN_MAX_DEPTHS] = {false};
 	int			i;
@@ -87,7 +87,7 @@ cpu_row_next(GpuJoinState *gjs, TupleTableSlot *slot)
 
 	if (!gpujoin_cpu_next_combination(gjs, rows))
 		return false;
-	form_row(gjs, rows, slot);
+	gpujoin_form_row(gjs, rows, slot);
 	gjs->gts.counters.nrows_out++;
 	return true;
 }
@@ -182,7 +182,7 @@ gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 			check_inner_field(gjs, d, rec[1 + d]);
 		if (gjs->info->host_quals != NIL && !outer_passes(gjs, false))
 			continue;
-		form_row(gjs, rec + 1, slot);
+		gpujoin_form_row(gjs, rec + 1, slot);
 		gts->counters.nrows_out++;
 		return true;
 	}
@@ -248,8 +248,8 @@ static const GpuTaskOps gpujoin_ops_template = {
 };
 
 /* the planner's outer relid in the plan's expressions -> scanrelid */
-static void
-fix_outer_varnos(GpuJoinInfo *info, Index scanrelid)
+void
+gpujoin_fix_outer_varnos(GpuJoinInfo *info, Index scanrelid)
 {
 	int			d;
 
@@ -267,7 +267,7 @@ static void
 init_depth(GpuJoinState *gjs, int d, Plan *plan, EState *estate, int eflags)
 {
 	GpuJoinDepthInfo *dp = &gjs->info->depths[d];
-	PlanState  *parent = &gjs->gts.css.ss.ps;
+	PlanState  *parent = &gjs->task->css.ss.ps;
 	PlanState  *ps;
 	ListCell   *lc1,
 			   *lc2,
@@ -277,7 +277,7 @@ init_depth(GpuJoinState *gjs, int d, Plan *plan, EState *estate, int eflags)
 
 	ps = ExecInitNode(plan, estate, eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	gjs->inner_ps[d] = ps;
-	gjs->gts.css.custom_ps = lappend(gjs->gts.css.custom_ps, ps);
+	gjs->task->css.custom_ps = lappend(gjs->task->css.custom_ps, ps);
 	gjs->inner_slot[d] = ExecInitExtraTupleSlot(estate, ExecGetResultType(ps),
 												&TTSOpsMinimalTuple);
 	forfour(lc1, dp->outer_keys, lc2, dp->inner_keys, lc3, dp->key_opnos,
@@ -302,23 +302,26 @@ init_depth(GpuJoinState *gjs, int d, Plan *plan, EState *estate, int eflags)
 	}
 }
 
-static void
-gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
+/*
+ * The join's columns, inner plans and CPU join state, for the node
+ * gjs->task (GpuJoin itself, or the GpuPreAgg it is fused under), whose
+ * outer heap tuples come in outer_slot.  The outer keys read the outer
+ * heap tuple as the scan tuple, not the node's virtual scan slot, which
+ * the expression compiler would take as already deformed: they are
+ * compiled for a heap tuple.
+ */
+void
+gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info, List *inner_plans,
+				  TupleTableSlot *outer_slot, EState *estate, int eflags)
 {
-	GpuJoinState *gjs = (GpuJoinState *) node;
-	GpuTaskState *gts = &gjs->gts;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	GpuJoinInfo *info;
+	PlanState  *ps = &gjs->task->css.ss.ps;
 	const TupleTableSlotOps *scanops;
 	ListCell   *lc1,
 			   *lc2;
 	int			i = 0;
 	int			d;
 
-	info = gpujoin_info_from_list(copyObject(cscan->custom_private));
-	fix_outer_varnos(info, cscan->scan.scanrelid);
 	gjs->info = info;
-
 	gjs->ncols = list_length(info->col_source);
 	gjs->col_source = palloc(sizeof(int) * Max(gjs->ncols, 1));
 	gjs->col_attno = palloc(sizeof(AttrNumber) * Max(gjs->ncols, 1));
@@ -328,31 +331,46 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 		gjs->col_attno[i] = (AttrNumber) lfirst_int(lc2);
 		i++;
 	}
-	gjs->outer_slot = ExecInitExtraTupleSlot(estate,
-											 RelationGetDescr(node->ss.ss_currentRelation),
-											 &TTSOpsHeapTuple);
-	/*
-	 * The outer quals and keys read the outer heap tuple as the scan tuple,
-	 * not the node's virtual scan slot (the join row), which the expression
-	 * compiler would take as already deformed: compile them for a heap
-	 * tuple.  The projection was compiled already, for the join row.
-	 */
-	scanops = node->ss.ps.scanops;
-	node->ss.ps.scanops = &TTSOpsHeapTuple;
-	gts->dev_quals = info->dev_quals;
-	gts->dev_qual_state = ExecInitQual(info->dev_quals, &node->ss.ps);
-	gjs->host_qual_state = ExecInitQual(info->host_quals, &node->ss.ps);
+	gjs->outer_slot = outer_slot;
+	scanops = ps->scanops;
+	ps->scanops = &TTSOpsHeapTuple;
+	gjs->host_qual_state = ExecInitQual(info->host_quals, ps);
 	d = 0;
-	foreach(lc1, cscan->custom_plans)
+	foreach(lc1, inner_plans)
 	{
 		init_depth(gjs, d, lfirst(lc1), estate, eflags);
 		d++;
 	}
-	node->ss.ps.scanops = scanops;
+	ps->scanops = scanops;
 	gjs->inner_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuJoin inner",
 										   ALLOCSET_DEFAULT_SIZES);
 	gjs->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuJoin row",
 										 ALLOCSET_DEFAULT_SIZES);
+}
+
+static void
+gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+	GpuTaskState *gts = &gjs->gts;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	GpuJoinInfo *info;
+	const TupleTableSlotOps *scanops;
+
+	info = gpujoin_info_from_list(copyObject(cscan->custom_private));
+	gpujoin_fix_outer_varnos(info, cscan->scan.scanrelid);
+	gjs->task = gts;
+	gpujoin_init_join(gjs, info, cscan->custom_plans,
+					  ExecInitExtraTupleSlot(estate,
+											 RelationGetDescr(node->ss.ss_currentRelation),
+											 &TTSOpsHeapTuple),
+					  estate, eflags);
+	/* as the keys: the projection was compiled already, for the join row */
+	scanops = node->ss.ps.scanops;
+	node->ss.ps.scanops = &TTSOpsHeapTuple;
+	gts->dev_quals = info->dev_quals;
+	gts->dev_qual_state = ExecInitQual(info->dev_quals, &node->ss.ps);
+	node->ss.ps.scanops = scanops;
 	gjs->ops = gpujoin_ops_template;
 	gjs->ops.item_size = sizeof(uint32) * (1 + info->ndepths);
 	gpu_task_begin(gts, &gjs->ops, estate);
@@ -384,19 +402,27 @@ gpujoin_exec(CustomScanState *node)
 	return ExecScan(&node->ss, gpujoin_next, gpujoin_recheck);
 }
 
-static void
-gpujoin_end(CustomScanState *node)
+/* the inner plans' end (after the runtime's) */
+void
+gpujoin_end_join(GpuJoinState *gjs)
 {
-	GpuJoinState *gjs = (GpuJoinState *) node;
 	int			d;
 
-	ExecClearTuple(gjs->outer_slot);
-	gpu_task_end(&gjs->gts);
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
 		ExecClearTuple(gjs->inner_slot[d]);
 		ExecEndNode(gjs->inner_ps[d]);
 	}
+}
+
+static void
+gpujoin_end(CustomScanState *node)
+{
+	GpuJoinState *gjs = (GpuJoinState *) node;
+
+	ExecClearTuple(gjs->outer_slot);
+	gpu_task_end(&gjs->gts);
+	gpujoin_end_join(gjs);
 }
 
 /*
@@ -409,18 +435,26 @@ static void
 gpujoin_rescan(CustomScanState *node)
 {
 	GpuJoinState *gjs = (GpuJoinState *) node;
-	bool		rebuild = (gjs->jshared != NULL);
-	int			d;
 
 	ExecClearTuple(gjs->outer_slot);
 	gpu_task_rescan(&gjs->gts);
+	gpujoin_rescan_join(gjs, node->ss.ps.chgParam);
+}
+
+/* the join's part of a rescan, after the runtime's */
+void
+gpujoin_rescan_join(GpuJoinState *gjs, Bitmapset *chgParam)
+{
+	bool		rebuild = (gjs->jshared != NULL);
+	int			d;
+
 	gpujoin_cpu_reset(gjs);
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
 		PlanState  *ps = gjs->inner_ps[d];
 
-		if (node->ss.ps.chgParam != NULL)
-			UpdateChangedParamSet(ps, node->ss.ps.chgParam);
+		if (chgParam != NULL)
+			UpdateChangedParamSet(ps, chgParam);
 		if (ps->chgParam != NULL)
 			rebuild = true;
 	}
@@ -431,13 +465,7 @@ gpujoin_rescan(CustomScanState *node)
 		ExecReScan(gjs->inner_ps[d]);
 }
 
-/*
- * ---- parallel plans: GpuJoinShared, then the runtime's DSM ----
- * (the runtime's part has a size known only where it is estimated)
- */
-#define GPUJOIN_RUNTIME_DSM(coordinate) \
-	((void *) ((char *) (coordinate) + MAXALIGN(sizeof(GpuJoinShared))))
-
+/* ---- parallel plans: GpuJoinShared, then the runtime's DSM ---- */
 static Size
 gpujoin_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
@@ -449,27 +477,41 @@ static void
 gpujoin_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 					   void *coordinate)
 {
-	GpuJoinState *gjs = (GpuJoinState *) node;
+	gpujoin_attach_shared((GpuJoinState *) node, coordinate, true);
+	gpu_task_initialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
+}
+
+/* GpuJoinShared at coordinate (set up by the leader: initialize) */
+void
+gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate, bool initialize)
+{
 	GpuJoinShared *js = (GpuJoinShared *) coordinate;
 
-	memset(js, 0, sizeof(GpuJoinShared));
-	SpinLockInit(&js->mutex);
-	ConditionVariableInit(&js->build_cv);
-	gpu_task_initialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
+	if (initialize)
+	{
+		memset(js, 0, sizeof(GpuJoinShared));
+		SpinLockInit(&js->mutex);
+		ConditionVariableInit(&js->build_cv);
+	}
 	gjs->jshared = js;
-	gjs->dsa = node->ss.ps.state->es_query_dsa;
+	gjs->dsa = gjs->task->css.ss.ps.state->es_query_dsa;
 }
 
 static void
 gpujoin_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						 void *coordinate)
 {
-	GpuJoinState *gjs = (GpuJoinState *) node;
+	gpu_task_reinitialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
+	gpujoin_reset_shared((GpuJoinState *) node);
+}
+
+/* no participant runs now: the next one builds the rows again */
+void
+gpujoin_reset_shared(GpuJoinState *gjs)
+{
 	GpuJoinShared *js = gjs->jshared;
 	int			d;
 
-	gpu_task_reinitialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
-	/* no participant runs now: the next one builds the rows again */
 	for (d = 0; d < GPUJOIN_MAX_DEPTHS; d++)
 	{
 		if (DsaPointerIsValid(js->blob[d]))
@@ -486,18 +528,21 @@ static void
 gpujoin_initialize_worker(CustomScanState *node, shm_toc *toc,
 						  void *coordinate)
 {
-	GpuJoinState *gjs = (GpuJoinState *) node;
-
 	gpu_task_initialize_worker(node, toc, GPUJOIN_RUNTIME_DSM(coordinate));
-	gjs->jshared = (GpuJoinShared *) coordinate;
-	gjs->dsa = node->ss.ps.state->es_query_dsa;
+	gpujoin_attach_shared((GpuJoinState *) node, coordinate, false);
 }
 
 /* EXPLAIN reads the build figures after the DSM is gone: copy them */
 static void
 gpujoin_shutdown(CustomScanState *node)
 {
-	GpuJoinState *gjs = (GpuJoinState *) node;
+	gpujoin_copy_shared_figures((GpuJoinState *) node);
+	gpu_task_shutdown(node);
+}
+
+void
+gpujoin_copy_shared_figures(GpuJoinState *gjs)
+{
 	GpuJoinShared *js = gjs->jshared;
 	int			d;
 
@@ -513,7 +558,6 @@ gpujoin_shutdown(CustomScanState *node)
 		}
 		SpinLockRelease(&js->mutex);
 	}
-	gpu_task_shutdown(node);
 }
 
 CustomExecMethods gpujoin_exec_methods = {
@@ -538,5 +582,6 @@ gpujoin_create_state(CustomScan *cscan)
 
 	gjs->gts.css.flags = cscan->flags;
 	gjs->gts.css.methods = &gpujoin_exec_methods;
+	gjs->task = &gjs->gts;
 	return (Node *) gjs;
 }

@@ -36,8 +36,8 @@ join_type_name(JoinType jt)
 	}
 }
 
-static void
-explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
+void
+gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
 			  bool useprefix, ExplainState *es)
 {
 	GpuJoinDepthInfo *dp = &gjs->info->depths[d];
@@ -99,7 +99,7 @@ gpujoin_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									   ancestors);
 	useprefix = (list_length(es->rtable) > 1 || es->verbose);
 	foreach(lc, (List *) lthird(cscan->custom_exprs))
-		explain_depth(gjs, d++, lfirst(lc), context, useprefix, es);
+		gpujoin_explain_depth(gjs, d++, lfirst(lc), context, useprefix, es);
 
 	if (!es->analyze)
 		return;

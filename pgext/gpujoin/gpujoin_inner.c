@@ -43,16 +43,21 @@ typedef struct InnerTuples
 	Size		tuple_bytes;
 } InnerTuples;
 
+/* the values of depth d's slots: its keys, then its payload columns */
 static void
-eval_inner_keys(GpuJoinState *gjs, int d, Datum *values, bool *isnull)
+eval_inner_slots(GpuJoinState *gjs, int d, Datum *values, bool *isnull)
 {
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
 	int			k;
 
 	econtext->ecxt_innertuple = gjs->inner_slot[d];
 	for (k = 0; k < nkeys; k++)
 		values[k] = ExecEvalExpr(gjs->inner_key_state[d][k], econtext, &isnull[k]);
+	for (k = 0; k < gjs->npayload[d]; k++)
+		values[nkeys + k] = slot_getattr(gjs->inner_slot[d],
+										 gjs->payload_resno[d][k],
+										 &isnull[nkeys + k]);
 }
 
 /* runs depth d's inner plan: its tuples, each key's longest text */
@@ -61,9 +66,9 @@ collect_tuples(GpuJoinState *gjs, int d, InnerTuples *it, uint32 *longest)
 {
 	PlanState  *ps = gjs->inner_ps[d];
 	GpuJoinInner *inner = &gjs->inner[d];
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
-	Datum		values[GPUJOIN_MAX_KEYS];
-	bool		isnull[GPUJOIN_MAX_KEYS];
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
+	Datum		values[GPUJOIN_MAX_SLOTS];
+	bool		isnull[GPUJOIN_MAX_SLOTS];
 
 	for (;;)
 	{
@@ -97,8 +102,8 @@ collect_tuples(GpuJoinState *gjs, int d, InnerTuples *it, uint32 *longest)
 			continue;
 		ResetExprContext(econtext);
 		ExecStoreMinimalTuple(mt, gjs->inner_slot[d], false);
-		eval_inner_keys(gjs, d, values, isnull);
-		for (k = 0; k < inner->nkeys; k++)
+		eval_inner_slots(gjs, d, values, isnull);
+		for (k = 0; k < inner->nslots; k++)
 		{
 			uint32		len;
 			const char *why;
@@ -124,7 +129,7 @@ layout_slots(GpuJoinInner *inner, const uint32 *longest)
 	uint32		off = 0;
 	int			k;
 
-	for (k = 0; k < inner->nkeys; k++)
+	for (k = 0; k < inner->nslots; k++)
 	{
 		int			xt = inner->key_xtype[k];
 		uint32		width = 16;
@@ -150,7 +155,7 @@ fill_block(GpuJoinState *gjs, int d, InnerTuples *it, char *blob,
 		   Size tuples_off, Size keys_off)
 {
 	GpuJoinInner *inner = &gjs->inner[d];
-	ExprContext *econtext = gjs->gts.css.ss.ps.ps_ExprContext;
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	Size		pos = 0;
 	uint32		i;
 
@@ -172,14 +177,14 @@ fill_block(GpuJoinState *gjs, int d, InnerTuples *it, char *blob,
 	for (i = 0; i < inner->nrows; i++)
 	{
 		char	   *row = inner->key_rows + (Size) i * inner->row_size;
-		Datum		values[GPUJOIN_MAX_KEYS];
-		bool		isnull[GPUJOIN_MAX_KEYS];
+		Datum		values[GPUJOIN_MAX_SLOTS];
+		bool		isnull[GPUJOIN_MAX_SLOTS];
 		int			k;
 
 		ResetExprContext(econtext);
 		gpujoin_inner_tuple(gjs, d, i);
-		eval_inner_keys(gjs, d, values, isnull);
-		for (k = 0; k < inner->nkeys; k++)
+		eval_inner_slots(gjs, d, values, isnull);
+		for (k = 0; k < inner->nslots; k++)
 			gpujoin_encode_slot(row + inner->key_offset[k], inner->key_width[k],
 								inner->key_xtype[k], values[k], isnull[k]);
 	}
@@ -193,7 +198,7 @@ build_depth(GpuJoinState *gjs, int d, dsa_pointer *dp)
 	GpuJoinInner *inner = &gjs->inner[d];
 	GpuJoinDepthInfo *dinfo = &gjs->info->depths[d];
 	InnerTuples it;
-	uint32		longest[GPUJOIN_MAX_KEYS];
+	uint32		longest[GPUJOIN_MAX_SLOTS];
 	Size		tuples_off,
 				keys_off,
 				total;
@@ -209,6 +214,9 @@ build_depth(GpuJoinState *gjs, int d, dsa_pointer *dp)
 	inner->nkeys = list_length(dinfo->inner_keys);
 	foreach(lc, dinfo->inner_keys)
 		inner->key_xtype[k++] = gpujoin_key_xtype(exprType(lfirst(lc)));
+	for (k = 0; k < gjs->npayload[d]; k++)
+		inner->key_xtype[inner->nkeys + k] = gjs->payload_xtype[d][k];
+	inner->nslots = inner->nkeys + gjs->npayload[d];
 
 	collect_tuples(gjs, d, &it, longest);
 	inner->nrows = it.ntuples;
@@ -334,7 +342,7 @@ build_parallel(GpuJoinState *gjs)
 void
 gpujoin_build_inner(GpuJoinState *gjs)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(gjs->gts.css.ss.ps.state->es_query_cxt);
+	MemoryContext oldcxt = MemoryContextSwitchTo(gjs->task->css.ss.ps.state->es_query_cxt);
 	int			d;
 
 	if (gjs->jshared)

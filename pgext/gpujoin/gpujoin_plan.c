@@ -187,12 +187,44 @@ gpujoin_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 												 NULL, true));
 	}
 
-	/* where each column comes from */
+	vars = NIL;
+	foreach(lc, scan_tlist)
+		vars = lappend(vars, ((TargetEntry *) lfirst(lc))->expr);
+	gpujoin_plan_columns(info, vars, custom_plans);
+	exprs_depths = gpujoin_plan_keys(info, custom_plans);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = info->outer_relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = list_make3(copyObject(info->dev_quals),
+									 copyObject(info->host_quals),
+									 exprs_depths);
+	cscan->custom_private = gpujoin_info_to_list(info);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = bms_copy(rel->relids);
+	cscan->methods = &gpujoin_plan_methods;
+
+	return &cscan->scan.plan;
+}
+
+/*
+ * Where each column of vars (the row the executor forms) comes from: the
+ * outer heap tuple (source 0, its attno) or the inner plan of depth d
+ * (source d + 1, the resno of its output).
+ */
+void
+gpujoin_plan_columns(GpuJoinInfo *info, List *vars, List *custom_plans)
+{
+	ListCell   *lc;
+	int			d;
+
 	info->col_source = NIL;
 	info->col_attno = NIL;
-	foreach(lc, scan_tlist)
+	foreach(lc, vars)
 	{
-		Var		   *var = (Var *) ((TargetEntry *) lfirst(lc))->expr;
+		Var		   *var = (Var *) lfirst(lc);
 		int			source = -1;
 		AttrNumber	attno = 0;
 
@@ -217,8 +249,19 @@ gpujoin_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		info->col_source = lappend_int(info->col_source, source);
 		info->col_attno = lappend_int(info->col_attno, attno);
 	}
+}
 
-	/* EXPLAIN's copies, then the executor's inner keys */
+/*
+ * The inner keys over the inner plans' output (Var(INNER_VAR, resno)), and
+ * the operators' function ids; returns EXPLAIN's copies of the keys as
+ * they were, per depth list_make2(outer_keys, inner_keys).
+ */
+List *
+gpujoin_plan_keys(GpuJoinInfo *info, List *custom_plans)
+{
+	List	   *exprs_depths = NIL;
+	int			d;
+
 	for (d = 0; d < info->ndepths; d++)
 	{
 		GpuJoinDepthInfo *dp = &info->depths[d];
@@ -233,21 +276,7 @@ gpujoin_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	}
 	fix_opfuncids((Node *) info->dev_quals);
 	fix_opfuncids((Node *) info->host_quals);
-
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
-	cscan->scan.scanrelid = info->outer_relid;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = list_make3(copyObject(info->dev_quals),
-									 copyObject(info->host_quals),
-									 exprs_depths);
-	cscan->custom_private = gpujoin_info_to_list(info);
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_relids = bms_copy(rel->relids);
-	cscan->methods = &gpujoin_plan_methods;
-
-	return &cscan->scan.plan;
+	return exprs_depths;
 }
 
 void

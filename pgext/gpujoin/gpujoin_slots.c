@@ -35,6 +35,30 @@ gpujoin_key_xtype(Oid typid)
 	return pgstrom_codegen_xpu_type(typid);
 }
 
+static inline bool xtype_is_text(int t);
+
+/* a device type with a slot encoding (gpujoin_encode_slot) */
+bool
+gpujoin_slot_encodable(int xtype)
+{
+	switch (xtype)
+	{
+		case XPU_TYPE_BOOL:
+		case XPU_TYPE_INT2:
+		case XPU_TYPE_INT4:
+		case XPU_TYPE_INT8:
+		case XPU_TYPE_DATE:
+		case XPU_TYPE_TIMESTAMP:
+		case XPU_TYPE_TIMESTAMPTZ:
+		case XPU_TYPE_FLOAT4:
+		case XPU_TYPE_FLOAT8:
+		case XPU_TYPE_NUMERIC:
+			return true;
+		default:
+			return xtype_is_text(xtype);
+	}
+}
+
 static inline bool
 xtype_is_int(int t)
 {

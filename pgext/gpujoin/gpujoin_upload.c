@@ -43,7 +43,7 @@ build_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
 	hdr->magic = PGSTROM_MSG_MAGIC;
 	hdr->tag = PGSTROM_MSG_JOIN_INNER;
 	hdr->length = (uint32) len;
-	ji->plan_id = gjs->gts.plan_id;
+	ji->plan_id = gjs->task->plan_id;
 	ji->depth = d;
 	ji->row_size = inner->row_size;
 	ji->nrows = inner->nrows;
@@ -63,7 +63,7 @@ build_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
 static int
 send_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
 {
-	GpuTaskState *gts = &gjs->gts;
+	GpuTaskState *gts = gjs->task;
 	char		errbuf[GPU_TASK_REASON_LEN];
 	PgStromMsgHeader *msg = build_piece(gjs, d, first_row, piece_rows);
 	PgStromMsgJoinInnerReply reply;
@@ -124,17 +124,17 @@ upload_depth(GpuJoinState *gjs, int d)
 			case PGSTROM_JOIN_INNER_MORE:
 				first_row += piece_rows;
 				if (piece_rows == 0 || first_row >= inner->nrows)
-					gpu_task_protocol_violation(&gjs->gts, "JoinInner asked for rows past the depth's last");
+					gpu_task_protocol_violation(gjs->task, "JoinInner asked for rows past the depth's last");
 				break;
 			case PGSTROM_JOIN_INNER_BUSY:
 				if (first_row != 0)
-					gpu_task_protocol_violation(&gjs->gts, "JoinInner answered busy to a loader");
+					gpu_task_protocol_violation(gjs->task, "JoinInner answered busy to a loader");
 				INSTR_TIME_SET_CURRENT(now);
 				INSTR_TIME_SUBTRACT(now, start);
 				if (pgstrom_gpu_task_timeout_ms > 0 &&
 					INSTR_TIME_GET_MILLISEC(now) > pgstrom_gpu_task_timeout_ms)
 				{
-					gpu_task_use_cpu(&gjs->gts, "timed out waiting for another participant to load the inner rows");
+					gpu_task_use_cpu(gjs->task, "timed out waiting for another participant to load the inner rows");
 					return false;
 				}
 				(void) WaitLatch(MyLatch,
@@ -144,7 +144,7 @@ upload_depth(GpuJoinState *gjs, int d)
 				CHECK_FOR_INTERRUPTS();
 				break;
 			default:
-				gpu_task_protocol_violation(&gjs->gts, "unknown JoinInner state");
+				gpu_task_protocol_violation(gjs->task, "unknown JoinInner state");
 		}
 	}
 }
@@ -152,7 +152,13 @@ upload_depth(GpuJoinState *gjs, int d)
 void
 gpujoin_upload_inner(GpuTaskState *gts)
 {
-	GpuJoinState *gjs = (GpuJoinState *) gts;
+	gpujoin_upload_depths((GpuJoinState *) gts);
+}
+
+/* every depth's rows to the service, after OpenSession of gjs->task */
+void
+gpujoin_upload_depths(GpuJoinState *gjs)
+{
 	int			d;
 
 	for (d = 0; d < gjs->info->ndepths; d++)

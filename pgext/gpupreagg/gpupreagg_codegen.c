@@ -23,6 +23,7 @@
 #include "pg_strom_proto.h"
 #include "codegen/codegen.h"
 #include "codegen/codegen_node.h"
+#include "gpujoin/gpujoin.h"
 #include "gpupreagg/gpupreagg_internal.h"
 
 typedef struct PreAggNodes
@@ -52,14 +53,16 @@ emit_typed(CgContext *ctx, Expr *expr, Oid typid, int *xtype)
 	return idx;
 }
 
-/* emits the whole program; false (ctx->refused says why) if it cannot */
+/*
+ * The keys, arguments and FILTERs; false (ctx->refused says why) if they
+ * cannot be.  *max_used is the highest node the descriptor names.
+ */
 static bool
-emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
+emit_preagg_values(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn,
+				   int *max_used_p)
 {
 	int			nkeys = list_length(info->keys);
 	int			naggs = list_length(info->aggs);
-	int			nquals = list_length(info->dev_quals);
-	int		   *roots = palloc(sizeof(int) * Max(nquals, 1));
 	int			max_used = -1;
 	int			i = 0;
 	ListCell   *lc;
@@ -108,8 +111,22 @@ emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
 		}
 		i++;
 	}
+	*max_used_p = max_used;
+	return true;
+}
 
-	i = 0;
+/* emits the whole program; false (ctx->refused says why) if it cannot */
+static bool
+emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
+{
+	int			nquals = list_length(info->dev_quals);
+	int		   *roots = palloc(sizeof(int) * Max(nquals, 1));
+	int			max_used;
+	int			i = 0;
+	ListCell   *lc;
+
+	if (!emit_preagg_values(ctx, info, pn, &max_used))
+		return false;
 	foreach(lc, info->dev_quals)
 	{
 		roots[i] = cg_emit_expr(ctx, (Expr *) lfirst(lc));
@@ -140,6 +157,9 @@ emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
 	return true;
 }
 
+static size_t append_preagg_desc(StringInfo buf, const GpuPreAggInfo *info,
+								 const PreAggNodes *pnp);
+
 bool
 gpupreagg_codegen_check(const GpuPreAggInfo *info, Index scanrelid,
 						char **reason)
@@ -167,21 +187,9 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 {
 	CgContext	ctx;
 	PreAggNodes pn;
-	GpuPreAggLayout layout;
 	StringInfo	buf;
-	int			nkeys = list_length(info->keys);
-	int			naggs = list_length(info->aggs);
-	size_t		desc_off,
-				keys_off,
-				aggs_off,
-				total;
-	PgStromMsgHeader *hdr;
+	size_t		desc_off;
 	XpuSession *sess;
-	XpuPreAggDesc *desc;
-	XpuGroupKey *keys;
-	XpuAggDesc *aggs;
-	ListCell   *lc;
-	int			i;
 
 	cg_init_context(&ctx, true, scanrelid, econtext, CODEGEN_MAX_NODES);
 	if (!emit_preagg_program(&ctx, info, &pn))
@@ -189,10 +197,41 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("GpuPreAgg cannot run on the GPU: %s",
 						ctx.refused ? ctx.refused : "unknown reason")));
-	gpupreagg_compute_layout(info, &layout);
 
 	buf = cg_assemble_message(&ctx, pn.root, rel, plan_id, request_id);
 	Assert(buf->len % 16 == 0);
+	desc_off = append_preagg_desc(buf, info, &pn);
+	sess = (XpuSession *) (buf->data + sizeof(PgStromMsgHeader));
+	sess->kind = XPU_KIND_GPUPREAGG;
+	sess->preagg_offset = (uint32) desc_off;
+	return buf;
+}
+
+/*
+ * Appends XpuPreAggDesc | XpuGroupKey[nkeys] | XpuAggDesc[naggs] (16-byte
+ * aligned each) to the message in buf, and sets the header's length;
+ * returns the descriptor's offset.
+ */
+static size_t
+append_preagg_desc(StringInfo buf, const GpuPreAggInfo *info,
+				   const PreAggNodes *pnp)
+{
+	PreAggNodes pn = *pnp;
+	GpuPreAggLayout layout;
+	int			nkeys = list_length(info->keys);
+	int			naggs = list_length(info->aggs);
+	size_t		desc_off,
+				keys_off,
+				aggs_off,
+				total;
+	PgStromMsgHeader *hdr;
+	XpuPreAggDesc *desc;
+	XpuGroupKey *keys;
+	XpuAggDesc *aggs;
+	ListCell   *lc;
+	int			i;
+
+	gpupreagg_compute_layout(info, &layout);
 	desc_off = CG_ALIGN16(buf->len);
 	keys_off = CG_ALIGN16(desc_off + sizeof(XpuPreAggDesc));
 	aggs_off = CG_ALIGN16(keys_off + sizeof(XpuGroupKey) * nkeys);
@@ -208,9 +247,6 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 
 	hdr = (PgStromMsgHeader *) buf->data;
 	hdr->length = (uint32) total;
-	sess = (XpuSession *) (buf->data + sizeof(PgStromMsgHeader));
-	sess->kind = XPU_KIND_GPUPREAGG;
-	sess->preagg_offset = (uint32) desc_off;
 
 	desc = (XpuPreAggDesc *) (buf->data + desc_off);
 	desc->nkeys = nkeys;
@@ -244,5 +280,173 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 		aggs[i].param = agg->param;
 		i++;
 	}
+	return desc_off;
+}
+
+/*
+ * ---- fused over a GpuJoin (kernels/JOIN.md, "Fused GpuPreAgg") ----
+ *
+ * The program: the VARs of the outer table first (the device fills only
+ * those up to the root), then the GpuJoin program (outer join keys, the
+ * outer quals as the root), then the keys, arguments and FILTERs, where a
+ * column of an inner depth is an INNER_VAR of its payload column.  The
+ * message is XPU_KIND_GPUJOIN_PREAGG: the program, the XpuJoinDesc with
+ * one XpuJoinCol per payload column (in join row order; each depth's
+ * payload slots follow its key slots, as gpujoin_inner.c laid them out),
+ * then the XpuPreAggDesc.
+ */
+typedef struct JoinRowMap
+{
+	GpuJoinState *gjs;
+	Index		scanrelid;
+	int		   *col_index;		/* per join row column: XpuJoinCol, -1 */
+} JoinRowMap;
+
+/* join row column k + 1 -> the outer Var, or Var(INNER_VAR, payload + 1) */
+static Node *
+join_row_mutator(Node *node, JoinRowMap *map)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		Var		   *var = (Var *) copyObject(node);
+		int			k = var->varattno - 1;
+
+		if (var->varno != map->scanrelid || k < 0 || k >= map->gjs->ncols)
+			elog(ERROR, "GpuPreAgg: a column outside the join row");
+		if (map->col_index[k] < 0)
+			var->varattno = map->gjs->col_attno[k];
+		else
+		{
+			var->varno = INNER_VAR;
+			var->varattno = map->col_index[k] + 1;
+		}
+		return (Node *) var;
+	}
+	return expression_tree_mutator(node, join_row_mutator, (void *) map);
+}
+
+/* the outer table's VARs among exprs, emitted in attribute order */
+static bool
+emit_outer_vars(CgContext *ctx, List *exprs, Index scanrelid)
+{
+	List	   *vars = pull_var_clause((Node *) exprs, 0);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (var->varno == scanrelid && cg_emit_expr(ctx, (Expr *) var) < 0)
+			return false;
+	}
+	return true;
+}
+
+StringInfo
+gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
+{
+	GpuJoinState *gjs = pas->join;
+	GpuTaskState *gts = &pas->gts;
+	Index		scanrelid = ((Scan *) gts->css.ss.ps.plan)->scanrelid;
+	GpuPreAggInfo dev = *pas->info;
+	XpuJoinCol	cols[GPUJOIN_MAX_PAYLOAD];
+	int			seen[GPUJOIN_MAX_DEPTHS] = {0};
+	JoinRowMap	map;
+	CgContext	ctx;
+	GpuJoinNodes jn;
+	PreAggNodes pn;
+	StringInfo	buf;
+	List	   *exprs = NIL;
+	XpuSession *sess;
+	size_t		join_off,
+				preagg_off;
+	int			ncols = 0;
+	int			max_used;
+	int			k;
+	ListCell   *lc;
+
+	map.gjs = gjs;
+	map.scanrelid = scanrelid;
+	map.col_index = palloc(sizeof(int) * Max(gjs->ncols, 1));
+	for (k = 0; k < gjs->ncols; k++)
+	{
+		int			d = gjs->col_source[k] - 1;
+		GpuJoinInner *inner;
+		int			slot;
+
+		map.col_index[k] = -1;
+		if (d < 0)
+			continue;
+		inner = &gjs->inner[d];
+		slot = inner->nkeys + seen[d]++;
+		if (ncols >= GPUJOIN_MAX_PAYLOAD || slot >= inner->nslots)
+			elog(ERROR, "GpuPreAgg: join row column %d has no payload slot", k);
+		memset(&cols[ncols], 0, sizeof(XpuJoinCol));
+		cols[ncols].depth = (int16) d;
+		cols[ncols].inner_xtype = inner->key_xtype[slot];
+		cols[ncols].offset = inner->key_offset[slot];
+		cols[ncols].width = inner->key_width[slot];
+		map.col_index[k] = ncols++;
+	}
+
+	/* the keys, arguments and FILTERs over the outer table and INNER_VARs */
+	dev.keys = (List *) join_row_mutator((Node *) pas->info->keys, &map);
+	dev.aggs = NIL;
+	foreach(lc, pas->info->aggs)
+	{
+		GpuPreAggAgg *agg = palloc(sizeof(GpuPreAggAgg));
+
+		*agg = *(GpuPreAggAgg *) lfirst(lc);
+		agg->arg = (Expr *) join_row_mutator((Node *) agg->arg, &map);
+		agg->filter = (Expr *) join_row_mutator((Node *) agg->filter, &map);
+		dev.aggs = lappend(dev.aggs, agg);
+		exprs = lappend(exprs, agg->arg);
+		exprs = lappend(exprs, agg->filter);
+	}
+	exprs = list_concat(exprs, dev.keys);
+
+	cg_init_context(&ctx, true, scanrelid, gts->css.ss.ps.ps_ExprContext,
+					CODEGEN_MAX_NODES);
+	if (!emit_outer_vars(&ctx, exprs, scanrelid) ||
+		!gpujoin_emit_program(&ctx, gjs->info, &jn))
+		goto refused;
+	ctx.inner_vars = true;
+	if (!emit_preagg_values(&ctx, &dev, &pn, &max_used))
+		goto refused;
+	for (k = 0; k < list_length(dev.keys); k++)
+	{
+		if (pn.key_node[k] == jn.root)
+			goto root_reused;
+	}
+	for (k = 0; k < list_length(dev.aggs); k++)
+	{
+		if (pn.arg_node[k] == jn.root || pn.filter_node[k] == jn.root)
+			goto root_reused;
+	}
+
+	buf = cg_assemble_message(&ctx, jn.root, gts->rel, gts->plan_id,
+							  PGSTROM_SESSION_REQUEST_ID);
+	join_off = gpujoin_append_desc(buf, gjs, &jn, cols, ncols);
+	if (join_off == 0)
+	{
+		*cpu_reason = "the device program is too large";
+		return NULL;
+	}
+	preagg_off = append_preagg_desc(buf, &dev, &pn);
+	sess = (XpuSession *) (buf->data + sizeof(PgStromMsgHeader));
+	sess->kind = XPU_KIND_GPUJOIN_PREAGG;
+	sess->join_offset = (uint32) join_off;
+	sess->preagg_offset = (uint32) preagg_off;
 	return buf;
+
+refused:
+	*cpu_reason = psprintf("the fused program cannot run on the GPU: %s",
+						   ctx.refused ? ctx.refused : "unknown reason");
+	return NULL;
+root_reused:
+	/* the contract names no root as a key, argument or FILTER */
+	*cpu_reason = "a key, argument or FILTER is the outer quals' own node";
+	return NULL;
 }

@@ -62,6 +62,9 @@ CustomExecMethods gpupreagg_exec_methods = {
 	.ExplainCustomScan = gpupreagg_explain,
 };
 
+/* fused over a GpuJoin: GpuPreAgg's, with the DSM of a GpuJoin */
+static CustomExecMethods gpupreagg_join_exec_methods;
+
 Node *
 gpupreagg_create_state(CustomScan *cscan)
 {
@@ -70,6 +73,15 @@ gpupreagg_create_state(CustomScan *cscan)
 
 	pas->gts.css.flags = cscan->flags;
 	pas->gts.css.methods = &gpupreagg_exec_methods;
+	if (cscan->custom_plans != NIL)
+	{
+		if (gpupreagg_join_exec_methods.CustomName == NULL)
+		{
+			gpupreagg_join_exec_methods = gpupreagg_exec_methods;
+			gpa_join_exec_methods(&gpupreagg_join_exec_methods);
+		}
+		pas->gts.css.methods = &gpupreagg_join_exec_methods;
+	}
 	/* the scan tuple is virtual: keys and partial states */
 	return (Node *) pas;
 }
@@ -189,6 +201,8 @@ run_scan(GpuPreAggState *pas)
 {
 	GpuTaskState *gts = &pas->gts;
 
+	if (pas->join)
+		gpa_join_build(pas);
 	while (gpu_task_next_tuple(gts, pas->heap_slot))
 	{
 		GpaGroups  *g;
@@ -196,6 +210,12 @@ run_scan(GpuPreAggState *pas)
 		CHECK_FOR_INTERRUPTS();
 		g = (gts->current != NULL && !gts->current->cpu_mode) ?
 			&pas->kept : &pas->cpu;
+		if (pas->join)
+		{
+			/* an outer row: its join combinations are the rows */
+			gpa_join_add_row(pas, g);
+			continue;
+		}
 		gpa_groups_add_row(pas, g);
 		if (gpa_groups_spill_if_full(pas, g))
 			gts->counters.node[GPA_COUNTER_SPILLS]++;
@@ -355,6 +375,9 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	PlanState  *ps = &node->ss.ps;
 	TupleDesc	reldesc;
+	TupleDesc	evaldesc;
+	List	   *private = copyObject(cscan->custom_private);
+	bool		fused = (cscan->custom_plans != NIL);
 	const TupleTableSlotOps *save_ops;
 	TupleDesc	save_desc;
 	bool		save_fixed,
@@ -362,9 +385,16 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	ListCell   *lc;
 	int			i;
 
-	gpu_task_begin(gts, &gpupreagg_ops, estate);
+	if (fused)
+	{
+		pas->join_ops = gpupreagg_ops;
+		gpa_join_ops(&pas->join_ops);
+		gpu_task_begin(gts, &pas->join_ops, estate);
+	}
+	else
+		gpu_task_begin(gts, &gpupreagg_ops, estate);
 
-	pas->info = gpupreagg_info_from_list(copyObject(cscan->custom_private));
+	pas->info = gpupreagg_info_from_list(fused ? linitial(private) : private);
 	fix_info_varnos(pas->info, cscan->scan.scanrelid);
 	pas->nkeys = list_length(pas->info->keys);
 	pas->naggs = list_length(pas->info->aggs);
@@ -382,6 +412,10 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	/* the relation's rows, as the heap tuples the runtime forms */
 	reldesc = RelationGetDescr(gts->rel);
 	pas->heap_slot = ExecInitExtraTupleSlot(estate, reldesc, &TTSOpsHeapTuple);
+	evaldesc = reldesc;
+	if (fused)
+		evaldesc = gpa_join_begin(pas, lsecond(private), cscan->custom_plans,
+								  estate, eflags);
 
 	/*
 	 * The node's scan slot is the virtual one of custom_scan_tlist; the
@@ -399,6 +433,12 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 
 	gts->dev_quals = pas->info->dev_quals;
 	gts->dev_qual_state = ExecInitQual(gts->dev_quals, ps);
+	/* a fused node's keys and arguments read the join row */
+	if (fused)
+	{
+		ps->scanops = &TTSOpsVirtual;
+		ps->scandesc = evaldesc;
+	}
 	pas->key_states = palloc0(sizeof(ExprState *) * Max(pas->nkeys, 1));
 	i = 0;
 	foreach(lc, pas->info->keys)
@@ -443,6 +483,8 @@ gpupreagg_end(CustomScanState *node)
 	if (pas->heap_slot)
 		ExecClearTuple(pas->heap_slot);
 	gpu_task_end(&pas->gts);
+	if (pas->join)
+		gpa_join_end(pas);
 	reset_groups(pas);
 }
 
@@ -458,6 +500,8 @@ gpupreagg_rescan(CustomScanState *node)
 	if (pas->heap_slot)
 		ExecClearTuple(pas->heap_slot);
 	gpu_task_rescan(&pas->gts);
+	if (pas->join)
+		gpa_join_rescan(pas);
 	reset_groups(pas);
 }
 
@@ -482,13 +526,22 @@ gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);
 	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	if (pas->join)
+		gpa_join_explain(pas, context, useprefix, es);
 	if (pas->nkeys > 0)
 	{
 		List	   *keys = NIL;
 
-		foreach(lc, pas->info->keys)
-			keys = lappend(keys, deparse_expression(lfirst(lc), context,
-													useprefix, false));
+		/* as the query wrote them (a fused node's read the join row) */
+		i = 0;
+		foreach(lc, cscan->custom_scan_tlist)
+		{
+			if (i++ >= pas->nkeys)
+				break;
+			keys = lappend(keys,
+						   deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
+											  context, useprefix, false));
+		}
 		ExplainPropertyList("GPU Group Keys", keys, es);
 	}
 	if (pas->naggs > 0)

@@ -9,6 +9,7 @@
 #ifndef PGSTROM_GPUPREAGG_INTERNAL_H
 #define PGSTROM_GPUPREAGG_INTERNAL_H
 
+#include "commands/explain.h"
 #include "executor/tuptable.h"
 #include "utils/tuplestore.h"
 #include "nodes/execnodes.h"
@@ -115,6 +116,15 @@ typedef struct GpuPreAggState
 	/* emission */
 	bool		aggregated;		/* the scan is over */
 	GpaEmitPhase emit_phase;
+
+	/*
+	 * Fused over a GpuJoin (gpupreagg_join_exec.c), else NULL: the join's
+	 * inner machinery, the join row the keys and arguments read, and the
+	 * runtime's ops of the fused node.
+	 */
+	struct GpuJoinState *join;
+	TupleTableSlot *join_slot;
+	GpuTaskOps	join_ops;
 } GpuPreAggState;
 
 /* gpupreagg_device.c */
@@ -138,6 +148,22 @@ extern void gpa_groups_reset(GpuPreAggState *pas, GpaGroups *g);
 extern TupleTableSlot *gpa_groups_next(GpuPreAggState *pas, GpaGroups *g,
 									   TupleTableSlot *slot);
 
+/* gpupreagg_join_exec.c */
+extern TupleDesc gpa_join_begin(GpuPreAggState *pas, List *join_private,
+								List *inner_plans, EState *estate, int eflags);
+extern void gpa_join_ops(GpuTaskOps *ops);
+extern void gpa_join_build(GpuPreAggState *pas);
+extern void gpa_join_add_row(GpuPreAggState *pas, GpaGroups *g);
+extern void gpa_join_end(GpuPreAggState *pas);
+extern void gpa_join_rescan(GpuPreAggState *pas);
+extern void gpa_join_exec_methods(CustomExecMethods *methods);
+extern void gpa_join_explain(GpuPreAggState *pas, List *context,
+							 bool useprefix, ExplainState *es);
+
+/* gpupreagg_codegen.c: the fused node's OpenSession (NULL: *cpu_reason) */
+extern StringInfo gpa_join_build_session(GpuPreAggState *pas,
+										 const char **cpu_reason);
+
 /* gpupreagg_exec.c */
 extern void gpupreagg_explain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
@@ -145,6 +171,33 @@ extern void gpupreagg_explain(CustomScanState *node, List *ancestors,
 /* gpupreagg_codegen.c: does the whole program fit the device (node limit)? */
 extern bool gpupreagg_codegen_check(const GpuPreAggInfo *info, Index scanrelid,
 									char **reason);
+
+/*
+ * gpupreagg_join_path.c: GpuPreAgg fused over a GpuJoin (kernels/JOIN.md,
+ * "Fused GpuPreAgg").  The keys, arguments and FILTERs of a fused node are
+ * over the *join row*: Var(outer_relid, k + 1) is column k of cols, an
+ * outer column or an inner column of an INNER or LEFT depth.
+ */
+typedef struct GpaJoinInput
+{
+	RelOptInfo *joinrel;
+	CustomPath *serial;			/* cheapest GpuJoin path, or NULL */
+	CustomPath *partial;		/* cheapest partial GpuJoin path, or NULL */
+	Index		outer_relid;
+	List	   *dev_quals;		/* the outer table's device quals */
+	List	   *cols;			/* Vars of the join row, in column order */
+} GpaJoinInput;
+
+extern GpaJoinInput *gpa_join_input(PlannerInfo *root, RelOptInfo *joinrel,
+									char **reason);
+extern Node *gpa_join_map_expr(GpaJoinInput *join, Node *expr, char **reason);
+extern bool gpa_join_codegen_check(GpaJoinInput *join,
+								   const GpuPreAggInfo *info, char **reason);
+extern void gpa_join_paths(PlannerInfo *root, GpaJoinInput *join,
+						   RelOptInfo *grouped_rel, PathTarget *partial_target,
+						   GpuPreAggInfo *info, List *partial_aggs,
+						   List *orig_keys,
+						   CustomPath **serial, CustomPath **partial);
 
 /* gpupreagg_support.c: upper bound of the entry size, to refuse early */
 extern Size gpupreagg_entry_size_bound(const GpuPreAggInfo *info);

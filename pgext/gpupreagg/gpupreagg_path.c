@@ -162,7 +162,8 @@ device_scan_input(PlannerInfo *root, RelOptInfo *input_rel, List **dev_rinfos,
  * cannot be a device key.
  */
 static bool
-add_device_keys(List *clauses, List *tlist, Index relid, GpuPreAggInfo *info,
+add_device_keys(List *clauses, List *tlist, Index relid, GpaJoinInput *join,
+				GpuPreAggInfo *info, List **orig_keys,
 				PathTarget *partial_target, char **reason)
 {
 	ListCell   *lc;
@@ -184,10 +185,14 @@ add_device_keys(List *clauses, List *tlist, Index relid, GpuPreAggInfo *info,
 			*reason = "grouping key with a non-default equality";
 			return false;
 		}
+		*orig_keys = lappend(*orig_keys, key);
+		add_column_to_pathtarget(partial_target, key, sgc->tleSortGroupRef);
+		if (join != NULL &&
+			(key = (Expr *) gpa_join_map_expr(join, (Node *) key, reason)) == NULL)
+			return false;
 		if (!gpupreagg_key_supported(key, relid, reason))
 			return false;
 		info->keys = lappend(info->keys, key);
-		add_column_to_pathtarget(partial_target, key, sgc->tleSortGroupRef);
 	}
 	if (list_length(info->keys) > XPU_PREAGG_MAX_KEYS)
 	{
@@ -310,48 +315,31 @@ regression_scaled(Path *path)
 }
 
 /*
- * The final Agg over GpuPreAgg, without and with a Gather, into output_rel.
+ * The final Agg over GpuPreAgg paths, into output_rel: over serial (a
+ * non-parallel GpuPreAgg) and, when partial is not NULL, over a Gather of
+ * it.
  */
 static void
-add_final_agg_paths(PlannerInfo *root, RelOptInfo *input_rel,
-					RelOptInfo *output_rel, PathTarget *partial_target,
-					GpuPreAggInfo *info, List *partial_aggs, List *dev_rinfos,
-					PathTarget *final_target, AggStrategy strategy,
-					AggSplit aggsplit, List *group_clause, List *having,
+add_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
+					CustomPath *serial, CustomPath *partial,
+					PathTarget *partial_target, PathTarget *final_target,
+					AggStrategy strategy, AggSplit aggsplit,
+					List *group_clause, List *having,
 					const AggClauseCosts *agg_costs, double dNumGroups)
 {
-	CustomPath *cpath;
-
-	/*
-	 * Not parallel safe: add_path() prefers a parallel-safe path among
-	 * fuzzily equal ones, and this one would then beat the cheaper Gather
-	 * plan whenever the device's share of the cost is small.
-	 */
-	cpath = gpupreagg_create_path(root, input_rel, partial_target, info,
-								  partial_aggs, dev_rinfos, false, 0);
-	add_path(output_rel,
-			 regression_scaled((Path *) create_agg_path(root, output_rel,
-														&cpath->path,
-														final_target,
-														strategy, aggsplit,
-														group_clause, having,
-														agg_costs, dNumGroups)));
-
-	/* parallel: every participant scans its blocks into one device table */
-	if (input_rel->consider_parallel && output_rel->consider_parallel &&
-		max_parallel_workers_per_gather > 0)
+	if (serial != NULL)
+		add_path(output_rel,
+				 regression_scaled((Path *) create_agg_path(root, output_rel,
+															&serial->path,
+															final_target,
+															strategy, aggsplit,
+															group_clause, having,
+															agg_costs, dNumGroups)));
+	if (partial != NULL)
 	{
-		int			parallel_workers;
 		Path	   *gather;
 
-		parallel_workers = compute_parallel_worker(input_rel, input_rel->pages,
-												   -1, max_parallel_workers_per_gather);
-		if (parallel_workers <= 0)
-			return;
-		cpath = gpupreagg_create_path(root, input_rel, partial_target, info,
-									  partial_aggs, dev_rinfos, true,
-									  parallel_workers);
-		gather = (Path *) create_gather_path(root, output_rel, &cpath->path,
+		gather = (Path *) create_gather_path(root, output_rel, &partial->path,
 											 partial_target, NULL, &dNumGroups);
 		add_path(output_rel,
 				 regression_scaled((Path *) create_agg_path(root, output_rel,
@@ -360,6 +348,36 @@ add_final_agg_paths(PlannerInfo *root, RelOptInfo *input_rel,
 															strategy, aggsplit,
 															group_clause, having,
 															agg_costs, dNumGroups)));
+	}
+}
+
+/*
+ * GpuPreAgg paths over the base relation: one not parallel safe (add_path()
+ * prefers a parallel-safe path among fuzzily equal ones, and it would then
+ * beat the cheaper Gather plan whenever the device's share of the cost is
+ * small), and a partial one where the relation allows parallel workers;
+ * every participant scans its blocks into one device table.
+ */
+static void
+base_rel_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+			   PathTarget *partial_target, GpuPreAggInfo *info,
+			   List *partial_aggs, List *dev_rinfos,
+			   CustomPath **serial, CustomPath **partial)
+{
+	*serial = gpupreagg_create_path(root, input_rel, partial_target, info,
+									partial_aggs, dev_rinfos, false, 0);
+	*partial = NULL;
+	if (input_rel->consider_parallel && output_rel->consider_parallel &&
+		max_parallel_workers_per_gather > 0)
+	{
+		int			parallel_workers;
+
+		parallel_workers = compute_parallel_worker(input_rel, input_rel->pages,
+												   -1, max_parallel_workers_per_gather);
+		if (parallel_workers > 0)
+			*partial = gpupreagg_create_path(root, input_rel, partial_target,
+											 info, partial_aggs, dev_rinfos,
+											 true, parallel_workers);
 	}
 }
 
@@ -376,9 +394,13 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *partial_aggs = NIL;
 	List	   *dev_rinfos = NIL;
 	List	   *group_exprs;
+	List	   *orig_keys = NIL;
 	AggClauseCosts agg_final_costs;
 	AggStrategy strategy;
 	double		dNumGroups;
+	GpaJoinInput *join = NULL;
+	CustomPath *serial;
+	CustomPath *partial;
 	char	   *reason = NULL;
 	ListCell   *lc;
 	int			i;
@@ -391,16 +413,27 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		NOT_OFFERED("set-returning function in the target list");
 	if (root->hasNonPartialAggs || root->hasNonSerialAggs)
 		NOT_OFFERED("an aggregate cannot be split");
-	if (!device_scan_input(root, input_rel, &dev_rinfos, &reason))
-		NOT_OFFERED("%s", reason);
-
 	info = palloc0(sizeof(GpuPreAggInfo));
-	info->dev_quals = extract_actual_clauses(dev_rinfos, false);
+	if (IS_JOIN_REL(input_rel))
+	{
+		/* fused over a GpuJoin: expressions over the join row */
+		join = gpa_join_input(root, input_rel, &reason);
+		if (join == NULL)
+			NOT_OFFERED("%s", reason);
+		relid = join->outer_relid;
+		info->dev_quals = join->dev_quals;
+	}
+	else
+	{
+		if (!device_scan_input(root, input_rel, &dev_rinfos, &reason))
+			NOT_OFFERED("%s", reason);
+		info->dev_quals = extract_actual_clauses(dev_rinfos, false);
+	}
 
 	/* grouping keys, in groupClause order, with their sortgrouprefs */
 	partial_target = create_empty_pathtarget();
-	if (!add_device_keys(parse->groupClause, parse->targetList, relid, info,
-						 partial_target, &reason))
+	if (!add_device_keys(parse->groupClause, parse->targetList, relid, join,
+						 info, &orig_keys, partial_target, &reason))
 		NOT_OFFERED("%s", reason);
 
 	/* what the target list and HAVING need from below the final Agg */
@@ -413,12 +446,12 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		i++;
 		if (sgref && get_sortgroupref_clause_noerr(sgref, parse->groupClause))
 			continue;			/* a grouping key */
-		if (!collect_upper_items((Node *) expr, info->keys, relid, &aggrefs,
+		if (!collect_upper_items((Node *) expr, orig_keys, relid, &aggrefs,
 								 &reason))
 			NOT_OFFERED("%s", reason);
 	}
 	if (extra->havingQual &&
-		!collect_upper_items(extra->havingQual, info->keys, relid, &aggrefs,
+		!collect_upper_items(extra->havingQual, orig_keys, relid, &aggrefs,
 							 &reason))
 		NOT_OFFERED("%s", reason);
 	if (list_length(aggrefs) > XPU_PREAGG_MAX_AGGS)
@@ -427,10 +460,15 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *aggref = lfirst(lc);
+		Aggref	   *dev_aggref = aggref;
 		Aggref	   *partial;
 		GpuPreAggAgg *agg = palloc0(sizeof(GpuPreAggAgg));
 
-		if (!gpupreagg_classify_aggref(aggref, relid, agg, &reason))
+		if (join != NULL &&
+			(dev_aggref = (Aggref *) gpa_join_map_expr(join, (Node *) aggref,
+													   &reason)) == NULL)
+			NOT_OFFERED("%s", reason);
+		if (!gpupreagg_classify_aggref(dev_aggref, relid, agg, &reason))
 			NOT_OFFERED("%s", reason);
 		info->aggs = lappend(info->aggs, agg);
 
@@ -445,7 +483,8 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		NOT_OFFERED("duplicate columns in the partial target");
 	if (gpupreagg_entry_size_bound(info) > XPU_PREAGG_MAX_ENTRY)
 		NOT_OFFERED("group entry may exceed %d bytes", XPU_PREAGG_MAX_ENTRY);
-	if (!gpupreagg_codegen_check(info, relid, &reason))
+	if (join != NULL ? !gpa_join_codegen_check(join, info, &reason) :
+		!gpupreagg_codegen_check(info, relid, &reason))
 		NOT_OFFERED("%s", reason);
 	partial_target = set_pathtarget_cost_width(root, partial_target);
 
@@ -468,11 +507,16 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	MemSet(&agg_final_costs, 0, sizeof(AggClauseCosts));
 	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &agg_final_costs);
-	add_final_agg_paths(root, input_rel, grouped_rel, partial_target, info,
-						partial_aggs, dev_rinfos, grouped_target, strategy,
-						AGGSPLIT_FINAL_DESERIAL, parse->groupClause,
-						(List *) extra->havingQual, &agg_final_costs,
-						dNumGroups);
+	if (join != NULL)
+		gpa_join_paths(root, join, grouped_rel, partial_target, info,
+					   partial_aggs, orig_keys, &serial, &partial);
+	else
+		base_rel_paths(root, input_rel, grouped_rel, partial_target, info,
+					   partial_aggs, dev_rinfos, &serial, &partial);
+	add_final_agg_paths(root, grouped_rel, serial, partial, partial_target,
+						grouped_target, strategy, AGGSPLIT_FINAL_DESERIAL,
+						parse->groupClause, (List *) extra->havingQual,
+						&agg_final_costs, dNumGroups);
 }
 
 /*
@@ -492,7 +536,10 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	GpuPreAggInfo *info;
 	List	   *dev_rinfos = NIL;
 	List	   *distinct_exprs;
+	List	   *orig_keys = NIL;
 	double		dNumGroups;
+	CustomPath *serial;
+	CustomPath *partial;
 	char	   *reason = NULL;
 	int			i;
 
@@ -510,8 +557,8 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	info = palloc0(sizeof(GpuPreAggInfo));
 	info->dev_quals = extract_actual_clauses(dev_rinfos, false);
 	partial_target = create_empty_pathtarget();
-	if (!add_device_keys(parse->distinctClause, parse->targetList, relid, info,
-						 partial_target, &reason))
+	if (!add_device_keys(parse->distinctClause, parse->targetList, relid, NULL,
+						 info, &orig_keys, partial_target, &reason))
 		NOT_OFFERED("%s", reason);
 
 	/* the output must consist of the distinct keys alone */
@@ -536,8 +583,10 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	dNumGroups = estimate_num_groups(root, distinct_exprs, input_rel->rows,
 									 NULL, NULL);
 	info->ngroups = dNumGroups;
-	add_final_agg_paths(root, input_rel, distinct_rel, partial_target, info,
-						NIL, dev_rinfos, target, AGG_HASHED, AGGSPLIT_SIMPLE,
+	base_rel_paths(root, input_rel, distinct_rel, partial_target, info, NIL,
+				   dev_rinfos, &serial, &partial);
+	add_final_agg_paths(root, distinct_rel, serial, partial, partial_target,
+						target, AGG_HASHED, AGGSPLIT_SIMPLE,
 						parse->distinctClause, NIL, NULL, dNumGroups);
 }
 

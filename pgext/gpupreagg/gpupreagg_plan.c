@@ -19,6 +19,13 @@
  *	(Integer aggfnoid, Integer kind, Integer form, Integer argtype,
  *	 arg or NULL, filter or NULL, Integer param).
  *
+ * Fused over a GpuJoin (gpupreagg_join_path.c), the CustomScan scans the
+ * join's outer table, custom_plans are the inner plans, and custom_private
+ * is list_make2(the above, gpujoin_info_to_list() of the join, whose
+ * col_source/col_attno describe the join row the keys and arguments read).
+ * custom_scan_tlist's keys are the query's (over the joined relations),
+ * for set_plan_refs and EXPLAIN.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -30,6 +37,7 @@
 #include "optimizer/restrictinfo.h"
 
 #include "core/pg_strom.h"
+#include "gpujoin/gpujoin.h"
 #include "gpupreagg/gpupreagg_internal.h"
 
 static Plan *gpupreagg_plan_path(PlannerInfo *root, RelOptInfo *rel,
@@ -102,6 +110,57 @@ gpupreagg_info_from_list(List *private)
 	return info;
 }
 
+/* custom_scan_tlist: the keys as the query wrote them, the partial Aggrefs */
+static List *
+partial_scan_tlist(List *keys, List *partial_aggs)
+{
+	List	   *scan_tlist = NIL;
+	AttrNumber	resno = 1;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst(lc)), resno++,
+											 NULL, false));
+	foreach(lc, partial_aggs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst(lc)), resno++,
+											 NULL, false));
+	return scan_tlist;
+}
+
+static Plan *
+fused_plan(RelOptInfo *rel, CustomPath *best_path, GpuPreAggInfo *info,
+		   List *tlist, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *partial_aggs = lsecond(best_path->custom_private);
+	List	   *join_private = lthird(best_path->custom_private);
+	GpuJoinInfo *jinfo = gpujoin_info_from_list(copyObject(linitial(join_private)));
+	List	   *cols = lsecond(join_private);
+	List	   *orig_keys = lthird(join_private);
+
+	if (list_length(custom_plans) != jinfo->ndepths)
+		elog(ERROR, "GpuPreAgg: %d inner plans for %d join depths",
+			 list_length(custom_plans), jinfo->ndepths);
+	gpujoin_plan_columns(jinfo, cols, custom_plans);
+	(void) gpujoin_plan_keys(jinfo, custom_plans);
+	info->dev_quals = jinfo->dev_quals;
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = jinfo->outer_relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_make2(gpupreagg_info_to_list(info),
+									   gpujoin_info_to_list(jinfo));
+	cscan->custom_scan_tlist = partial_scan_tlist(orig_keys, partial_aggs);
+	cscan->custom_relids = bms_copy(rel->relids);
+	cscan->methods = &gpupreagg_plan_methods;
+	return &cscan->scan.plan;
+}
+
 /*
  * ngroups is a String: a Float node of an integral value would come back
  * from a parallel worker's copy of the plan as an Integer.
@@ -121,12 +180,13 @@ gpupreagg_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	CustomScan *cscan = makeNode(CustomScan);
 	GpuPreAggInfo *info;
 	List	   *partial_aggs = lsecond(best_path->custom_private);
-	List	   *scan_tlist = NIL;
+	List	   *scan_tlist;
 	ListCell   *lc;
-	AttrNumber	resno = 1;
 
-	Assert(rel->relid > 0 && rel->rtekind == RTE_RELATION);
 	info = gpupreagg_info_from_list(linitial(best_path->custom_private));
+	if (list_length(best_path->custom_private) == 3)
+		return fused_plan(rel, best_path, info, tlist, custom_plans);
+	Assert(rel->relid > 0 && rel->rtekind == RTE_RELATION);
 	foreach(lc, clauses)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
@@ -136,14 +196,7 @@ gpupreagg_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	}
 	info->dev_quals = extract_actual_clauses(clauses, false);
 
-	foreach(lc, info->keys)
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry(copyObject(lfirst(lc)), resno++,
-											 NULL, false));
-	foreach(lc, partial_aggs)
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry(copyObject(lfirst(lc)), resno++,
-											 NULL, false));
+	scan_tlist = partial_scan_tlist(info->keys, partial_aggs);
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = NIL;
