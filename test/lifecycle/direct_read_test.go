@@ -494,8 +494,10 @@ func TestDirectReadSeveralSegments(t *testing.T) {
 		`SELECT id, g FROM t_seg WHERE id % 50000 = 7`,
 	} {
 		plan := explain(ctx, t, conn, q)
-		if direct, shared, _, ok := directCounts(plan); !ok || direct < 131072 || shared != 0 {
-			t.Fatalf("%s: want every block (two segments) read directly, got direct %d shared %d:\n%s", q, direct, shared, plan)
+		// all but the few pages in shared buffers (16MB) come from the files,
+		// so the second segment is read too
+		if direct, shared, _, ok := directCounts(plan); !ok || direct+shared < 131072 || shared > 2048 {
+			t.Fatalf("%s: want every block (two segments) read directly but those in shared buffers, got direct %d shared %d:\n%s", q, direct, shared, plan)
 		}
 		if err := inTx(ctx, conn, pgx.ReadCommitted, func(tx pgx.Tx) error { return sameAsPostgreSQL(ctx, t, tx, q) }); err != nil {
 			t.Fatal(err)
