@@ -300,22 +300,20 @@ init_planner_gucs(void)
 							 NULL, NULL, NULL);
 
 	/*
-	 * Calibrated on an H200 with 16 workers over prewarmed tables: the GPU
-	 * plans took 0.8 us of wall time per 8 kB page whether a page held 120
-	 * rows (6.8 GB, 100M rows: 0.67-0.70 s) or 20 (5.1 GB, 12.5M rows:
-	 * 0.48 s), so moving the data is charged per page.  PostgreSQL took
-	 * 0.61 s for a 2-operator count over the narrow table and 0.88-1.97 s
-	 * for its sums and GROUP BYs.  With these values (1.8 a page of 120
-	 * rows) the GPU plans win there once a row costs PostgreSQL about 3
-	 * operators beyond the scan; a bare count stays on the CPU, where it is
-	 * as fast, and so does arithmetic over the wide table's few rows a
-	 * page (0.25 s on the CPU, 0.61 s through the GPU).
+	 * A page read by the GPU path costs gpu_page_cost in place of
+	 * seq_page_cost (planner/gpu_paths.c, gpu_heap_pages_cost).  Calibrated
+	 * on an H200 with 16 workers over prewarmed tables (main at c8f99c2):
+	 * the zero-copy path moved 31-40 GB/s, 0.2-0.26 us of wall time per
+	 * 8 kB page, where PostgreSQL's parallel plans took 0.6-0.9 us per unit
+	 * of their own cost (1.1 s for a count over 200 M narrow rows, whose
+	 * sequential scan costs 1.85 M).  0.3 a page makes a GPU scan a third
+	 * of the parallel sequential scan's 1.07 a page or more, as measured.
 	 */
 	DefineCustomRealVariable("pg_strom.gpu_page_cost",
 							 "Planner's estimate of the cost to have the GPU read one heap page.",
 							 NULL,
 							 &pgstrom_gpu_page_cost,
-							 0.7,
+							 0.3,
 							 0.0,
 							 DBL_MAX,
 							 PGC_USERSET,

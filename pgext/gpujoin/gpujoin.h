@@ -14,6 +14,8 @@
  *
  * Files:
  *	gpujoin_path.c		set_join_pathlist_hook, which joins qualify, costs
+ *	gpujoin_remember.c	the cheapest GpuJoin paths per join relation, kept
+ *						from add_path's pruning for the next depth
  *	gpujoin_plan.c		CustomPath -> CustomScan, the plan's private list,
  *						method tables
  *	gpujoin_inner.c		running the inner plans and keeping their tuples
@@ -189,6 +191,14 @@ typedef struct GpuJoinState
 
 /* gpujoin_path.c */
 extern void pgstrom_init_gpujoin(void);
+extern bool is_gpujoin_path(Path *path);
+
+/* gpujoin_remember.c */
+extern void gpujoin_remember_path(PlannerInfo *root, RelOptInfo *joinrel,
+								  CustomPath *cpath);
+extern List *gpujoin_paths_of(PlannerInfo *root, RelOptInfo *rel,
+							  bool partial);
+extern void pgstrom_init_gpujoin_remember(void);
 
 /* gpujoin_plan.c */
 extern CustomPathMethods gpujoin_path_methods;

@@ -36,13 +36,13 @@
  *								  + inner rows * (cpu_tuple_cost
  *												 + cpu_operator_cost * keys))
  *			  (running the inner plans, keeping and encoding their rows)
- *	run     = seq_page_cost * outer pages
- *			+ outer pages * gpu_page_cost
+ *	run     = the outer pages (gpu_heap_pages_cost, planner/gpu_paths.c:
+ *			  they take the place of seq_page_cost * pages)
  *			+ outer tuples * (gpu_tuple_cost + gpu_operator_cost *
  *							  (device qual operators + outer keys))
  *			+ outer rows * gpu_operator_cost * keys of every depth (probes)
  *			+ join rows * cpu_tuple_cost (forming the rows)
- * where the last four lines are divided among parallel participants.  In
+ * where the last three lines are divided among parallel participants.  In
  * regression test mode the costs are scaled down as GpuScan's.
  *
  *-------------------------------------------------------------------------
@@ -62,7 +62,6 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/spccache.h"
 
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
@@ -249,7 +248,6 @@ gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 {
 	RelOptInfo *outer = find_base_rel(root, info->outer_relid);
 	Path	   *path = &cpath->path;
-	double		spc_seq_page_cost;
 	QualCost	dev_cost;
 	double		dev_operators;
 	int			nkeys = 0;
@@ -268,14 +266,12 @@ gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 		nkeys += k;
 		d++;
 	}
-	get_tablespace_page_costs(outer->reltablespace, NULL, &spc_seq_page_cost);
-	disk_cost = spc_seq_page_cost * outer->pages;
+	disk_cost = gpu_heap_pages_cost(outer, parallel_workers);
 	cost_qual_eval(&dev_cost, info->dev_quals, root);
 	dev_operators = (cpu_operator_cost > 0.0
 					 ? dev_cost.per_tuple / cpu_operator_cost
 					 : (double) list_length(info->dev_quals));
-	run_cost = outer->pages * pgstrom_gpu_page_cost
-		+ outer->tuples * (pgstrom_gpu_tuple_cost +
+	run_cost = outer->tuples * (pgstrom_gpu_tuple_cost +
 						   pgstrom_gpu_operator_cost * (dev_operators + nkeys))
 		+ outer->rows * pgstrom_gpu_operator_cost * nkeys
 		+ joinrel->rows * cpu_tuple_cost;
@@ -349,7 +345,7 @@ cheapest_inner(RelOptInfo *innerrel, bool parallel_safe)
 	return best;
 }
 
-static bool
+bool
 is_gpujoin_path(Path *path)
 {
 	return IsA(path, CustomPath) &&
@@ -386,10 +382,62 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 		return;
 	cpath = create_gpujoin_path(root, joinrel, &info, inner_paths,
 								parallel_workers);
+	gpujoin_remember_path(root, joinrel, cpath);
 	if (parallel_workers > 0)
 		add_partial_path(joinrel, &cpath->path);
 	else
 		add_path(joinrel, &cpath->path);
+}
+
+/*
+ * The new depth's keys over the outer table outer_relid: false if a clause
+ * of the join is not a key the device takes.
+ */
+static bool
+classify_depth(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+			   JoinType jointype, JoinPathExtraData *extra, Index outer_relid,
+			   Path *inner_path, GpuJoinDepthInfo *depth)
+{
+	ListCell   *lc;
+
+	memset(depth, 0, sizeof(GpuJoinDepthInfo));
+	depth->join_type = jointype;
+	depth->plan_rows = inner_path->rows;
+	foreach(lc, extra->restrictlist)
+	{
+		if (!classify_key(lfirst_node(RestrictInfo, lc), joinrel, outerrel,
+						  innerrel, jointype, outer_relid, depth))
+			return false;
+	}
+	return depth->outer_keys != NIL &&
+		list_length(depth->outer_keys) <= GPUJOIN_MAX_KEYS;
+}
+
+/*
+ * One depth more over each GpuJoin path of the outer relation that
+ * gpujoin_paths_of() gives (the remembered cheapest ones, which add_path
+ * may have pruned from the relation's own lists).
+ */
+static void
+extend_outer_joins(PlannerInfo *root, RelOptInfo *joinrel,
+				   RelOptInfo *outerrel, RelOptInfo *innerrel,
+				   JoinType jointype, JoinPathExtraData *extra,
+				   Path *inner_path, bool partial)
+{
+	ListCell   *lc;
+
+	foreach(lc, gpujoin_paths_of(root, outerrel, partial))
+	{
+		CustomPath *outer = lfirst(lc);
+		GpuJoinInfo *oinfo = gpujoin_info_from_list(outer->custom_private);
+		GpuJoinDepthInfo depth;
+
+		if (!classify_depth(joinrel, outerrel, innerrel, jointype, extra,
+							oinfo->outer_relid, inner_path, &depth))
+			continue;
+		add_one(root, joinrel, oinfo, outer->custom_paths, &depth, inner_path,
+				partial ? outer->path.parallel_workers : 0);
+	}
 }
 
 static void
@@ -401,9 +449,6 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	GpuJoinInfo base;
 	Path	   *inner_path = cheapest_inner(innerrel, false);
 	Path	   *safe_inner = cheapest_inner(innerrel, true);
-	bool		outer_is_base;
-	Index		outer_relid = 0;
-	ListCell   *lc;
 
 	if (!pgstrom_enabled || !pgstrom_enable_gpujoin)
 		return;
@@ -424,88 +469,32 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		!plain_columns(joinrel->reltarget->exprs))
 		return;
 
-	outer_is_base = outer_base_info(root, outerrel, &base);
-	if (outer_is_base)
-		outer_relid = outerrel->relid;
-	else
+	if (!outer_base_info(root, outerrel, &base))
 	{
-		/* the base table under a GpuJoin path of the outer relation */
-		foreach(lc, outerrel->pathlist)
-		{
-			if (is_gpujoin_path(lfirst(lc)))
-			{
-				outer_relid = intVal(linitial(((CustomPath *) lfirst(lc))->custom_private));
-				break;
-			}
-		}
-		if (outer_relid == 0)
-		{
-			foreach(lc, outerrel->partial_pathlist)
-			{
-				if (is_gpujoin_path(lfirst(lc)))
-				{
-					outer_relid = intVal(linitial(((CustomPath *) lfirst(lc))->custom_private));
-					break;
-				}
-			}
-		}
-		if (outer_relid == 0)
-			return;
-	}
-
-	memset(&depth, 0, sizeof(depth));
-	depth.join_type = jointype;
-	depth.plan_rows = inner_path->rows;
-	foreach(lc, extra->restrictlist)
-	{
-		if (!classify_key(lfirst_node(RestrictInfo, lc), joinrel, outerrel,
-						  innerrel, jointype, outer_relid, &depth))
-			return;
-	}
-	if (depth.outer_keys == NIL ||
-		list_length(depth.outer_keys) > GPUJOIN_MAX_KEYS)
-		return;
-
-	if (outer_is_base)
-	{
-		add_one(root, joinrel, &base, NIL, &depth, inner_path, 0);
-		if (joinrel->consider_parallel && outerrel->consider_parallel &&
-			safe_inner != NULL)
-		{
-			int			workers = compute_parallel_worker(outerrel, outerrel->pages, -1,
-														  max_parallel_workers_per_gather);
-
-			if (workers > 0)
-			{
-				depth.plan_rows = safe_inner->rows;
-				add_one(root, joinrel, &base, NIL, &depth, safe_inner, workers);
-			}
-		}
+		/* extend GpuJoin paths of the outer relation by one depth */
+		extend_outer_joins(root, joinrel, outerrel, innerrel, jointype, extra,
+						   inner_path, false);
+		if (joinrel->consider_parallel && safe_inner != NULL)
+			extend_outer_joins(root, joinrel, outerrel, innerrel, jointype,
+							   extra, safe_inner, true);
 		return;
 	}
 
-	/* extend GpuJoin paths of the outer relation by one depth */
-	foreach(lc, outerrel->pathlist)
-	{
-		CustomPath *outer = lfirst(lc);
-
-		if (is_gpujoin_path(&outer->path))
-			add_one(root, joinrel,
-					gpujoin_info_from_list(outer->custom_private),
-					outer->custom_paths, &depth, inner_path, 0);
-	}
-	if (!joinrel->consider_parallel || safe_inner == NULL)
+	if (!classify_depth(joinrel, outerrel, innerrel, jointype, extra,
+						outerrel->relid, inner_path, &depth))
 		return;
-	depth.plan_rows = safe_inner->rows;
-	foreach(lc, outerrel->partial_pathlist)
+	add_one(root, joinrel, &base, NIL, &depth, inner_path, 0);
+	if (joinrel->consider_parallel && outerrel->consider_parallel &&
+		safe_inner != NULL)
 	{
-		CustomPath *outer = lfirst(lc);
+		int			workers = compute_parallel_worker(outerrel, outerrel->pages, -1,
+													  max_parallel_workers_per_gather);
 
-		if (is_gpujoin_path(&outer->path))
-			add_one(root, joinrel,
-					gpujoin_info_from_list(outer->custom_private),
-					outer->custom_paths, &depth, safe_inner,
-					outer->path.parallel_workers);
+		if (workers > 0)
+		{
+			depth.plan_rows = safe_inner->rows;
+			add_one(root, joinrel, &base, NIL, &depth, safe_inner, workers);
+		}
 	}
 }
 
@@ -524,6 +513,7 @@ void
 pgstrom_init_gpujoin(void)
 {
 	pgstrom_init_gpujoin_plan();
+	pgstrom_init_gpujoin_remember();
 	prev_set_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = gpujoin_set_join_pathlist;
 }

@@ -8,7 +8,8 @@
  *
  * gpupreagg_path.c calls this for an aggregation whose input is a join
  * relation.  It is offered over the cheapest GpuJoin path of the join
- * relation (and the cheapest partial one, under a Gather) when
+ * relation (and the cheapest partial one, under a Gather), whether or not
+ * add_path kept that path (gpujoin_remember.c), when
  *	- the GpuJoin has no host quals (a qual the CPU evaluates would have to
  *	  run before aggregating);
  *	- every column the keys, arguments and FILTERs read is a plain column
@@ -20,11 +21,10 @@
  * same mapping serves every GpuJoin path of the relation, whatever its
  * order of depths, since a column is named by its Var.
  *
- * Costs: the GpuJoin path's, less forming and returning its rows, plus
- * one device operator per aggregate and group lookup per join row, plus
- * cpu_tuple_cost per outer page divided among the participants (the
- * backend's share, as GpuPreAgg's), and cpu_tuple_cost per group
- * returned; all before the first row.
+ * Costs: the GpuJoin path's (whose pages include the backend's share, as
+ * GpuPreAgg's), less forming and returning its rows, plus one device
+ * operator per aggregate and group lookup per join row, and cpu_tuple_cost
+ * per group returned; all before the first row.
  *
  *-------------------------------------------------------------------------
  */
@@ -41,17 +41,10 @@
 #include "gpupreagg/gpupreagg_internal.h"
 #include "planner/gpu_paths.h"
 
-static bool
-is_gpujoin_path(Path *path)
-{
-	return IsA(path, CustomPath) &&
-		((CustomPath *) path)->methods == &gpujoin_path_methods;
-}
-
 /*
- * The cheapest GpuJoin path of list without host quals, or NULL.  The
- * scan/join target may have wrapped it in a projection, which the fused
- * node does not need: it reads the join's columns itself.
+ * The cheapest GpuJoin path of list (gpujoin_paths_of: the remembered
+ * ones, which add_path may have pruned from the join relation) without
+ * host quals, or NULL.
  */
 static CustomPath *
 cheapest_gpujoin(List *paths)
@@ -64,10 +57,6 @@ cheapest_gpujoin(List *paths)
 		CustomPath *cpath = lfirst(lc);
 		GpuJoinInfo *jinfo;
 
-		if (IsA(cpath, ProjectionPath))
-			cpath = (CustomPath *) ((ProjectionPath *) cpath)->subpath;
-		if (!is_gpujoin_path(&cpath->path))
-			continue;
 		jinfo = gpujoin_info_from_list(cpath->custom_private);
 		if (jinfo->host_quals != NIL)
 			continue;
@@ -84,8 +73,8 @@ gpa_join_input(PlannerInfo *root, RelOptInfo *joinrel, char **reason)
 	GpuJoinInfo *jinfo;
 
 	join->joinrel = joinrel;
-	join->serial = cheapest_gpujoin(joinrel->pathlist);
-	join->partial = cheapest_gpujoin(joinrel->partial_pathlist);
+	join->serial = cheapest_gpujoin(gpujoin_paths_of(root, joinrel, false));
+	join->partial = cheapest_gpujoin(gpujoin_paths_of(root, joinrel, true));
 	if (join->serial == NULL && join->partial == NULL)
 	{
 		*reason = "no GpuJoin path without host quals under the aggregation";
@@ -265,19 +254,11 @@ fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 												  join->cols, orig_keys));
 	cpath->methods = &gpupreagg_path_methods;
 
-	/*
-	 * The join rows are folded on the device instead of formed and
-	 * returned.  The backend's own share, pinning and describing every
-	 * outer page, is charged per page and divided among the participants,
-	 * as GpuPreAgg's: without it a free device made the serial and the
-	 * parallel plan cost the same, and the serial one won.
-	 */
+	/* the join rows are folded on the device instead of formed and returned */
 	cost = gj->path.total_cost -
 		join_rows * cpu_tuple_cost * scale +
 		join_rows * pgstrom_gpu_operator_cost * (list_length(info->aggs) + 1) * scale;
 	cost = Max(cost, gj->path.startup_cost);
-	cost += find_base_rel(root, join->outer_relid)->pages * cpu_tuple_cost * scale /
-		(gj->path.parallel_workers > 0 ? gpu_parallel_divisor(gj->path.parallel_workers) : 1.0);
 	cpath->path.rows = info->ngroups;
 	cpath->path.startup_cost = cost;
 	cpath->path.total_cost = cost + info->ngroups * cpu_tuple_cost * scale;

@@ -20,10 +20,9 @@
  *	  XPU_PREAGG_MAX_ENTRY.
  * HAVING stays with the final Agg.  DEBUG2 says why a query was refused.
  *
- * Costs: the GPU scan model (setup, pages, gpu_page_cost a
- * page, per-tuple device cost) with the device operators of quals, keys
- * and arguments plus one per aggregate, and cpu_operator_cost per row for
- * the backend that reads and sends the pages (all but the pages' I/O
+ * Costs: the GPU scan model (setup, the pages as gpu_heap_pages_cost
+ * charges them, per-tuple device cost) with the device operators of
+ * quals, keys and arguments plus one per aggregate (the tuples' share
  * divided among parallel participants), all before the first row
  * (startup), plus cpu_tuple_cost per group returned.  Regression test
  * mode scales them, and those of the final Agg above, down by
@@ -48,7 +47,6 @@
 #include "parser/parse_oper.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
-#include "utils/spccache.h"
 #include "utils/typcache.h"
 
 #include "codegen/codegen.h"
@@ -206,7 +204,6 @@ static void
 gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 			   GpuPreAggInfo *info, List *dev_rinfos, int parallel_workers)
 {
-	double		spc_seq_page_cost;
 	double		ntuples = baserel->tuples;
 	QualCost	qcost;
 	double		dev_ops;
@@ -216,8 +213,7 @@ gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 	Cost		out_cost;
 	ListCell   *lc;
 
-	get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
-	disk_cost = spc_seq_page_cost * baserel->pages;
+	disk_cost = gpu_heap_pages_cost(baserel, parallel_workers);
 
 	/* cost_qual_eval counts operators in cpu_operator_cost */
 	cost_qual_eval(&qcost, dev_rinfos, root);
@@ -246,15 +242,13 @@ gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 	dev_ops += list_length(info->aggs) + 1;		/* accumulate, find the group */
 
 	/*
-	 * The backend's own share, pinning every page and describing it, is a
-	 * cost per page (zero-copy: it never touches a row) that parallel
-	 * workers divide; without it a free device (all GPU costs 0) made the
-	 * plans with and without Gather cost the same, and the single process
-	 * won the tie (5.8 s against 1.1 s with 16 workers over 100M rows on
-	 * the H200).
+	 * gpu_heap_pages_cost charges the backend's own share, pinning every
+	 * page and describing it, per page divided among the participants:
+	 * without it a free device (all GPU costs 0) made the plans with and
+	 * without Gather cost the same, and the single process won the tie
+	 * (5.8 s against 1.1 s with 16 workers over 100M rows on the H200).
 	 */
-	dev_cost = baserel->pages * (pgstrom_gpu_page_cost + cpu_tuple_cost) +
-		ntuples * (pgstrom_gpu_tuple_cost +
+	dev_cost = ntuples * (pgstrom_gpu_tuple_cost +
 				   pgstrom_gpu_operator_cost * dev_ops);
 	if (parallel_workers > 0)
 		dev_cost /= gpu_parallel_divisor(parallel_workers);

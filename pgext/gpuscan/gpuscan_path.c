@@ -13,11 +13,11 @@
  *
  * Costs follow the sequential scan's:
  *	startup = pg_strom.gpu_setup_cost
- *	run     = seq_page_cost * pages
- *			+ pages * gpu_page_cost
+ *	run     = the pages (gpu_heap_pages_cost, planner/gpu_paths.c: they
+ *			  take the place of seq_page_cost * pages)
  *			+ tuples * (gpu_tuple_cost + gpu_operator_cost * device operators)
  *			+ rows passing the device quals * (cpu_tuple_cost + host qual cost)
- * where all but the first line are divided among parallel participants.
+ * where the last two lines are divided among parallel participants.
  * Moving a page to the device costs the same whatever it holds, so wide
  * rows pay more per row than narrow ones.
  * In regression test mode the costs are scaled down so that GpuScan wins
@@ -42,7 +42,6 @@
 #include "storage/lwlock.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/spccache.h"
 
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
@@ -57,7 +56,6 @@ gpuscan_cost(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 {
 	Path	   *path = &cpath->path;
 	ParamPathInfo *param_info = path->param_info;
-	double		spc_seq_page_cost;
 	double		ntuples = rel->tuples;
 	double		dev_selectivity;
 	double		dev_rows;
@@ -73,8 +71,7 @@ gpuscan_cost(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 	else
 		path->rows = rel->rows;
 
-	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
-	disk_cost = spc_seq_page_cost * rel->pages;
+	disk_cost = gpu_heap_pages_cost(rel, parallel_workers);
 
 	/* device quals: cost_qual_eval counts operators in cpu_operator_cost */
 	cost_qual_eval(&dev_cost, dev_rinfos, root);
@@ -98,8 +95,7 @@ gpuscan_cost(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 	}
 
 	startup_cost = pgstrom_gpu_setup_cost + dev_cost.startup + host_cost.startup;
-	cpu_run_cost = rel->pages * pgstrom_gpu_page_cost
-		+ ntuples * (pgstrom_gpu_tuple_cost +
+	cpu_run_cost = ntuples * (pgstrom_gpu_tuple_cost +
 					 pgstrom_gpu_operator_cost * dev_operators)
 		+ dev_rows * (cpu_tuple_cost + host_cost.per_tuple);
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# There (the GPU machine), with .device staged by stage.sh: issue 12's SSB
+# figures in one command of under 10 minutes.  A cluster with
+# shared_buffers = SSB_SHARED_BUFFERS (default 24GB, so scale factor 20
+# fits), SSB loaded at SSB_SF (default 20), the 13 queries in PostgreSQL's
+# two modes and on the GPU (BENCH_RUNS timed runs each, default 1), the
+# plans, and the fixed latency of a GPU query (a small table, pgbench),
+# which pg_strom.gpu_setup_cost stands for.  Results to $OUT.
+set -uo pipefail
+R=.device/remote.sh
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+B=.device/pgstrom-bench
+conf=$(mktemp)
+echo "shared_buffers = ${SSB_SHARED_BUFFERS:-24GB}" > "$conf"
+chmod 644 "$conf"
+bash $R start "$conf" || exit 1
+eval "$(bash $R env)"
+psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'
+psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
+	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+psql -X -c 'SHOW shared_buffers' -c 'SELECT state, reason FROM pgstrom.gpu_service_status()'
+
+echo "=== latency of a small GPU query (pg_strom.gpu_setup_cost)"
+psql -X -q -c "CREATE TABLE lat_small AS SELECT i AS a, i % 7 AS b FROM generate_series(1, 10000) i" -c "VACUUM FREEZE ANALYZE lat_small"
+echo "SELECT b, count(*), sum(a) FROM lat_small WHERE a > 10 GROUP BY b;" > /tmp/lat.sql
+for mode in off on; do
+	PGOPTIONS="-c pg_strom.enabled=$mode -c pg_strom.gpu_setup_cost=0 -c pg_strom.gpu_page_cost=0" \
+		psql -X -c "EXPLAIN (COSTS OFF) SELECT b, count(*), sum(a) FROM lat_small WHERE a > 10 GROUP BY b" | grep -E "Custom|Seq Scan"
+	PGOPTIONS="-c pg_strom.enabled=$mode -c pg_strom.gpu_setup_cost=0 -c pg_strom.gpu_page_cost=0" \
+		timeout 60 pgbench -n -t 300 -f /tmp/lat.sql 2>&1 | grep -E "latency average"
+	echo "(pg_strom.enabled=$mode)"
+done
+
+t0=$SECONDS
+timeout "${BENCH_LOAD_TIMEOUT:-300}" $B load -sf "${SSB_SF:-20}" -tables ssb || echo "load failed: $?"
+echo "load: $((SECONDS - t0)) s"
+t0=$SECONDS
+timeout "${BENCH_RUN_TIMEOUT:-330}" $B run -tables ssb -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
+	-json "$OUT/bench-ssb.json" -png "$OUT/bench-ssb.png" -plans "$OUT/plans-ssb.txt" > "$OUT/bench-ssb.txt"
+echo "run ssb: exit $?, $((SECONDS - t0)) s"
+cat "$OUT/bench-ssb.txt"
