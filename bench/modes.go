@@ -51,7 +51,10 @@ func settingsFor(m Mode, cfg *Config) [][2]string {
 	return s
 }
 
-// parseGPUSettings reads -gpu-set: comma-separated pg_strom.NAME=VALUE
+// parseGPUSettings reads -gpu-set: comma-separated pg_strom.NAME=VALUE, or
+// enable_NAME=VALUE (PostgreSQL's planner method switches, e.g.
+// enable_hashjoin=off to see the GpuJoin plan where the costs keep
+// PostgreSQL's hash joins)
 // pairs.  Names and values are limited to plain words, since they are
 // spliced into SET statements.
 func parseGPUSettings(list string) ([][2]string, error) {
@@ -59,7 +62,7 @@ func parseGPUSettings(list string) ([][2]string, error) {
 	for _, item := range splitList(list) {
 		name, value, ok := strings.Cut(item, "=")
 		if !ok || !settingName.MatchString(name) || !settingValue.MatchString(value) {
-			return nil, fmt.Errorf("-gpu-set: %q is not pg_strom.NAME=VALUE (VALUE a number or a word)", item)
+			return nil, fmt.Errorf("-gpu-set: %q is not pg_strom.NAME=VALUE or enable_NAME=VALUE (VALUE a number or a word)", item)
 		}
 		out = append(out, [2]string{name, value})
 	}
@@ -67,7 +70,7 @@ func parseGPUSettings(list string) ([][2]string, error) {
 }
 
 var (
-	settingName  = regexp.MustCompile(`^pg_strom\.[a-z_]+$`)
+	settingName  = regexp.MustCompile(`^(pg_strom\.[a-z_]+|enable_[a-z_]+)$`)
 	settingValue = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
 )
 

@@ -11,7 +11,10 @@ func TestParseGPUSettings(t *testing.T) {
 		got[1] != [2]string{"pg_strom.gpu_operator_cost", "0.0001"} {
 		t.Fatalf("parsed %v", got)
 	}
-	for _, bad := range []string{"work_mem=1GB", "pg_strom.enabled", "pg_strom.x=1;DROP TABLE t", "pg_strom.x='a b'"} {
+	if got, err := parseGPUSettings("enable_hashjoin=off"); err != nil || got[0] != [2]string{"enable_hashjoin", "off"} {
+		t.Fatalf("enable_hashjoin=off: %v, %v", got, err)
+	}
+	for _, bad := range []string{"work_mem=1GB", "enable_x=1;RESET ALL", "pg_strom.enabled", "pg_strom.x=1;DROP TABLE t", "pg_strom.x='a b'"} {
 		if _, err := parseGPUSettings(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -41,3 +41,14 @@ timeout "${BENCH_RUN_TIMEOUT:-330}" $B run -tables ssb -runs "${BENCH_RUNS:-1}" 
 	-json "$OUT/bench-ssb.json" -png "$OUT/bench-ssb.png" -plans "$OUT/plans-ssb.txt" > "$OUT/bench-ssb.txt"
 echo "run ssb: exit $?, $((SECONDS - t0)) s"
 cat "$OUT/bench-ssb.txt"
+if [ -n "${SSB_FORCED:-}" ]; then
+	# the GPU plans PostgreSQL's hash joins would otherwise win against:
+	# the same queries with hash, merge and nested-loop joins off in the
+	# GPU mode only (GpuJoin and the fused GpuPreAgg are custom paths)
+	t0=$SECONDS
+	timeout "${BENCH_FORCED_TIMEOUT:-240}" $B run -tables ssb -runs "${BENCH_RUNS:-1}" \
+		-gpu-set enable_hashjoin=off,enable_mergejoin=off,enable_nestloop=off \
+		-json "$OUT/bench-ssb-forced.json" -plans "$OUT/plans-ssb-forced.txt" > "$OUT/bench-ssb-forced.txt"
+	echo "run ssb forced: exit $?, $((SECONDS - t0)) s"
+	cat "$OUT/bench-ssb-forced.txt"
+fi
