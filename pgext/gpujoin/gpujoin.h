@@ -49,6 +49,16 @@
 /* slots of one inner row: its keys, then its payload columns */
 #define GPUJOIN_MAX_SLOTS			(GPUJOIN_MAX_KEYS + GPUJOIN_MAX_PAYLOAD)
 
+/*
+ * The service's work per outer page for the records a GpuJoin returns
+ * (collecting and replying them chunk by chunk), in tuples at
+ * cpu_tuple_cost: on the H200 at SSB scale factor 20 the service spent
+ * 1.4-1.6 core-us a page under a plain GpuJoin and 0.2-0.4 under the fused
+ * GpuPreAgg, which returns no records (the backend's 2 core-us a page are
+ * GPU_BACKEND_PAGE_TUPLES, planner/gpu_paths.h).
+ */
+#define GPUJOIN_RECORDS_PAGE_TUPLES	24.0
+
 /* one depth of the plan (from custom_private) */
 typedef struct GpuJoinDepthInfo
 {

@@ -41,8 +41,10 @@
  *			+ outer tuples * (gpu_tuple_cost + gpu_operator_cost *
  *							  (device qual operators + outer keys))
  *			+ outer rows * gpu_operator_cost * keys of every depth (probes)
+ *			+ outer pages * cpu_tuple_cost * GPUJOIN_RECORDS_PAGE_TUPLES
+ *			  (the service returning the records)
  *			+ join rows * cpu_tuple_cost (forming the rows)
- * where the last three lines are divided among parallel participants.  In
+ * where the last four lines are divided among parallel participants.  In
  * regression test mode the costs are scaled down as GpuScan's.
  *
  *-------------------------------------------------------------------------
@@ -274,6 +276,7 @@ gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 	run_cost = outer->tuples * (pgstrom_gpu_tuple_cost +
 						   pgstrom_gpu_operator_cost * (dev_operators + nkeys))
 		+ outer->rows * pgstrom_gpu_operator_cost * nkeys
+		+ outer->pages * cpu_tuple_cost * GPUJOIN_RECORDS_PAGE_TUPLES
 		+ joinrel->rows * cpu_tuple_cost;
 	startup_cost += path->pathtarget->cost.startup;
 	run_cost += path->pathtarget->cost.per_tuple * joinrel->rows;

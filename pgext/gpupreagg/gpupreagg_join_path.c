@@ -22,7 +22,8 @@
  * order of depths, since a column is named by its Var.
  *
  * Costs: the GpuJoin path's (whose pages include the backend's share, as
- * GpuPreAgg's), less forming and returning its rows, plus one device
+ * GpuPreAgg's), less forming its rows and returning its records
+ * (GPUJOIN_RECORDS_PAGE_TUPLES), plus one device
  * operator per aggregate and group lookup per join row, and cpu_tuple_cost
  * per group returned; all before the first row.
  *
@@ -44,10 +45,10 @@
 /*
  * The cheapest GpuJoin path of list (gpujoin_paths_of: the remembered
  * ones, which add_path may have pruned from the join relation) without
- * host quals, or NULL.
+ * host quals, over outer table outer_relid unless that is 0; or NULL.
  */
 static CustomPath *
-cheapest_gpujoin(List *paths)
+cheapest_gpujoin(List *paths, Index outer_relid)
 {
 	CustomPath *best = NULL;
 	ListCell   *lc;
@@ -58,7 +59,8 @@ cheapest_gpujoin(List *paths)
 		GpuJoinInfo *jinfo;
 
 		jinfo = gpujoin_info_from_list(cpath->custom_private);
-		if (jinfo->host_quals != NIL)
+		if (jinfo->host_quals != NIL ||
+			(outer_relid != 0 && jinfo->outer_relid != outer_relid))
 			continue;
 		if (best == NULL || cpath->path.total_cost < best->path.total_cost)
 			best = cpath;
@@ -73,21 +75,26 @@ gpa_join_input(PlannerInfo *root, RelOptInfo *joinrel, char **reason)
 	GpuJoinInfo *jinfo;
 
 	join->joinrel = joinrel;
-	join->serial = cheapest_gpujoin(gpujoin_paths_of(root, joinrel, false));
-	join->partial = cheapest_gpujoin(gpujoin_paths_of(root, joinrel, true));
+
+	/*
+	 * The join row and the quals are those of one outer table: the partial
+	 * path's, where there is one (what a large fact table gets), and the
+	 * cheapest serial path over the same table.  A serial GpuJoin over
+	 * another table (a small dimension as the outer, the fact table's join
+	 * as an inner) must not take the fused aggregation from the partial.
+	 */
+	join->partial = cheapest_gpujoin(gpujoin_paths_of(root, joinrel, true), 0);
+	join->serial = cheapest_gpujoin(gpujoin_paths_of(root, joinrel, false),
+									join->partial ? gpujoin_info_from_list(join->partial->custom_private)->outer_relid : 0);
 	if (join->serial == NULL && join->partial == NULL)
 	{
 		*reason = "no GpuJoin path without host quals under the aggregation";
 		return NULL;
 	}
-	jinfo = gpujoin_info_from_list((join->serial ? join->serial :
-									join->partial)->custom_private);
+	jinfo = gpujoin_info_from_list((join->partial ? join->partial :
+									join->serial)->custom_private);
 	join->outer_relid = jinfo->outer_relid;
 	join->dev_quals = jinfo->dev_quals;
-	if (join->serial && join->partial &&
-		gpujoin_info_from_list(join->partial->custom_private)->outer_relid !=
-		join->outer_relid)
-		join->partial = NULL;	/* the quals and the join row differ */
 	return join;
 }
 
@@ -254,9 +261,15 @@ fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 												  join->cols, orig_keys));
 	cpath->methods = &gpupreagg_path_methods;
 
-	/* the join rows are folded on the device instead of formed and returned */
+	/*
+	 * The join rows are folded on the device instead of formed and
+	 * returned, and no records are collected and replied.
+	 */
 	cost = gj->path.total_cost -
-		join_rows * cpu_tuple_cost * scale +
+		join_rows * cpu_tuple_cost * scale -
+		find_base_rel(root, join->outer_relid)->pages * cpu_tuple_cost *
+		GPUJOIN_RECORDS_PAGE_TUPLES * scale /
+		(gj->path.parallel_workers > 0 ? gpu_parallel_divisor(gj->path.parallel_workers) : 1.0) +
 		join_rows * pgstrom_gpu_operator_cost * (list_length(info->aggs) + 1) * scale;
 	cost = Max(cost, gj->path.startup_cost);
 	cpath->path.rows = info->ngroups;
