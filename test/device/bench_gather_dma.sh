@@ -25,8 +25,9 @@ ready() {
 		EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
 		PERFORM pg_sleep(0.1); END LOOP; END \$\$"
 }
-bash $R start || exit 1
 eval "$(bash $R env)"
+# a cluster left running by an earlier call is used as it is
+bash $R start || psql -X -q -c 'SELECT 1' >/dev/null || exit 1
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm' \
 	-c 'ALTER SYSTEM RESET shared_buffers' # bench_both.sh leaves 4GB set
 ready
