@@ -14,6 +14,7 @@
  *                     uint64_t nbuffers,       // registered shared buffers
  *                     const XpuPageRef *refs,  // nblocks refs, device memory
  *                     uint32_t nblocks,
+ *                     const uint32_t *in_place, // nblocks bits, or NULL
  *                     char *pages)             // nblocks * XPU_BLCKSZ bytes
  *
  * launched with gridDim.x = nblocks (one CUDA block per page) and
@@ -21,6 +22,15 @@
  * (buffer >= nbuffers, nlines or flags out of range) is never followed:
  * its page is written as a malformed header, which the next kernel reports
  * as XPU_STATUS_BAD_PAGE.
+ *
+ * Block b's page is already in place when bit b of in_place is set (bit
+ * b % 32 of word b / 32): the service copied a run of consecutive buffers
+ * there by DMA (cuMemcpyHtoDAsync on the same stream, so it completed
+ * before the launch), and the kernel only applies the ref.  Reading pages
+ * with SM loads takes SMs from the compute kernels of other streams; the
+ * copy engines do not.  The service never sets the bit of an invalid ref,
+ * and the kernel checks validity first anyway, so such a page is poisoned
+ * whatever the bit says.
  *
  * The host executor (gosvc/hostexec) gathers with memcpy and applies the
  * refs with the same helpers.
@@ -104,6 +114,7 @@ kern_gather_pages(const char *shared,
 				  uint64_t nbuffers,
 				  const XpuPageRef *refs,
 				  uint32_t nblocks,
+				  const uint32_t *in_place,
 				  char *pages)
 {
 	__shared__ uint4 s_ref[sizeof(XpuPageRef) / 16];
@@ -125,6 +136,12 @@ kern_gather_pages(const char *shared,
 	{
 		if (tid == 0)
 			xpu_page_poison(dst);
+		return;
+	}
+	if (in_place && ((in_place[b / 32] >> (b % 32)) & 1))
+	{
+		/* copied by DMA before the launch: only the ref remains to apply */
+		xpu_apply_page_ref(dst, ref, tid, nthreads);
 		return;
 	}
 

@@ -17,6 +17,7 @@ package gpu
 // { return cuMemHostGetDevicePointer(d, (void *) p, 0); }
 // static CUresult pgstrom_unregister_mapped(uintptr_t p)
 // { return cuMemHostUnregister((void *) p); }
+// static void *pgstrom_host_pointer(uintptr_t p) { return (void *) p; }
 import "C"
 
 import (
@@ -131,3 +132,8 @@ func mappedDevicePointer(p uintptr) (cu.DevicePtr, error) {
 func memHostUnregisterMapped(p uintptr) error {
 	return cuError("cuMemHostUnregister", C.pgstrom_unregister_mapped(C.uintptr_t(p)))
 }
+
+// hostPointer is address p of memory Go does not own (the registered
+// shared buffers) as a pointer for the cu copy calls; converted in C, since
+// Go's rules on unsafe.Pointer are about Go memory.
+func hostPointer(p uintptr) unsafe.Pointer { return C.pgstrom_host_pointer(C.uintptr_t(p)) }

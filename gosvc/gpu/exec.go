@@ -9,6 +9,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/gpu/gatherplan"
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
@@ -17,7 +18,8 @@ import (
 // chunkLayout places one task's buffers in a single pool chunk: the
 // counters, the items array (nblocks * XPU_MAX_TUPLES_PER_PAGE entries),
 // the pages, for GpuPreAgg the retry list (as many entries as items) and
-// for a zero-copy chunk its page refs, each 256-byte aligned.
+// for a zero-copy chunk its page refs followed by kern_gather_pages's
+// in_place bitmap (uploaded together), each 256-byte aligned.
 type chunkLayout struct {
 	itemsOff, pagesOff, retryOff, refsOff, total uint64
 }
@@ -36,7 +38,7 @@ func layoutFor(c xpu.Chunk, retry bool) chunkLayout {
 	}
 	if c.Shared() {
 		l.refsOff = alignDev(l.total)
-		l.total = l.refsOff + uint64(c.RefsLen())
+		l.total = l.refsOff + uint64(c.RefsLen()+gatherplan.InPlaceLen(int(c.NBlocks)))
 	}
 	return l
 }
@@ -75,7 +77,7 @@ func (e *Executor) runTask(s *session, c xpu.Chunk, pages nodekind.Pages, retry 
 	if err != nil {
 		return xpu.ChunkResult{}, nil, err
 	}
-	stage := c.ItemsCapacity() * 4 // also holds the refs (48 bytes a block)
+	stage := c.ItemsCapacity() * 4 // also holds the refs and in_place (under 49 bytes a block)
 	if pages.Refs == nil && !pages.Pinned {
 		stage = max(stage, c.PagesLen())
 	}
@@ -181,33 +183,57 @@ func (t *task) uploadPages() error {
 	return nil
 }
 
-// gatherPages queues the upload of the chunk's page refs (staged through
-// the lane's pinned buffer) and kern_gather_pages, which reads each page
-// from the registered shared buffers into the chunk's page area and
-// applies its ref (one CUDA block per page).  No CPU touches a page.
+// gatherPages queues what brings a zero-copy chunk's pages from the
+// registered shared buffers into the chunk's page area: a DMA
+// (cuMemcpyHtoDAsync) for each run of at least gatherDMAMinPages refs
+// naming consecutive buffers, the upload of the refs and of the in_place
+// bitmap of those pages (staged through the lane's pinned buffer), and
+// kern_gather_pages, which reads the other pages over PCIe and applies
+// every ref (one CUDA block per page).  The stream orders the copies
+// before the kernel.  No CPU touches a page.
 func (t *task) gatherPages() error {
 	st := t.lane.stream
+	ex := t.sess.ex
+	nblocks := int(t.chunk.NBlocks)
+	plan := gatherplan.Make(t.refs, nblocks, t.shared.nbuffers, ex.gatherDMAMinPages)
 	refsDev := t.base + cu.DevicePtr(t.lay.refsOff)
-	src := unsafe.Pointer(&t.refs[0])
-	if b := t.lane.pinned(len(t.refs)); b != nil {
-		copy(b, t.refs)
-		src = unsafe.Pointer(&b[0])
+	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
+	upload := len(t.refs)
+	if len(plan.Runs) > 0 {
+		upload += gatherplan.InPlaceLen(nblocks)
 	}
-	if err := cu.MemcpyHtoDAsync(refsDev, src, int64(len(t.refs)), st); err != nil {
+	staged := t.lane.pinned(upload)
+	if staged == nil {
+		staged = make([]byte, upload) // pageable: the copy is staged before it returns
+	}
+	copy(staged, t.refs)
+	var inPlaceDev cu.DevicePtr // NULL: the kernel reads every page
+	if len(plan.Runs) > 0 {
+		gatherplan.MarkInPlace(staged[len(t.refs):], plan.Runs)
+		inPlaceDev = refsDev + cu.DevicePtr(len(t.refs))
+	}
+	for _, r := range plan.Runs {
+		src := unsafe.Add(t.shared.host, uintptr(r.Buffer)*uintptr(xpu.BlockSize))
+		dst := pagesDev + cu.DevicePtr(r.First*xpu.BlockSize)
+		if err := cu.MemcpyHtoDAsync(dst, src, int64(r.N*xpu.BlockSize), st); err != nil {
+			return fmt.Errorf("copy shared buffers %d..%d by DMA: cuMemcpyHtoDAsync: %w", r.Buffer, r.Buffer+uint32(r.N)-1, err)
+		}
+	}
+	if err := cu.MemcpyHtoDAsync(refsDev, unsafe.Pointer(&staged[0]), int64(upload), st); err != nil {
 		return fmt.Errorf("upload page refs: cuMemcpyHtoDAsync: %w", err)
 	}
 	// Every argument travels in 8 bytes: see enqueue.
 	sharedPtr := t.shared.dptr
 	nbuffers := uint64(t.shared.nbuffers)
-	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
-	nblocks := uint64(t.chunk.NBlocks)
+	nblocks64 := uint64(nblocks)
 	args := []unsafe.Pointer{
 		unsafe.Pointer(&sharedPtr), unsafe.Pointer(&nbuffers), unsafe.Pointer(&refsDev),
-		unsafe.Pointer(&nblocks), unsafe.Pointer(&pagesDev),
+		unsafe.Pointer(&nblocks64), unsafe.Pointer(&inPlaceDev), unsafe.Pointer(&pagesDev),
 	}
-	if err := t.sess.ex.kern.gather.Launch(int(t.chunk.NBlocks), 1, 1, GatherThreads, 1, 1, 0, st, args); err != nil {
+	if err := ex.kern.gather.Launch(nblocks, 1, 1, GatherThreads, 1, 1, 0, st, args); err != nil {
 		return fmt.Errorf("launch %s: %w", KernelGather, err)
 	}
+	ex.gather.add(plan)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 	"gorgonia.org/cu"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/gpu/gatherplan"
 	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
@@ -35,6 +36,13 @@ type Executor struct {
 	// multiprocessors is the device's SM count, which sizes the grid of the
 	// GpuPreAgg kernel's first pass.
 	multiprocessors int
+	// gatherDMAMinPages is the shortest run of consecutive shared buffers
+	// a zero-copy chunk copies by DMA (0: never), from the environment
+	// (gatherplan.MinPagesFromEnv); gatherDMAProblem says why its value
+	// was ignored.
+	gatherDMAMinPages int
+	gatherDMAProblem  string
+	gather            gatherCounters
 
 	probeMu sync.Mutex // one link probe at a time (see ProbeLink)
 
@@ -82,9 +90,10 @@ func newExecutor(d *Device, pool *mempool.Pool, k kernels) *Executor {
 	if err != nil || sms < 1 {
 		sms = xpu.MaxBlocksPerChunk // unknown: a block per batch of pages
 	}
+	minPages, problem := gatherplan.MinPagesFromEnv()
 	return &Executor{dev: d, pool: pool, kern: k, tables: querybuf.NewTable(), preaggSlots: defaultPreAggSlots,
-		multiprocessors: sms,
-		Bodies:          hostpool.NewBodies(hostpool.New(allocHost, pinnedGrain, lentBodiesLimit()))}
+		multiprocessors: sms, gatherDMAMinPages: minPages, gatherDMAProblem: problem,
+		Bodies: hostpool.NewBodies(hostpool.New(allocHost, pinnedGrain, lentBodiesLimit()))}
 }
 
 // Pool exhaustion is often momentary (other tasks finish and free their

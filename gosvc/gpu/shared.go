@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"gorgonia.org/cu"
 
@@ -10,9 +11,12 @@ import (
 )
 
 // sharedMapping is PostgreSQL's shared buffers as one device reads them:
-// the device address of buffer 0 of the registered region.
+// the device address of buffer 0 of the registered region, and its host
+// address, from which runs of buffers are copied by DMA (the region is
+// registered, so at pinned speed).
 type sharedMapping struct {
 	dptr     cu.DevicePtr
+	host     unsafe.Pointer // memory Go does not own
 	nbuffers uint32
 }
 
@@ -28,8 +32,8 @@ type sharedRegistration struct {
 // buffers, mapped read-only in this process, with device index: pinned,
 // mapped into the device's address space and read-only.  The first device
 // pays for pinning the whole region; the others only look up their device
-// address.  The device's executor then gathers zero-copy chunks with
-// kern_gather_pages.
+// address.  The device's executor then gathers zero-copy chunks with DMA
+// and kern_gather_pages (gatherPages).
 //
 // The whole region is registered at once.  Should its time or memory call
 // for registering lazily in segments, registerSegment is the place: a
@@ -75,7 +79,7 @@ func (b *Backend) RegisterShared(index int, region xpu.SharedRegion) error {
 	if first {
 		b.shared = &sharedRegistration{region: region, by: d}
 	}
-	d.shared = &sharedMapping{dptr: dptr, nbuffers: region.NBuffers}
+	d.shared = &sharedMapping{dptr: dptr, host: hostPointer(region.Base), nbuffers: region.NBuffers}
 	return nil
 }
 

@@ -49,6 +49,13 @@ func gather(shared xpu.SharedRegion, refs []byte, nblocks uint32, pages []byte) 
 	C.hostexec_gather(C.uint64_t(shared.Base), C.uint64_t(shared.NBuffers), charPtr(refs), C.uint32_t(nblocks), charPtr(pages))
 }
 
+// GatherPages is gather for the GPU executor's tests: what a zero-copy
+// chunk's page area must hold after the device gathered it, however its
+// pages travelled (by DMA or by kern_gather_pages).
+func GatherPages(shared xpu.SharedRegion, refs []byte, nblocks uint32, pages []byte) {
+	gather(shared, refs, nblocks, pages)
+}
+
 // catalog is the kernels catalog (pg_strom_catalog.h), marked as the host
 // executor's.
 func catalog() string { return C.GoString(C.hostexec_catalog()) }

@@ -41,6 +41,7 @@ func (s *service) loop() int {
 				srv.ReleaseIdle(now, s.cfg.ReleaseDelay)
 			}
 			s.sendStatus()
+			s.logGather(now, false)
 		}
 	}
 }

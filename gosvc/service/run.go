@@ -74,6 +74,9 @@ type service struct {
 	opened  []int // device indexes opened in the backend
 	pools   []*mempool.Pool
 	servers []*server.Server
+	// gatherLogs are the devices whose zero-copy gather figures are
+	// logged (logGather)
+	gatherLogs []*gatherLog
 
 	msgs chan received
 	lost chan error // a device's context is unusable: exit (deviceLost)
@@ -127,6 +130,7 @@ func (s *service) shutdown() {
 		}
 	}
 	s.servers = nil
+	s.logGather(time.Now(), true) // every task has ended
 	for _, p := range s.pools {
 		if err := p.Close(); err != nil {
 			s.log.Warn().Err(err).Msg("closing a device memory pool")

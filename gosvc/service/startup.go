@@ -249,6 +249,7 @@ func (s *service) startDevices() error {
 			return fmt.Errorf("GPU%d server: %w", d.Index, err)
 		}
 		s.servers = append(s.servers, srv)
+		s.watchGather(d.Index, exec, shared != 0)
 		devLog.Info().Msgf("listening on %s with %d workers", srv.SocketPath(), s.cfg.MaxAsyncTasks)
 	}
 	return nil

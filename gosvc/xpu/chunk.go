@@ -1,6 +1,10 @@
 package xpu
 
-import "github.com/pgstrom-go/pg_strom/gosvc/protocol"
+import (
+	"fmt"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+)
 
 // Chunk is a validated XpuChunk (the TaskExec payload header).
 type Chunk struct {
@@ -111,21 +115,33 @@ func ParseChunk(msg []byte) (Chunk, error) {
 func CheckPageRefs(c Chunk, msg []byte, nbuffers uint32) error {
 	refs := c.Refs(msg)
 	for i := 0; i < int(c.NBlocks); i++ {
-		r := refs[i*PageRefSize:]
-		buffer := le.Uint32(r[OffRefBuffer:])
-		nlines := le.Uint16(r[OffRefNLines:])
-		flags := le.Uint16(r[OffRefFlags:])
-		switch {
-		case buffer >= nbuffers:
-			return protoErr("xpu chunk %d: page ref %d names shared buffer %d, but there are %d", c.ChunkID, i, buffer, nbuffers)
-		case int(nlines) > MaxTuplesPerPage:
-			return protoErr("xpu chunk %d: page ref %d has %d line pointers, at most %d", c.ChunkID, i, nlines, MaxTuplesPerPage)
-		case flags&^PageFlagsMask != 0:
-			return protoErr("xpu chunk %d: page ref %d has flags %#x, only %#x are defined", c.ChunkID, i, flags, PageFlagsMask)
+		if p := PageRefProblem(refs, i, nbuffers); p != "" {
+			return protoErr("xpu chunk %d: %s", c.ChunkID, p)
 		}
 	}
 	return nil
 }
+
+// PageRefProblem says why xpu_page_ref_valid refuses ref i of refs, or ""
+// when the ref may be followed.
+func PageRefProblem(refs []byte, i int, nbuffers uint32) string {
+	r := refs[i*PageRefSize:]
+	buffer := le.Uint32(r[OffRefBuffer:])
+	nlines := le.Uint16(r[OffRefNLines:])
+	flags := le.Uint16(r[OffRefFlags:])
+	switch {
+	case buffer >= nbuffers:
+		return fmt.Sprintf("page ref %d names shared buffer %d, but there are %d", i, buffer, nbuffers)
+	case int(nlines) > MaxTuplesPerPage:
+		return fmt.Sprintf("page ref %d has %d line pointers, at most %d", i, nlines, MaxTuplesPerPage)
+	case flags&^PageFlagsMask != 0:
+		return fmt.Sprintf("page ref %d has flags %#x, only %#x are defined", i, flags, PageFlagsMask)
+	}
+	return ""
+}
+
+// PageRefBuffer is the shared buffer that ref i of refs names.
+func PageRefBuffer(refs []byte, i int) uint32 { return le.Uint32(refs[i*PageRefSize+OffRefBuffer:]) }
 
 // SharedRegion is PostgreSQL's shared buffers as the service process sees
 // them (mapped read-only): buffer i's page is at Base + i*BlockSize.

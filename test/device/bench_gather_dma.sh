@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# There (the GPU machine), with .device staged by stage.sh: the A/B of the
+# zero-copy gather's DMA (issue 10).  w1_narrow at scale 1 (13.65 GB) in
+# 16 GB of shared buffers, loaded unless it already is (a cluster kept from
+# bench_both.sh or an earlier call: the load resumes or says "complete"),
+# then for each threshold of DMA_SETTINGS (default "8 0": runs of 8 or more
+# consecutive buffers by DMA, then the SM gather only) the cluster restarts
+# with PGSTROM_GATHER_DMA_MIN_PAGES in pg_ctl's environment (the service is
+# forked from the postmaster without exec and inherits it), the bench times
+# BENCH_QUERIES (its run prewarms the table first), and the service's
+# "zero-copy gather" log lines show how the pages travelled: pages by DMA,
+# copies (their ratio is the mean run length), pages read by the kernel.
+# DMA_SETTINGS="" only loads: the load alone takes most of a 10-minute call.
+# Results to $OUT (bench-dma<N>.txt and .json).
+set -uo pipefail
+R=.device/remote.sh
+export OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+B=.device/pgstrom-bench
+log=${PGDATA:-/data/pgstrom}/server.log
+runs=${BENCH_RUNS:-2}
+queries=${BENCH_QUERIES:-count_1pct,preagg_10,arith_pred}
+ready() {
+	psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
+		EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+		PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+}
+eval "$(bash $R env)"
+# a cluster left running by an earlier call is used as it is
+bash $R start || psql -X -q -c 'SELECT 1' >/dev/null || exit 1
+psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm' \
+	-c 'ALTER SYSTEM RESET shared_buffers' # bench_both.sh leaves 4GB set
+ready
+t0=$SECONDS
+timeout "${BENCH_LOAD_TIMEOUT:-330}" $B load -scale 1 -tables w1_narrow || echo "load failed: $?"
+echo "load: $((SECONDS - t0)) s"
+for n in ${DMA_SETTINGS-8 0}; do
+	bash $R stop
+	PGSTROM_GATHER_DMA_MIN_PAGES=$n bash $R start >/dev/null || exit 1
+	ready
+	from=$(wc -l < "$log")
+	echo "=== PGSTROM_GATHER_DMA_MIN_PAGES=$n"
+	psql -X -c 'SHOW shared_buffers' -c 'SELECT state, reason FROM pgstrom.gpu_service_status()' \
+		-c 'SELECT device, shared_registered, shared_reason FROM pgstrom.gpu_device_info()'
+	t0=$SECONDS
+	timeout "${BENCH_RUN_TIMEOUT:-200}" $B run -scale 1 -tables w1_narrow -runs "$runs" -queries "$queries" \
+		-json "$OUT/bench-dma$n.json" > "$OUT/bench-dma$n.txt"
+	echo "run: exit $?, $((SECONDS - t0)) s"
+	cat "$OUT/bench-dma$n.txt"
+	sleep 11 # the summary is logged at most every 10 s
+	tail -n +"$((from + 1))" "$log" | grep "zero-copy gather" | tail -2
+done
