@@ -52,3 +52,22 @@ if [ -n "${SSB_FORCED:-}" ]; then
 	echo "run ssb forced: exit $?, $((SECONDS - t0)) s"
 	cat "$OUT/bench-ssb-forced.txt"
 fi
+# SSB_DMA_AB="0 8": the cluster restarted with each PGSTROM_GATHER_DMA_MIN_PAGES
+# (0: the SM gather only) and SSB_DMA_QUERIES timed again, with the
+# service's "zero-copy gather" summary (pages by DMA, copies, kernel pages)
+log=${PGDATA:-/data/pgstrom}/server.log
+for n in ${SSB_DMA_AB:-}; do
+	bash $R stop >/dev/null
+	PGSTROM_GATHER_DMA_MIN_PAGES=$n bash $R start >/dev/null || exit 1
+	psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
+		EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+		PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+	from=$(wc -l < "$log")
+	echo "=== PGSTROM_GATHER_DMA_MIN_PAGES=$n"
+	timeout "${BENCH_AB_TIMEOUT:-120}" $B run -tables ssb -runs 1 -queries "${SSB_DMA_QUERIES:-Q1.1,Q2.1,Q3.1,Q4.2}" \
+		-json "$OUT/bench-ssb-dma$n.json" > "$OUT/bench-ssb-dma$n.txt"
+	echo "run: exit $?"
+	sed -n '/^summary/,/^Σ/p' "$OUT/bench-ssb-dma$n.txt"
+	sleep 11 # the summary is logged at most every 10 s
+	tail -n +"$((from + 1))" "$log" | grep "zero-copy gather" | tail -2
+done
