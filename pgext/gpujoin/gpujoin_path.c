@@ -305,13 +305,23 @@ create_gpujoin_path(PlannerInfo *root, RelOptInfo *joinrel,
 					int parallel_workers)
 {
 	CustomPath *cpath = makeNode(CustomPath);
+	bool		parallel_safe = joinrel->consider_parallel;
+	ListCell   *lc;
+
+	/*
+	 * Every participant of a parallel plan that holds this node may run
+	 * its inner plans: one that is not parallel safe (a Gather, among
+	 * others) keeps the whole node out of parallel plans.
+	 */
+	foreach(lc, inner_paths)
+		parallel_safe &= ((Path *) lfirst(lc))->parallel_safe;
 
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = joinrel;
 	cpath->path.pathtarget = joinrel->reltarget;
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = (parallel_workers > 0);
-	cpath->path.parallel_safe = joinrel->consider_parallel;
+	cpath->path.parallel_safe = parallel_safe;
 	cpath->path.parallel_workers = parallel_workers;
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
