@@ -156,11 +156,67 @@ xpu_preagg_setup_block(const char *session, XpuPreAggTable *table,
 	return true;
 }
 
-/* RECHECK and RETRY rows go to the items, in any order */
+/*
+ * A row's outcome: RECHECK and RETRY rows go to the items, in any order,
+ * and RECHECK rows are counted in *nrecheck (the thread's count).
+ */
 __device__ static inline void
-xpu_preagg_emit(uint32_t *items, uint32_t *counters, uint32_t item)
+xpu_preagg_emit(int res, uint32_t item, uint32_t *items, uint32_t *counters,
+				uint32_t *nrecheck)
 {
-	items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item;
+	if (res == XPU_ROW_RECHECK)
+	{
+		items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item | XPU_ITEM_RECHECK;
+		(*nrecheck)++;
+	}
+	else if (res == XPU_ROW_RETRY)
+		items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item | XPU_ITEM_RETRY;
+}
+
+/*
+ * The row of this thread in a retry pass (one item per thread, the grid
+ * covering nretry): false when the thread has none, or when its item names
+ * no tuple of the chunk, which is a BAD_PAGE.
+ */
+__device__ static bool
+xpu_preagg_retry_tuple(const char *pages, uint32_t nblocks, const uint32_t *retry,
+					   uint32_t nretry, uint32_t *counters, uint32_t *item,
+					   const char **tuple, int32_t *tuple_len)
+{
+	uint32_t	k = blockIdx.x * (uint32_t) blockDim.x + threadIdx.x;
+
+	if (k >= nretry)
+		return false;
+	*item = retry[k];
+	if (!xpu_item_tuple(pages, nblocks, *item, tuple, tuple_len))
+	{
+		xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Adds the threads' tuple and RECHECK counts to the chunk's counters, once
+ * per block: every thread of the block calls it (it synchronizes), and
+ * thread 0 zeroed *s_ntuples and *s_nrecheck before an earlier barrier.
+ */
+__device__ static void
+xpu_preagg_add_block_counts(uint32_t *s_ntuples, uint32_t *s_nrecheck,
+							uint32_t ntuples, uint32_t nrecheck, uint32_t *counters)
+{
+	if (ntuples > 0)
+		atomicAdd(s_ntuples, ntuples);
+	if (nrecheck > 0)
+		atomicAdd(s_nrecheck, nrecheck);
+	__syncthreads();
+	if (threadIdx.x == 0)
+	{
+		if (*s_ntuples > 0)
+			atomicAdd(&counters[XPU_COUNTER_NTUPLES], *s_ntuples);
+		if (*s_nrecheck > 0)
+			atomicAdd(&counters[XPU_COUNTER_NRECHECK], *s_nrecheck);
+	}
 }
 
 /*
@@ -267,13 +323,7 @@ xpu_preagg_pages(const xpu_program *prog, const xpu_preagg *pa, const xpu_preagg
 				else
 					xpu_preagg_accumulate(pa, lentry, slots);
 			}
-			if (res == XPU_ROW_RECHECK)
-			{
-				xpu_preagg_emit(items, counters, item | XPU_ITEM_RECHECK);
-				(*p_nrecheck)++;
-			}
-			else if (res == XPU_ROW_RETRY)
-				xpu_preagg_emit(items, counters, item | XPU_ITEM_RETRY);
+			xpu_preagg_emit(res, item, items, counters, p_nrecheck);
 		}
 	}
 	if (lt != (const xpu_preagg_table *) 0)
@@ -341,46 +391,19 @@ kern_gpupreagg_block(const char *session,
 						 pages, nblocks, items, counters, slots, &ntuples, &nrecheck);
 	else
 	{
-		uint32_t	k = blockIdx.x * (uint32_t) nthreads + tid;
+		uint32_t	item;
+		const char *tuple;
+		int32_t		tuple_len;
 
-		if (k < nretry)
+		if (xpu_preagg_retry_tuple(pages, nblocks, retry, nretry, counters,
+								   &item, &tuple, &tuple_len))
 		{
-			uint32_t	item = retry[k];
-			const char *tuple;
-			int32_t		tuple_len;
-
-			if (!xpu_item_tuple(pages, nblocks, item, &tuple, &tuple_len))
-				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
-			else
-			{
-				int			res;
-
-				ntuples++;
-				res = xpu_preagg_tuple(&prog, &pa, &tab, tuple, tuple_len, slots);
-				if (res == XPU_ROW_RECHECK)
-				{
-					xpu_preagg_emit(items, counters, item | XPU_ITEM_RECHECK);
-					nrecheck++;
-				}
-				else if (res == XPU_ROW_RETRY)
-					xpu_preagg_emit(items, counters, item | XPU_ITEM_RETRY);
-			}
+			ntuples++;
+			xpu_preagg_emit(xpu_preagg_tuple(&prog, &pa, &tab, tuple, tuple_len, slots),
+							item, items, counters, &nrecheck);
 		}
 	}
-
-	/* tid 0 zeroed the block counters before the first barrier */
-	if (ntuples > 0)
-		atomicAdd(&s_ntuples, ntuples);
-	if (nrecheck > 0)
-		atomicAdd(&s_nrecheck, nrecheck);
-	__syncthreads();
-	if (tid == 0)
-	{
-		if (s_ntuples > 0)
-			atomicAdd(&counters[XPU_COUNTER_NTUPLES], s_ntuples);
-		if (s_nrecheck > 0)
-			atomicAdd(&counters[XPU_COUNTER_NRECHECK], s_nrecheck);
-	}
+	xpu_preagg_add_block_counts(&s_ntuples, &s_nrecheck, ntuples, nrecheck, counters);
 }
 
 extern "C" __global__ void
