@@ -410,16 +410,11 @@ xpu_join_preagg_setup_block(const char *session, XpuPreAggTable *table,
 	if (threadIdx.x == 0)
 	{
 		int			st = xpu_join_preagg_setup_serial(session, prog, jn, pa);
-		int			d;
 
 		if (st == XPU_STATUS_OK && !xpu_preagg_table_open(table, pa->entry_size, tab))
 			st = XPU_STATUS_BAD_PROGRAM;
-		for (d = 0; st == XPU_STATUS_OK && d < (int) jn->ndepths; d++)
-		{
-			if (hdrs[d] == NULL ||
-				!xpu_join_inner_open(hdrs[d], &jn->depths[d], (uint32_t) d, &inners[d]))
-				st = XPU_STATUS_BAD_INNER;
-		}
+		if (st == XPU_STATUS_OK)
+			st = xpu_join_inners_open(jn, hdrs, inners);
 		*s_status = st;
 		if (st != XPU_STATUS_OK)
 			xpu_set_status(counters, (uint32_t) st);
@@ -526,20 +521,11 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 		}
 	}
 	else
-	{
-		uint32_t	item;
-		const char *tuple;
-		int32_t		tuple_len;
-
-		if (xpu_preagg_retry_tuple(pages, nblocks, retry, nretry, counters,
-								   &item, &tuple, &tuple_len))
-		{
-			ntuples++;
-			xpu_preagg_emit(xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab, &local,
-												  NULL, tuple, tuple_len, slots),
-							item, items, counters, &nrecheck);
-		}
-	}
+		xpu_preagg_retry_pass(pages, nblocks, retry, nretry, items, counters, &ntuples, &nrecheck,
+							  [&](const char *tuple, int32_t tuple_len) {
+			return xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab, &local, NULL,
+										 tuple, tuple_len, slots);
+		});
 	xpu_preagg_add_block_counts(&s_ntuples, &s_nrecheck, ntuples, nrecheck, counters);
 }
 

@@ -174,26 +174,31 @@ xpu_preagg_emit(int res, uint32_t item, uint32_t *items, uint32_t *counters,
 }
 
 /*
- * The row of this thread in a retry pass (one item per thread, the grid
- * covering nretry): false when the thread has none, or when its item names
- * no tuple of the chunk, which is a BAD_PAGE.
+ * xpu_preagg_retry_pass - the retry pass of a GpuPreAgg kernel (one item
+ * per thread, the grid covering nretry): this thread's row goes through
+ * fold(tuple, tuple_len), which returns its XPU_ROW_* outcome, into the
+ * items and the thread's counts.  An item that names no tuple of the
+ * chunk is a BAD_PAGE.
  */
-__device__ static bool
-xpu_preagg_retry_tuple(const char *pages, uint32_t nblocks, const uint32_t *retry,
-					   uint32_t nretry, uint32_t *counters, uint32_t *item,
-					   const char **tuple, int32_t *tuple_len)
+template <typename Fold>
+__device__ static void
+xpu_preagg_retry_pass(const char *pages, uint32_t nblocks, const uint32_t *retry,
+					  uint32_t nretry, uint32_t *items, uint32_t *counters,
+					  uint32_t *ntuples, uint32_t *nrecheck, Fold fold)
 {
 	uint32_t	k = blockIdx.x * (uint32_t) blockDim.x + threadIdx.x;
+	const char *tuple;
+	int32_t		tuple_len;
 
 	if (k >= nretry)
-		return false;
-	*item = retry[k];
-	if (!xpu_item_tuple(pages, nblocks, *item, tuple, tuple_len))
+		return;
+	if (!xpu_item_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
 	{
 		xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
-		return false;
+		return;
 	}
-	return true;
+	(*ntuples)++;
+	xpu_preagg_emit(fold(tuple, tuple_len), retry[k], items, counters, nrecheck);
 }
 
 /*
@@ -390,19 +395,10 @@ kern_gpupreagg_block(const char *session,
 		xpu_preagg_pages(&prog, &pa, &tab, &local, s_use_local ? &local_tab : NULL,
 						 pages, nblocks, items, counters, slots, &ntuples, &nrecheck);
 	else
-	{
-		uint32_t	item;
-		const char *tuple;
-		int32_t		tuple_len;
-
-		if (xpu_preagg_retry_tuple(pages, nblocks, retry, nretry, counters,
-								   &item, &tuple, &tuple_len))
-		{
-			ntuples++;
-			xpu_preagg_emit(xpu_preagg_tuple(&prog, &pa, &tab, tuple, tuple_len, slots),
-							item, items, counters, &nrecheck);
-		}
-	}
+		xpu_preagg_retry_pass(pages, nblocks, retry, nretry, items, counters, &ntuples, &nrecheck,
+							  [&](const char *tuple, int32_t tuple_len) {
+			return xpu_preagg_tuple(&prog, &pa, &tab, tuple, tuple_len, slots);
+		});
 	xpu_preagg_add_block_counts(&s_ntuples, &s_nrecheck, ntuples, nrecheck, counters);
 }
 

@@ -363,12 +363,8 @@ hostexec_gpujoin(const char *session, const char *pages, uint32_t nblocks,
 	for (int i = 0; i < XPU_JOIN_COUNTER__COUNT; i++)
 		counters[i] = 0;
 	status = xpu_join_setup_serial(session, &st->prog, &st->jn);
-	for (uint32_t d = 0; status == XPU_STATUS_OK && d < st->jn.ndepths; d++)
-	{
-		if (inners[d] == NULL ||
-			!xpu_join_inner_open((XpuJoinInner *) inners[d], &st->jn.depths[d], d, &st->inners[d]))
-			status = XPU_STATUS_BAD_INNER;
-	}
+	if (status == XPU_STATUS_OK)
+		status = xpu_join_inners_open(&st->jn, (XpuJoinInner *const *) inners, st->inners);
 	if (status != XPU_STATUS_OK)
 	{
 		set_status(counters, status);
@@ -433,12 +429,8 @@ hostexec_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks
 	if (status == XPU_STATUS_OK &&
 		!xpu_preagg_table_open((XpuPreAggTable *) table, st->pa.entry_size, &st->tab))
 		status = XPU_STATUS_BAD_PROGRAM;
-	for (uint32_t d = 0; status == XPU_STATUS_OK && d < st->jn.ndepths; d++)
-	{
-		if (inners[d] == NULL ||
-			!xpu_join_inner_open((XpuJoinInner *) inners[d], &st->jn.depths[d], d, &st->inners[d]))
-			status = XPU_STATUS_BAD_INNER;
-	}
+	if (status == XPU_STATUS_OK)
+		status = xpu_join_inners_open(&st->jn, (XpuJoinInner *const *) inners, st->inners);
 	if (status != XPU_STATUS_OK)
 	{
 		set_status(counters, status);
