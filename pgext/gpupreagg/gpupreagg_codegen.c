@@ -144,6 +144,7 @@ gpupreagg_codegen_check(const GpuPreAggInfo *info, Index scanrelid,
 	ok = emit_preagg_program(&ctx, info, &pn);
 	if (!ok && reason)
 		*reason = pstrdup(ctx.refused ? ctx.refused : "unknown reason");
+	cg_free_context(&ctx);
 	return ok;
 }
 
