@@ -558,12 +558,14 @@ xpu_varlena_payload(const char *p, int32_t size, int kind, const char **data, in
 	return false;				/* external or compressed: CPU */
 }
 
-/* decode a non-null heap attribute into a slot; false => RECHECK */
+/*
+ * xpu_decode_fixed - a value of a fixed-length type as PostgreSQL stores
+ * it, which heap tuples and the constant pool share; false for the other
+ * types, which each decodes its own way.
+ */
 XPU_FUNC bool
-xpu_decode_attr(int xtype, const char *p, int32_t size, int kind, xpu_datum *d)
+xpu_decode_fixed(int xtype, const char *p, xpu_datum *d)
 {
-	d->isnull = 0;
-	d->scale = 0;
 	switch (xtype)
 	{
 		case XPU_TYPE_BOOL:
@@ -587,6 +589,21 @@ xpu_decode_attr(int xtype, const char *p, int32_t size, int kind, xpu_datum *d)
 		case XPU_TYPE_FLOAT8:
 			d->v.f8 = xpu_bits_to_f8(xpu_load_u64(p));
 			return true;
+		default:
+			return false;
+	}
+}
+
+/* decode a non-null heap attribute into a slot; false => RECHECK */
+XPU_FUNC bool
+xpu_decode_attr(int xtype, const char *p, int32_t size, int kind, xpu_datum *d)
+{
+	d->isnull = 0;
+	d->scale = 0;
+	if (xpu_decode_fixed(xtype, p, d))
+		return true;
+	switch (xtype)
+	{
 		case XPU_TYPE_NUMERIC:
 			{
 				const char *data;
@@ -727,29 +744,10 @@ xpu_const_value(const xpu_program *prog, const XpuNode *n, xpu_datum *d)
 	}
 	d->isnull = 0;
 	p = prog->consts + n->aux;
+	if (xpu_decode_fixed(n->restype, p, d))
+		return true;
 	switch (n->restype)
 	{
-		case XPU_TYPE_BOOL:
-			d->v.i64 = (p[0] != 0);
-			return true;
-		case XPU_TYPE_INT2:
-			d->v.i64 = (int16_t) xpu_load_u16(p);
-			return true;
-		case XPU_TYPE_INT4:
-		case XPU_TYPE_DATE:
-			d->v.i64 = (int32_t) xpu_load_u32(p);
-			return true;
-		case XPU_TYPE_INT8:
-		case XPU_TYPE_TIMESTAMP:
-		case XPU_TYPE_TIMESTAMPTZ:
-			d->v.i64 = (int64_t) xpu_load_u64(p);
-			return true;
-		case XPU_TYPE_FLOAT4:
-			d->v.f4 = xpu_bits_to_f4(xpu_load_u32(p));
-			return true;
-		case XPU_TYPE_FLOAT8:
-			d->v.f8 = xpu_bits_to_f8(xpu_load_u64(p));
-			return true;
 		case XPU_TYPE_NUMERIC:
 			{
 				uint64_t	lo = xpu_load_u64(p);

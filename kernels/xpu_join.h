@@ -310,14 +310,9 @@ xpu_join_setup_block(const char *session, XpuJoinInner *const *hdrs,
 	if (threadIdx.x == 0)
 	{
 		int			st = xpu_join_setup_serial(session, prog, jn);
-		int			d;
 
-		for (d = 0; st == XPU_STATUS_OK && d < (int) jn->ndepths; d++)
-		{
-			if (hdrs[d] == NULL ||
-				!xpu_join_inner_open(hdrs[d], &jn->depths[d], (uint32_t) d, &inners[d]))
-				st = XPU_STATUS_BAD_INNER;
-		}
+		if (st == XPU_STATUS_OK)
+			st = xpu_join_inners_open(jn, hdrs, inners);
 		*s_status = st;
 		if (st != XPU_STATUS_OK)
 			xpu_set_status(counters, (uint32_t) st);

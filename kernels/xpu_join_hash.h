@@ -112,6 +112,25 @@ xpu_join_inner_open(XpuJoinInner *h, const xpu_join_depth *jd, uint32_t depth,
 	return true;
 }
 
+/*
+ * xpu_join_inners_open - every depth's inner buffer (hdrs has
+ * XPU_JOIN_MAX_DEPTHS entries, NULL past the join's depths); a missing or
+ * inconsistent one is XPU_STATUS_BAD_INNER.
+ */
+XPU_FUNC int
+xpu_join_inners_open(const xpu_join *jn, XpuJoinInner *const *hdrs, xpu_join_inner *inners)
+{
+	int			d;
+
+	for (d = 0; d < (int) jn->ndepths; d++)
+	{
+		if (hdrs[d] == NULL ||
+			!xpu_join_inner_open(hdrs[d], &jn->depths[d], (uint32_t) d, &inners[d]))
+			return XPU_STATUS_BAD_INNER;
+	}
+	return XPU_STATUS_OK;
+}
+
 XPU_FUNC const char *
 xpu_join_inner_row(const xpu_join_inner *in, uint32_t r)
 {

@@ -410,36 +410,17 @@ xpu_join_preagg_setup_block(const char *session, XpuPreAggTable *table,
 	if (threadIdx.x == 0)
 	{
 		int			st = xpu_join_preagg_setup_serial(session, prog, jn, pa);
-		int			d;
 
 		if (st == XPU_STATUS_OK && !xpu_preagg_table_open(table, pa->entry_size, tab))
 			st = XPU_STATUS_BAD_PROGRAM;
-		for (d = 0; st == XPU_STATUS_OK && d < (int) jn->ndepths; d++)
-		{
-			if (hdrs[d] == NULL ||
-				!xpu_join_inner_open(hdrs[d], &jn->depths[d], (uint32_t) d, &inners[d]))
-				st = XPU_STATUS_BAD_INNER;
-		}
+		if (st == XPU_STATUS_OK)
+			st = xpu_join_inners_open(jn, hdrs, inners);
 		*s_status = st;
 		if (st != XPU_STATUS_OK)
 			xpu_set_status(counters, (uint32_t) st);
 	}
 	__syncthreads();
 	return *s_status == XPU_STATUS_OK;
-}
-
-/* one tuple's outcome to the items and the block's counts */
-__device__ static void
-xpu_join_preagg_emit(int res, uint32_t item, uint32_t *items, uint32_t *counters,
-					 uint32_t *nrecheck)
-{
-	if (res == XPU_ROW_RECHECK)
-	{
-		items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item | XPU_ITEM_RECHECK;
-		(*nrecheck)++;
-	}
-	else if (res == XPU_ROW_RETRY)
-		items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item | XPU_ITEM_RETRY;
 }
 
 extern "C" __global__ void __launch_bounds__(XPU_GPUSCAN_THREADS, 2)
@@ -523,8 +504,8 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 					res = xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab, &local, lt,
 												page + xpu_lp_off(lp),
 												(int32_t) xpu_lp_len(lp), slots);
-					xpu_join_preagg_emit(res, (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1),
-										 items, counters, &nrecheck);
+					xpu_preagg_emit(res, (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1),
+									items, counters, &nrecheck);
 				}
 			}
 		}
@@ -540,41 +521,12 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 		}
 	}
 	else
-	{
-		uint32_t	k = blockIdx.x * (uint32_t) nthreads + tid;
-
-		if (k < nretry)
-		{
-			uint32_t	item = retry[k];
-			const char *tuple;
-			int32_t		tuple_len;
-
-			if (!xpu_item_tuple(pages, nblocks, item, &tuple, &tuple_len))
-				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
-			else
-			{
-				ntuples++;
-				xpu_join_preagg_emit(xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab,
-														   &local, NULL, tuple, tuple_len,
-														   slots),
-									 item, items, counters, &nrecheck);
-			}
-		}
-	}
-
-	/* tid 0 zeroed the block counters before the first barrier */
-	if (ntuples > 0)
-		atomicAdd(&s_ntuples, ntuples);
-	if (nrecheck > 0)
-		atomicAdd(&s_nrecheck, nrecheck);
-	__syncthreads();
-	if (tid == 0)
-	{
-		if (s_ntuples > 0)
-			atomicAdd(&counters[XPU_COUNTER_NTUPLES], s_ntuples);
-		if (s_nrecheck > 0)
-			atomicAdd(&counters[XPU_COUNTER_NRECHECK], s_nrecheck);
-	}
+		xpu_preagg_retry_pass(pages, nblocks, retry, nretry, items, counters, &ntuples, &nrecheck,
+							  [&](const char *tuple, int32_t tuple_len) {
+			return xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab, &local, NULL,
+										 tuple, tuple_len, slots);
+		});
+	xpu_preagg_add_block_counts(&s_ntuples, &s_nrecheck, ntuples, nrecheck, counters);
 }
 
 #endif							/* __CUDACC__ */

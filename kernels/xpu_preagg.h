@@ -156,11 +156,72 @@ xpu_preagg_setup_block(const char *session, XpuPreAggTable *table,
 	return true;
 }
 
-/* RECHECK and RETRY rows go to the items, in any order */
+/*
+ * A row's outcome: RECHECK and RETRY rows go to the items, in any order,
+ * and RECHECK rows are counted in *nrecheck (the thread's count).
+ */
 __device__ static inline void
-xpu_preagg_emit(uint32_t *items, uint32_t *counters, uint32_t item)
+xpu_preagg_emit(int res, uint32_t item, uint32_t *items, uint32_t *counters,
+				uint32_t *nrecheck)
 {
-	items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item;
+	if (res == XPU_ROW_RECHECK)
+	{
+		items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item | XPU_ITEM_RECHECK;
+		(*nrecheck)++;
+	}
+	else if (res == XPU_ROW_RETRY)
+		items[atomicAdd(&counters[XPU_COUNTER_NITEMS], 1)] = item | XPU_ITEM_RETRY;
+}
+
+/*
+ * xpu_preagg_retry_pass - the retry pass of a GpuPreAgg kernel (one item
+ * per thread, the grid covering nretry): this thread's row goes through
+ * fold(tuple, tuple_len), which returns its XPU_ROW_* outcome, into the
+ * items and the thread's counts.  An item that names no tuple of the
+ * chunk is a BAD_PAGE.
+ */
+template <typename Fold>
+__device__ static void
+xpu_preagg_retry_pass(const char *pages, uint32_t nblocks, const uint32_t *retry,
+					  uint32_t nretry, uint32_t *items, uint32_t *counters,
+					  uint32_t *ntuples, uint32_t *nrecheck, Fold fold)
+{
+	uint32_t	k = blockIdx.x * (uint32_t) blockDim.x + threadIdx.x;
+	const char *tuple;
+	int32_t		tuple_len;
+
+	if (k >= nretry)
+		return;
+	if (!xpu_item_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
+	{
+		xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
+		return;
+	}
+	(*ntuples)++;
+	xpu_preagg_emit(fold(tuple, tuple_len), retry[k], items, counters, nrecheck);
+}
+
+/*
+ * Adds the threads' tuple and RECHECK counts to the chunk's counters, once
+ * per block: every thread of the block calls it (it synchronizes), and
+ * thread 0 zeroed *s_ntuples and *s_nrecheck before an earlier barrier.
+ */
+__device__ static void
+xpu_preagg_add_block_counts(uint32_t *s_ntuples, uint32_t *s_nrecheck,
+							uint32_t ntuples, uint32_t nrecheck, uint32_t *counters)
+{
+	if (ntuples > 0)
+		atomicAdd(s_ntuples, ntuples);
+	if (nrecheck > 0)
+		atomicAdd(s_nrecheck, nrecheck);
+	__syncthreads();
+	if (threadIdx.x == 0)
+	{
+		if (*s_ntuples > 0)
+			atomicAdd(&counters[XPU_COUNTER_NTUPLES], *s_ntuples);
+		if (*s_nrecheck > 0)
+			atomicAdd(&counters[XPU_COUNTER_NRECHECK], *s_nrecheck);
+	}
 }
 
 /*
@@ -267,13 +328,7 @@ xpu_preagg_pages(const xpu_program *prog, const xpu_preagg *pa, const xpu_preagg
 				else
 					xpu_preagg_accumulate(pa, lentry, slots);
 			}
-			if (res == XPU_ROW_RECHECK)
-			{
-				xpu_preagg_emit(items, counters, item | XPU_ITEM_RECHECK);
-				(*p_nrecheck)++;
-			}
-			else if (res == XPU_ROW_RETRY)
-				xpu_preagg_emit(items, counters, item | XPU_ITEM_RETRY);
+			xpu_preagg_emit(res, item, items, counters, p_nrecheck);
 		}
 	}
 	if (lt != (const xpu_preagg_table *) 0)
@@ -340,47 +395,11 @@ kern_gpupreagg_block(const char *session,
 		xpu_preagg_pages(&prog, &pa, &tab, &local, s_use_local ? &local_tab : NULL,
 						 pages, nblocks, items, counters, slots, &ntuples, &nrecheck);
 	else
-	{
-		uint32_t	k = blockIdx.x * (uint32_t) nthreads + tid;
-
-		if (k < nretry)
-		{
-			uint32_t	item = retry[k];
-			const char *tuple;
-			int32_t		tuple_len;
-
-			if (!xpu_item_tuple(pages, nblocks, item, &tuple, &tuple_len))
-				xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
-			else
-			{
-				int			res;
-
-				ntuples++;
-				res = xpu_preagg_tuple(&prog, &pa, &tab, tuple, tuple_len, slots);
-				if (res == XPU_ROW_RECHECK)
-				{
-					xpu_preagg_emit(items, counters, item | XPU_ITEM_RECHECK);
-					nrecheck++;
-				}
-				else if (res == XPU_ROW_RETRY)
-					xpu_preagg_emit(items, counters, item | XPU_ITEM_RETRY);
-			}
-		}
-	}
-
-	/* tid 0 zeroed the block counters before the first barrier */
-	if (ntuples > 0)
-		atomicAdd(&s_ntuples, ntuples);
-	if (nrecheck > 0)
-		atomicAdd(&s_nrecheck, nrecheck);
-	__syncthreads();
-	if (tid == 0)
-	{
-		if (s_ntuples > 0)
-			atomicAdd(&counters[XPU_COUNTER_NTUPLES], s_ntuples);
-		if (s_nrecheck > 0)
-			atomicAdd(&counters[XPU_COUNTER_NRECHECK], s_nrecheck);
-	}
+		xpu_preagg_retry_pass(pages, nblocks, retry, nretry, items, counters, &ntuples, &nrecheck,
+							  [&](const char *tuple, int32_t tuple_len) {
+			return xpu_preagg_tuple(&prog, &pa, &tab, tuple, tuple_len, slots);
+		});
+	xpu_preagg_add_block_counts(&s_ntuples, &s_nrecheck, ntuples, nrecheck, counters);
 }
 
 extern "C" __global__ void

@@ -94,16 +94,17 @@ page_nitems(const char *page)
 }
 
 /*
- * Calls row(tuple, length, item) for every LP_NORMAL tuple of the pages, in
- * line pointer order within a page, as the kernels' one block per page does;
- * a bad page sets XPU_STATUS_BAD_PAGE and contributes nothing (the other
- * blocks of a kernel go on; the status fails the chunk).
+ * Calls row(tuple, length, item) for every LP_NORMAL tuple of the pages
+ * [first, end), in line pointer order within a page, as the kernels' one
+ * block per page does; a bad page sets XPU_STATUS_BAD_PAGE and contributes
+ * nothing (the other blocks of a kernel go on; the status fails the chunk).
  */
 template <typename RowFn>
 static void
-for_each_tuple(const char *pages, uint32_t nblocks, uint32_t *counters, RowFn row)
+for_each_tuple_in(const char *pages, uint32_t first, uint32_t end, uint32_t *counters,
+				  RowFn row)
 {
-	for (uint32_t blk = 0; blk < nblocks; blk++)
+	for (uint32_t blk = first; blk < end; blk++)
 	{
 		const char *page = pages + (size_t) blk * XPU_BLCKSZ;
 		int			nitems = page_nitems(page);
@@ -123,6 +124,49 @@ for_each_tuple(const char *pages, uint32_t nblocks, uint32_t *counters, RowFn ro
 				(blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (lpi + 1));
 		}
 	}
+}
+
+/* for_each_tuple_in over every page of the chunk */
+template <typename RowFn>
+static void
+for_each_tuple(const char *pages, uint32_t nblocks, uint32_t *counters, RowFn row)
+{
+	for_each_tuple_in(pages, 0, nblocks, counters, row);
+}
+
+/*
+ * Calls row(tuple, length, item) for every retry item, in order; an item
+ * that names no tuple of the pages sets XPU_STATUS_BAD_PAGE (the kernel's
+ * own decoding: the same items are rejected).
+ */
+template <typename RowFn>
+static void
+for_each_retry_tuple(const char *pages, uint32_t nblocks, const uint32_t *retry,
+					 uint32_t nretry, uint32_t *counters, RowFn row)
+{
+	for (uint32_t k = 0; k < nretry; k++)
+	{
+		const char *tuple;
+		int32_t		tuple_len;
+
+		if (xpu_item_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
+			row(tuple, tuple_len, retry[k]);
+		else
+			set_status(counters, XPU_STATUS_BAD_PAGE);
+	}
+}
+
+/* a GpuPreAgg row's outcome, as xpu_preagg_emit: RECHECK and RETRY items */
+static void
+preagg_emit(int res, uint32_t item, uint32_t *items, uint32_t *counters)
+{
+	if (res == XPU_ROW_RECHECK)
+	{
+		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RECHECK;
+		counters[XPU_COUNTER_NRECHECK]++;
+	}
+	else if (res == XPU_ROW_RETRY)
+		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RETRY;
 }
 
 extern "C" void
@@ -158,22 +202,14 @@ hostexec_gpuscan(const char *session, const char *pages, uint32_t nblocks,
 	delete st;
 }
 
-/* one LP_NORMAL tuple of a GpuPreAgg pass: emit RECHECK and RETRY rows */
+/* one LP_NORMAL tuple of a GpuPreAgg pass */
 static void
 preagg_one(preagg_state *st, const char *tuple, int32_t tuple_len, uint32_t item,
 		   uint32_t *items, uint32_t *counters)
 {
-	int			res;
-
 	counters[XPU_COUNTER_NTUPLES]++;
-	res = xpu_preagg_tuple(&st->prog, &st->pa, &st->tab, tuple, tuple_len, st->slots);
-	if (res == XPU_ROW_RECHECK)
-	{
-		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RECHECK;
-		counters[XPU_COUNTER_NRECHECK]++;
-	}
-	else if (res == XPU_ROW_RETRY)
-		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RETRY;
+	preagg_emit(xpu_preagg_tuple(&st->prog, &st->pa, &st->tab, tuple, tuple_len, st->slots),
+				item, items, counters);
 }
 
 extern "C" void
@@ -196,25 +232,14 @@ hostexec_gpupreagg(const char *session, const char *pages, uint32_t nblocks,
 		return;
 	}
 
-	if (retry == NULL)
-		for_each_tuple(pages, nblocks, counters,
-					   [&](const char *tuple, int32_t tuple_len, uint32_t item) {
-			preagg_one(st, tuple, tuple_len, item, items, counters);
-		});
-	else
-	{
-		for (uint32_t k = 0; k < nretry; k++)
-		{
-			const char *tuple;
-			int32_t		tuple_len;
+	auto		row = [&](const char *tuple, int32_t tuple_len, uint32_t item) {
+		preagg_one(st, tuple, tuple_len, item, items, counters);
+	};
 
-			/* the kernel's own decoding: the same items are rejected */
-			if (xpu_item_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
-				preagg_one(st, tuple, tuple_len, retry[k], items, counters);
-			else
-				set_status(counters, XPU_STATUS_BAD_PAGE);
-		}
-	}
+	if (retry == NULL)
+		for_each_tuple(pages, nblocks, counters, row);
+	else
+		for_each_retry_tuple(pages, nblocks, retry, nretry, counters, row);
 	delete st;
 }
 
@@ -338,12 +363,8 @@ hostexec_gpujoin(const char *session, const char *pages, uint32_t nblocks,
 	for (int i = 0; i < XPU_JOIN_COUNTER__COUNT; i++)
 		counters[i] = 0;
 	status = xpu_join_setup_serial(session, &st->prog, &st->jn);
-	for (uint32_t d = 0; status == XPU_STATUS_OK && d < st->jn.ndepths; d++)
-	{
-		if (inners[d] == NULL ||
-			!xpu_join_inner_open((XpuJoinInner *) inners[d], &st->jn.depths[d], d, &st->inners[d]))
-			status = XPU_STATUS_BAD_INNER;
-	}
+	if (status == XPU_STATUS_OK)
+		status = xpu_join_inners_open(&st->jn, (XpuJoinInner *const *) inners, st->inners);
 	if (status != XPU_STATUS_OK)
 	{
 		set_status(counters, status);
@@ -377,23 +398,15 @@ hostexec_gpujoin(const char *session, const char *pages, uint32_t nblocks,
 	delete st;
 }
 
-/* one outer tuple of a fused pass, as xpu_join_preagg_emit */
+/* one outer tuple of a fused pass */
 static void
 join_preagg_one(join_preagg_state *st, const xpu_preagg_table *lt, const char *tuple,
 				int32_t tuple_len, uint32_t item, uint32_t *items, uint32_t *counters)
 {
-	int			res;
-
 	counters[XPU_COUNTER_NTUPLES]++;
-	res = xpu_join_preagg_tuple(&st->prog, &st->jn, &st->pa, st->inners, &st->tab,
-								&st->local, lt, tuple, tuple_len, st->slots);
-	if (res == XPU_ROW_RECHECK)
-	{
-		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RECHECK;
-		counters[XPU_COUNTER_NRECHECK]++;
-	}
-	else if (res == XPU_ROW_RETRY)
-		items[counters[XPU_COUNTER_NITEMS]++] = item | XPU_ITEM_RETRY;
+	preagg_emit(xpu_join_preagg_tuple(&st->prog, &st->jn, &st->pa, st->inners, &st->tab,
+									  &st->local, lt, tuple, tuple_len, st->slots),
+				item, items, counters);
 }
 
 /*
@@ -416,12 +429,8 @@ hostexec_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks
 	if (status == XPU_STATUS_OK &&
 		!xpu_preagg_table_open((XpuPreAggTable *) table, st->pa.entry_size, &st->tab))
 		status = XPU_STATUS_BAD_PROGRAM;
-	for (uint32_t d = 0; status == XPU_STATUS_OK && d < st->jn.ndepths; d++)
-	{
-		if (inners[d] == NULL ||
-			!xpu_join_inner_open((XpuJoinInner *) inners[d], &st->jn.depths[d], d, &st->inners[d]))
-			status = XPU_STATUS_BAD_INNER;
-	}
+	if (status == XPU_STATUS_OK)
+		status = xpu_join_inners_open(&st->jn, (XpuJoinInner *const *) inners, st->inners);
 	if (status != XPU_STATUS_OK)
 	{
 		set_status(counters, status);
@@ -437,45 +446,20 @@ hostexec_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks
 			const xpu_preagg_table *lt = use_local ? &st->local_tab : NULL;
 
 			xpu_join_preagg_local_reset(&st->local);
-			for (uint32_t blk = b0; blk < bend; blk++)
-			{
-				const char *page = pages + (size_t) blk * XPU_BLCKSZ;
-				int			nitems = page_nitems(page);
-
-				if (nitems < 0)
-				{
-					set_status(counters, XPU_STATUS_BAD_PAGE);
-					continue;
-				}
-				for (int lpi = 0; lpi < nitems; lpi++)
-				{
-					uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * lpi);
-
-					if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
-						continue;
-					join_preagg_one(st, lt, page + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp),
-									(blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (lpi + 1),
-									items, counters);
-				}
-			}
+			for_each_tuple_in(pages, b0, bend, counters,
+							  [&](const char *tuple, int32_t tuple_len, uint32_t item) {
+				join_preagg_one(st, lt, tuple, tuple_len, item, items, counters);
+			});
 			if (lt != NULL)
 				for (uint32_t k = 0; k < xpu_preagg_local_used(lt); k++)
 					xpu_preagg_local_flush(&st->pa, &st->local, lt, k);
 		}
 	}
 	else
-	{
-		for (uint32_t k = 0; k < nretry; k++)
-		{
-			const char *tuple;
-			int32_t		tuple_len;
-
-			if (xpu_item_tuple(pages, nblocks, retry[k], &tuple, &tuple_len))
-				join_preagg_one(st, NULL, tuple, tuple_len, retry[k], items, counters);
-			else
-				set_status(counters, XPU_STATUS_BAD_PAGE);
-		}
-	}
+		for_each_retry_tuple(pages, nblocks, retry, nretry, counters,
+							 [&](const char *tuple, int32_t tuple_len, uint32_t item) {
+			join_preagg_one(st, NULL, tuple, tuple_len, item, items, counters);
+		});
 	delete st;
 }
 

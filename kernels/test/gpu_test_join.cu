@@ -13,9 +13,8 @@
  */
 #define TEST_JOIN_NO_MAIN
 #include "test_join.cu"
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-	fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); exit(2); } } while (0)
+#include "gpu_test_util.h"
+#include "gpu_test_join_inner.h"
 
 static void
 run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t capacity)
@@ -33,9 +32,7 @@ run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t cap
 		nfailed++;
 		return;
 	}
-	std::vector<char> pages((size_t) nblocks * XPU_BLCKSZ);
-	for (uint32_t b = 0; b < nblocks; b++)
-		memcpy(pages.data() + (size_t) b * XPU_BLCKSZ, page.data(), XPU_BLCKSZ);
+	std::vector<char> pages = repeated_pages(page, nblocks);
 	int hl = 0;
 	uint32_t hrecheck = 0;
 	bool ok = true;
@@ -43,9 +40,8 @@ run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t cap
 										  1u << 24, &hl, &hrecheck, &ok);
 	CHECK(ok);
 
-	/* the device buffers: header and rows as the backend sent them, index zeroed */
 	char *d_msg, *d_pages;
-	XpuJoinInner *d_inner[XPU_JOIN_MAX_DEPTHS] = {NULL, NULL, NULL, NULL};
+	XpuJoinInner *d_inner[XPU_JOIN_MAX_DEPTHS];
 	uint32_t *d_counters, *d_out;
 	XpuJoinCursor *d_resume, *d_suspend;
 	uint32_t stride = 1 + pj.jn.ndepths;
@@ -56,36 +52,7 @@ run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t cap
 	CK(cudaMalloc(&d_pages, pages.size()));
 	CK(cudaMemcpy(d_pages, pages.data(), pages.size(), cudaMemcpyHostToDevice));
 	CK(cudaMalloc(&d_counters, XPU_JOIN_COUNTER__COUNT * 4));
-	for (int d = 0; d < (int) pj.jn.ndepths; d++)
-	{
-		XpuJoinInner *h = pj.bufs[d]->h;
-		uint64_t bytes = h->hashes_offset + 4 * (uint64_t) h->nrows;
-		std::vector<char> img((const char *) h, (const char *) h + bytes);
-		memset(img.data() + h->buckets_offset, 0, 4 * (size_t) h->nbuckets);
-		memset(img.data() + h->next_offset, 0xff, 4 * (size_t) h->nrows);	/* garbage */
-		CK(cudaMalloc(&d_inner[d], bytes));
-		CK(cudaMemcpy(d_inner[d], img.data(), bytes, cudaMemcpyHostToDevice));
-		CK(cudaMemset(d_counters, 0, XPU_JOIN_COUNTER__COUNT * 4));
-		kern_gpujoin_build<<<3, 128>>>(d_msg, d, d_inner[d], d_counters);
-		CK(cudaDeviceSynchronize());
-		uint32_t c[XPU_JOIN_COUNTER__COUNT];
-		CK(cudaMemcpy(c, d_counters, sizeof(c), cudaMemcpyDeviceToHost));
-		/* every row but the NULL one linked; the chains hold each once */
-		CHECK(c[XPU_COUNTER_STATUS] == XPU_STATUS_OK && c[XPU_COUNTER_NTUPLES] == h->nrows &&
-			  c[XPU_COUNTER_NITEMS] == h->nrows - 1);
-		std::vector<char> back(bytes);
-		CK(cudaMemcpy(back.data(), d_inner[d], bytes, cudaMemcpyDeviceToHost));
-		const uint32_t *bk = (const uint32_t *) (back.data() + h->buckets_offset);
-		const uint32_t *nx = (const uint32_t *) (back.data() + h->next_offset);
-		std::vector<int> seen(h->nrows, 0);
-		for (uint32_t b = 0; b < h->nbuckets; b++)
-			for (uint32_t l = bk[b]; l != 0 && l - 1 < h->nrows && seen[l - 1] < 2; l = nx[l - 1])
-				seen[l - 1]++;
-		int once = 0;
-		for (uint32_t r = 0; r < h->nrows; r++)
-			once += seen[r] == 1;
-		CHECK(once == (int) h->nrows - 1 && seen[h->nrows - 1] == 0);
-	}
+	gpu_build_inners(pj, d_msg, d_counters, d_inner);
 
 	CK(cudaMalloc(&d_out, (size_t) capacity * stride * 4));
 	CK(cudaMalloc(&d_resume, maxrows * sizeof(XpuJoinCursor)));
@@ -152,20 +119,14 @@ run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t cap
 	cudaFree(d_out);
 	cudaFree(d_resume);
 	cudaFree(d_suspend);
-	for (int d = 0; d < XPU_JOIN_MAX_DEPTHS; d++)
-		if (d_inner[d])
-			cudaFree(d_inner[d]);
+	gpu_free_inners(d_inner);
 }
 
 int
 main(int argc, char **argv)
 {
-	std::vector<char> page = vectors_page(argc > 1 ? argv[1] : "vectors.txt");
-	if (page.size() != XPU_BLCKSZ)
-	{
-		fprintf(stderr, "no page\n");
-		return 2;
-	}
+	std::vector<char> page = gpu_test_page(argc, argv);
+
 	for (int round = 0; round < 8; round++)
 	{
 		run_gpu(round, page, 64, 1u << 22);		/* no suspension */

@@ -15,9 +15,8 @@
  */
 #define TEST_JOIN_PREAGG_NO_MAIN
 #include "test_join_preagg.cu"
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-	fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); exit(2); } } while (0)
+#include "gpu_test_util.h"
+#include "gpu_test_join_inner.h"
 
 /* an empty device table of nslots slots: the image of a HostTable */
 static XpuPreAggTable *
@@ -47,9 +46,7 @@ run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t gri
 	}
 	snprintf(name, sizeof(name), "gpu fused join %d/%d/%d, %u pages, grid %u, %u slots",
 			 fp.types[0], fp.types[1], fp.types[2], nblocks, grid, nslots);
-	std::vector<char> pages((size_t) nblocks * XPU_BLCKSZ);
-	for (uint32_t b = 0; b < nblocks; b++)
-		memcpy(pages.data() + (size_t) b * XPU_BLCKSZ, page.data(), XPU_BLCKSZ);
+	std::vector<char> pages = repeated_pages(page, nblocks);
 	std::set<uint32_t> hrecheck;
 	int hgrowths = 0;
 	HostTable *ht = host_fused_pages(&fp.pj.prog, &fp.pj.jn, &fp.pa, fp.pj.inners, pages.data(),
@@ -58,7 +55,7 @@ run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t gri
 	delete ht;
 
 	char *d_msg, *d_pages;
-	XpuJoinInner *d_inner[XPU_JOIN_MAX_DEPTHS] = {NULL, NULL, NULL, NULL};
+	XpuJoinInner *d_inner[XPU_JOIN_MAX_DEPTHS];
 	uint32_t *d_counters, *d_items, *d_retry;
 	size_t maxrows = (size_t) nblocks * XPU_MAX_TUPLES_PER_PAGE;
 
@@ -69,22 +66,8 @@ run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t gri
 	CK(cudaMalloc(&d_counters, XPU_COUNTER__COUNT * 4));
 	CK(cudaMalloc(&d_items, maxrows * 4));
 	CK(cudaMalloc(&d_retry, maxrows * 4));
-	/* the inner buffers as the backend sent them (payload included), index zeroed */
-	for (int d = 0; d < (int) fp.pj.jn.ndepths; d++)
-	{
-		XpuJoinInner *h = fp.pj.bufs[d]->h;
-		uint64_t bytes = h->hashes_offset + 4 * (uint64_t) h->nrows;
-		std::vector<char> img((const char *) h, (const char *) h + bytes);
-		memset(img.data() + h->buckets_offset, 0, 4 * (size_t) h->nbuckets);
-		CK(cudaMalloc(&d_inner[d], bytes));
-		CK(cudaMemcpy(d_inner[d], img.data(), bytes, cudaMemcpyHostToDevice));
-		CK(cudaMemset(d_counters, 0, XPU_COUNTER__COUNT * 4));
-		kern_gpujoin_build<<<3, 128>>>(d_msg, d, d_inner[d], d_counters);
-		CK(cudaDeviceSynchronize());
-		uint32_t c[XPU_COUNTER__COUNT];
-		CK(cudaMemcpy(c, d_counters, sizeof(c), cudaMemcpyDeviceToHost));
-		CHECK(c[XPU_COUNTER_STATUS] == XPU_STATUS_OK && c[XPU_COUNTER_NTUPLES] == h->nrows);
-	}
+	/* the inner buffers as the backend sent them (payload included) */
+	gpu_build_inners(fp.pj, d_msg, d_counters, d_inner);
 
 	size_t tbytes;
 	XpuPreAggTable *d_table = device_table(nslots, fp.pa.entry_size, &tbytes);
@@ -166,20 +149,14 @@ run_gpu(int round, const std::vector<char> &page, uint32_t nblocks, uint32_t gri
 	cudaFree(d_items);
 	cudaFree(d_retry);
 	cudaFree(d_table);
-	for (int d = 0; d < XPU_JOIN_MAX_DEPTHS; d++)
-		if (d_inner[d])
-			cudaFree(d_inner[d]);
+	gpu_free_inners(d_inner);
 }
 
 int
 main(int argc, char **argv)
 {
-	std::vector<char> page = vectors_page(argc > 1 ? argv[1] : "vectors.txt");
-	if (page.size() != XPU_BLCKSZ)
-	{
-		fprintf(stderr, "no page\n");
-		return 2;
-	}
+	std::vector<char> page = gpu_test_page(argc, argv);
+
 	for (int round = 0; round < 8; round++)
 	{
 		run_gpu(round, page, 64, 1, 1 << 12);		/* one block: every batch, one local table */

@@ -12,9 +12,7 @@
 #define TEST_PREAGG_NO_MAIN
 #include "test_preagg.cu"
 #include "pg_strom_kernels.cu"
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-	fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); exit(2); } } while (0)
+#include "gpu_test_util.h"
 
 struct DevTable
 {
@@ -49,15 +47,12 @@ run_gpu(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &pag
 		nfailed++;
 		return;
 	}
-	std::vector<char> pages((size_t) nblocks * XPU_BLCKSZ);
+	std::vector<char> pages = repeated_pages(page, nblocks);
 	std::vector<uint32_t> all;
 	int nitems = xpu_page_nitems(page.data());
 	for (uint32_t b = 0; b < nblocks; b++)
-	{
-		memcpy(pages.data() + (size_t) b * XPU_BLCKSZ, page.data(), XPU_BLCKSZ);
 		for (int i = 0; i < nitems; i++)
 			all.push_back((b << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1));
-	}
 	Run r;
 	ref_run(&prog, &pa, s, page, all, r);
 
@@ -154,13 +149,8 @@ run_gpu(const char *name, KtProg &p, PreAggSpec &s, const std::vector<char> &pag
 int
 main(int argc, char **argv)
 {
-	std::vector<char> page = vectors_page(argc > 1 ? argv[1] : "vectors.txt");
+	std::vector<char> page = gpu_test_page(argc, argv);
 
-	if (page.size() != XPU_BLCKSZ)
-	{
-		fprintf(stderr, "no page\n");
-		return 2;
-	}
 	for (uint32_t nblocks : {1U, 64U, 4096U})
 	for (uint32_t max_grid : {3U, 264U, 1U << 20})
 	{

@@ -218,14 +218,15 @@ struct Trial
 	~Trial() { for (HostInner *b : bufs) delete b; }
 };
 
+/*
+ * The nested loop's step at depth d: the inner rows whose keys equal outer
+ * row o's and that take(r) accepts, expanded by the depth's join type into
+ * cur[1 + d]; next() goes on to depth d + 1 for each choice.
+ */
+template <typename Take, typename Next>
 static void
-ref_rows(const Trial &t, size_t o, int d, Rec &cur, std::vector<Rec> &acc)
+ref_depth(const Trial &t, size_t o, int d, Rec &cur, Take take, Next next)
 {
-	if (d == (int) t.jn.ndepths)
-	{
-		acc.push_back(cur);
-		return;
-	}
 	const xpu_join_depth *jd = &t.jn.depths[d];
 	std::vector<uint32_t> m;
 	for (size_t r = 0; r < t.inner_vals[d].size(); r++)
@@ -238,30 +239,36 @@ ref_rows(const Trial &t, size_t o, int d, Rec &cur, std::vector<Rec> &acc)
 			int ta = jd->keys[k].outer_xtype;
 			eq = a >= 0 && b >= 0 && logical(ta, a) == logical(ta, b);
 		}
-		if (eq)
+		if (eq && take((uint32_t) r))
 			m.push_back((uint32_t) r);
 	}
-	switch (jd->join_type)
+	if (jd->join_type == XPU_JOIN_INNER || jd->join_type == XPU_JOIN_LEFT)
 	{
-		case XPU_JOIN_INNER:
-		case XPU_JOIN_LEFT:
-			if (m.empty() && jd->join_type == XPU_JOIN_LEFT)
-				m.push_back(XPU_JOIN_NO_INNER);
-			for (uint32_t r : m)
-			{
-				cur[1 + d] = r;
-				ref_rows(t, o, d + 1, cur, acc);
-			}
-			break;
-		case XPU_JOIN_SEMI:
-		case XPU_JOIN_ANTI:
-			if (m.empty() == (jd->join_type == XPU_JOIN_ANTI))
-			{
-				cur[1 + d] = XPU_JOIN_NO_INNER;
-				ref_rows(t, o, d + 1, cur, acc);
-			}
-			break;
+		if (m.empty() && jd->join_type == XPU_JOIN_LEFT)
+			m.push_back(XPU_JOIN_NO_INNER);
+		for (uint32_t r : m)
+		{
+			cur[1 + d] = r;
+			next();
+		}
 	}
+	else if (m.empty() == (jd->join_type == XPU_JOIN_ANTI))
+	{
+		cur[1 + d] = XPU_JOIN_NO_INNER;
+		next();
+	}
+}
+
+static void
+ref_rows(const Trial &t, size_t o, int d, Rec &cur, std::vector<Rec> &acc)
+{
+	if (d == (int) t.jn.ndepths)
+	{
+		acc.push_back(cur);
+		return;
+	}
+	ref_depth(t, o, d, cur, [](uint32_t) { return true; },
+			  [&]() { ref_rows(t, o, d + 1, cur, acc); });
 }
 
 static std::vector<Rec>
@@ -914,6 +921,7 @@ struct PageJoin
 	std::vector<HostInner *> bufs;
 	xpu_join_inner inners[XPU_JOIN_MAX_DEPTHS];
 	std::vector<std::vector<std::string>> irefs;	/* "" for a NULL key */
+	int			nlinked[XPU_JOIN_MAX_DEPTHS] = {0};	/* by the host build */
 
 	~PageJoin() { for (HostInner *b : bufs) delete b; }
 };
@@ -975,7 +983,7 @@ page_join_setup(PageJoin &pj, const std::vector<char> &msg, const std::vector<ch
 							  &pj.tslots[src[r]][jd->keys[k].node]);
 		for (int k = 0; k < jd->nkeys; k++)	/* the last row: all NULL */
 			b->row((uint32_t) src.size())[jd->keys[k].offset] = 1;
-		if (build && !build_index(jd, *b, &pj.inners[d], d))
+		if (build && !build_index(jd, *b, &pj.inners[d], d, &pj.nlinked[d]))
 			return false;
 		PreAggSpec is = spec_of(jd, true);
 		for (uint32_t r = 0; r <= src.size(); r++)
@@ -986,6 +994,45 @@ page_join_setup(PageJoin &pj, const std::vector<char> &msg, const std::vector<ch
 			pj.irefs[d].push_back(nul ? "" : entry_key(is, b->row(r)));
 		}
 	}
+	return true;
+}
+
+/*
+ * The rows of depth d that a build links: those without a NULL key.  Not
+ * only the last row: the page's own tuples with a NULL key become inner
+ * rows too (2 to 6 of them a depth in the rounds of page_session).
+ */
+static uint32_t
+page_join_linkable(const PageJoin &pj, int d)
+{
+	uint32_t n = 0;
+	for (const std::string &ref : pj.irefs[d])
+		n += !ref.empty();
+	return n;
+}
+
+/*
+ * A built index of depth d (image: its whole XpuJoinInner, the host's or
+ * one copied back from a device) holds every row without a NULL key on
+ * the chains exactly once, and no row with one.
+ */
+static bool
+page_join_index_ok(const PageJoin &pj, int d, const char *image)
+{
+	const XpuJoinInner *h = pj.bufs[d]->h;
+	const uint32_t *bk = (const uint32_t *) (image + h->buckets_offset);
+	const uint32_t *nx = (const uint32_t *) (image + h->next_offset);
+	std::vector<int> seen(h->nrows, 0);
+	for (uint32_t b = 0; b < h->nbuckets; b++)
+		for (uint32_t l = bk[b]; l != 0; l = nx[l - 1])
+		{
+			/* a link out of range or a row twice: no further walk */
+			if (l - 1 >= h->nrows || ++seen[l - 1] > 1)
+				return false;
+		}
+	for (uint32_t r = 0; r < h->nrows; r++)
+		if (seen[r] != (pj.irefs[d][r].empty() ? 0 : 1))
+			return false;
 	return true;
 }
 
@@ -1089,13 +1136,9 @@ host_launches(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner 
 static void
 test_page_join(const char *path)
 {
-	std::vector<char> page = vectors_page(path);
-	if (page.size() != XPU_BLCKSZ)
-	{
-		fprintf(stderr, "FAIL no page in %s\n", path);
-		nfailed++;
+	std::vector<char> page;
+	if (!test_page(path, page))
 		return;
-	}
 	for (int round = 0; round < 8; round++)
 	{
 		int types[3];
@@ -1105,6 +1148,17 @@ test_page_join(const char *path)
 		CHECK(ok);
 		if (!ok)
 			continue;
+		/*
+		 * The build links exactly the rows without a NULL key, which are
+		 * fewer than all rows but the last (gpu_test_join.cu's device
+		 * builds are checked against the same count: see JOIN.md)
+		 */
+		for (int d = 0; d < (int) pj.jn.ndepths; d++)
+		{
+			uint32_t linkable = page_join_linkable(pj, d);
+			CHECK(pj.nlinked[d] == (int) linkable && linkable < pj.bufs[d]->h->nrows - 1 &&
+				  page_join_index_ok(pj, d, (const char *) pj.bufs[d]->h));
+		}
 		std::vector<Rec> want = page_join_reference(pj);
 		uint32_t capacity = 1 + (uint32_t) (rng() % 9);
 		int nlaunches = 0;

@@ -323,37 +323,12 @@ fused_ref_rows(const Fused &f, size_t o, int d, Rec &cur, std::vector<Rec> &acc)
 		acc.push_back(cur);
 		return;
 	}
-	const xpu_join_depth *jd = &t.jn.depths[d];
-	std::vector<uint32_t> m;
-	for (size_t r = 0; r < t.inner_vals[d].size(); r++)
-	{
-		bool eq = true;
-		for (int k = 0; k < jd->nkeys && eq; k++)
-		{
-			int a = t.outer_vals[o][jd->key_first + k];
-			int b = t.inner_vals[d][r][k];
-			int ta = jd->keys[k].outer_xtype;
-			eq = a >= 0 && b >= 0 && logical(ta, a) == logical(ta, b);
-		}
-		if (eq && (jd->join_type == XPU_JOIN_SEMI || jd->join_type == XPU_JOIN_ANTI ||
-				   qual_passes(f, o, d, cur, (uint32_t) r)))
-			m.push_back((uint32_t) r);
-	}
-	if (jd->join_type == XPU_JOIN_INNER || jd->join_type == XPU_JOIN_LEFT)
-	{
-		if (m.empty() && jd->join_type == XPU_JOIN_LEFT)
-			m.push_back(XPU_JOIN_NO_INNER);
-		for (uint32_t r : m)
-		{
-			cur[1 + d] = r;
-			fused_ref_rows(f, o, d + 1, cur, acc);
-		}
-	}
-	else if (m.empty() == (jd->join_type == XPU_JOIN_ANTI))
-	{
-		cur[1 + d] = XPU_JOIN_NO_INNER;
-		fused_ref_rows(f, o, d + 1, cur, acc);
-	}
+	int jt = t.jn.depths[d].join_type;
+	ref_depth(t, o, d, cur,
+			  [&](uint32_t r) {
+				  return jt == XPU_JOIN_SEMI || jt == XPU_JOIN_ANTI || qual_passes(f, o, d, cur, r);
+			  },
+			  [&]() { fused_ref_rows(f, o, d + 1, cur, acc); });
 }
 
 static std::vector<Rec>
@@ -1069,17 +1044,11 @@ fused_page_setup(FusedPage &fp, int round, const std::vector<char> &page)
 static void
 test_fused_page(const char *path)
 {
-	std::vector<char> page = vectors_page(path);
-	if (page.size() != XPU_BLCKSZ)
-	{
-		fprintf(stderr, "FAIL no page in %s\n", path);
-		nfailed++;
+	std::vector<char> page;
+	if (!test_page(path, page))
 		return;
-	}
 	const uint32_t nblocks = 20;
-	std::vector<char> pages((size_t) nblocks * XPU_BLCKSZ);
-	for (uint32_t b = 0; b < nblocks; b++)
-		memcpy(pages.data() + (size_t) b * XPU_BLCKSZ, page.data(), XPU_BLCKSZ);
+	std::vector<char> pages = repeated_pages(page, nblocks);
 	for (int round = 0; round < 8; round++)
 	{
 		FusedPage fp;

@@ -1153,6 +1153,29 @@ vectors_page(const char *path)
 	return page;
 }
 
+/* a chunk of nblocks copies of the page (for the tests that include this file) */
+static std::vector<char> __attribute__((unused))
+repeated_pages(const std::vector<char> &page, uint32_t nblocks)
+{
+	std::vector<char> pages((size_t) nblocks * XPU_BLCKSZ);
+
+	for (uint32_t b = 0; b < nblocks; b++)
+		memcpy(pages.data() + (size_t) b * XPU_BLCKSZ, page.data(), XPU_BLCKSZ);
+	return pages;
+}
+
+/* the page of the vectors file: false, a failure, when there is none */
+static bool
+test_page(const char *path, std::vector<char> &page)
+{
+	page = vectors_page(path);
+	if (page.size() == XPU_BLCKSZ)
+		return true;
+	fprintf(stderr, "FAIL no page in %s\n", path);
+	nfailed++;
+	return false;
+}
+
 /*
  * GROUP BY b, c with every accumulator kind and a FILTER: shared with the
  * GPU test (gpu_test_preagg.cu), which runs it on the device.
@@ -1185,13 +1208,9 @@ case_group_by_b_c(KtProg &p, PreAggSpec &s)
 static void
 test_runs(const char *path)
 {
-	std::vector<char> page = vectors_page(path);
-	if (page.size() != XPU_BLCKSZ)
-	{
-		fprintf(stderr, "FAIL no page in %s\n", path);
-		nfailed++;
+	std::vector<char> page;
+	if (!test_page(path, page))
 		return;
-	}
 	{	/* GROUP BY b, c: 'ab' and 'ab  ' together; NULL bool a group */
 		KtProg p;
 		PreAggSpec s;

@@ -715,3 +715,45 @@ cg_emit_expr(CgContext *ctx, Expr *expr)
 	return cg_refuse(ctx, "expression node of type %d is not supported on the device",
 					 (int) nodeTag(expr));
 }
+
+/*
+ * Emits the device quals (an implicitly-ANDed list) and makes of them the
+ * program's root: their AND, the single qual, or a CONST true when there
+ * are none.  The kernel wants the root to be the last node and above every
+ * node the caller already emitted for its own use (the highest is
+ * max_used, -1 for none).  A single qual or the CONST true may have been
+ * merged into such a node (a join key, a FILTER), so it is re-rooted with
+ * IS TRUE, which accepts the same rows.  Returns the root, or -1 with
+ * ctx->refused set.
+ */
+int
+cg_emit_quals_root(CgContext *ctx, List *quals, int max_used)
+{
+	int			nquals = list_length(quals);
+	int		   *roots = palloc(sizeof(int) * Max(nquals, 1));
+	int			root;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, quals)
+	{
+		roots[i] = cg_emit_expr(ctx, (Expr *) lfirst(lc));
+		if (roots[i] < 0)
+			return -1;
+		if (ctx->nodes[roots[i]].restype != XPU_TYPE_BOOL)
+			return cg_refuse(ctx, "qual is not of type boolean");
+		i++;
+	}
+	if (nquals > 1)
+		root = cg_add_root_node(ctx, XPU_OP_AND, nquals, roots);
+	else
+	{
+		root = (nquals == 1) ? roots[0] :
+			cg_emit_const(ctx, XPU_TYPE_BOOL, BOOLOID, BoolGetDatum(true), false);
+		if (root >= 0 && (root != ctx->nnodes - 1 || root <= max_used))
+			root = cg_add_root_node(ctx, XPU_OP_IS_TRUE, 1, &root);
+	}
+	pfree(roots);
+	Assert(root < 0 || (root == ctx->nnodes - 1 && root > max_used));
+	return root;
+}

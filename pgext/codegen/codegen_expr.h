@@ -10,10 +10,18 @@
 #define PGSTROM_CODEGEN_EXPR_H
 
 #include "postgres.h"
+#include "nodes/pg_list.h"
 #include "nodes/primnodes.h"
 
 #include "codegen/codegen_program.h"
 
 extern int	cg_emit_expr(CgContext *ctx, Expr *expr);
+
+/*
+ * The device quals as the program's root, its last node and above
+ * max_used (the highest node the caller emitted for its own use, or -1);
+ * -1 with ctx->refused set if they cannot run on the device.
+ */
+extern int	cg_emit_quals_root(CgContext *ctx, List *quals, int max_used);
 
 #endif							/* PGSTROM_CODEGEN_EXPR_H */

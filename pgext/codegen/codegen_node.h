@@ -13,7 +13,8 @@
  *	  device type it needs with cg_coerce and adding constants with
  *	  cg_emit_const,
  *	- ends the program with a BOOL root that is its last node
- *	  (cg_add_root_node never merges the root into an existing node),
+ *	  (cg_add_root_node never merges the root into an existing node;
+ *	  cg_emit_quals_root makes that root of the device quals),
  *	- on -1 from any of them, reports ctx->refused: "not supported" at plan
  *	  time, ERROR at build time,
  *	- and turns the program into a message with cg_assemble_message, to

@@ -24,10 +24,7 @@
 bool
 gpujoin_emit_program(CgContext *ctx, const GpuJoinInfo *info, GpuJoinNodes *jn)
 {
-	int			nquals = list_length(info->dev_quals);
-	int		   *roots = palloc(sizeof(int) * Max(nquals, 1));
 	int			max_used = -1;
-	int			i = 0;
 	int			d;
 	ListCell   *lc;
 
@@ -58,34 +55,8 @@ gpujoin_emit_program(CgContext *ctx, const GpuJoinInfo *info, GpuJoinNodes *jn)
 			k++;
 		}
 	}
-	foreach(lc, info->dev_quals)
-	{
-		roots[i] = cg_emit_expr(ctx, (Expr *) lfirst(lc));
-		if (roots[i] < 0)
-			return false;
-		if (ctx->nodes[roots[i]].restype != XPU_TYPE_BOOL)
-		{
-			cg_refuse(ctx, "qual is not of type boolean");
-			return false;
-		}
-		i++;
-	}
-	if (nquals > 1)
-		jn->root = cg_add_root_node(ctx, XPU_OP_AND, nquals, roots);
-	else
-	{
-		/* a CONST true, or a single qual, may be a node a key uses */
-		jn->root = (nquals == 1) ? roots[0] :
-			cg_emit_const(ctx, XPU_TYPE_BOOL, BOOLOID, BoolGetDatum(true), false);
-		if (jn->root >= 0 &&
-			(jn->root != ctx->nnodes - 1 || jn->root <= max_used))
-			jn->root = cg_add_root_node(ctx, XPU_OP_IS_TRUE, 1, &jn->root);
-	}
-	pfree(roots);
-	if (jn->root < 0)
-		return false;
-	Assert(jn->root == ctx->nnodes - 1 && jn->root > max_used);
-	return true;
+	jn->root = cg_emit_quals_root(ctx, info->dev_quals, max_used);
+	return jn->root >= 0;
 }
 
 bool

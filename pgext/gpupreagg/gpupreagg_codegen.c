@@ -119,42 +119,12 @@ emit_preagg_values(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn,
 static bool
 emit_preagg_program(CgContext *ctx, const GpuPreAggInfo *info, PreAggNodes *pn)
 {
-	int			nquals = list_length(info->dev_quals);
-	int		   *roots = palloc(sizeof(int) * Max(nquals, 1));
 	int			max_used;
-	int			i = 0;
-	ListCell   *lc;
 
 	if (!emit_preagg_values(ctx, info, pn, &max_used))
 		return false;
-	foreach(lc, info->dev_quals)
-	{
-		roots[i] = cg_emit_expr(ctx, (Expr *) lfirst(lc));
-		if (roots[i] < 0)
-			return false;
-		if (ctx->nodes[roots[i]].restype != XPU_TYPE_BOOL)
-		{
-			cg_refuse(ctx, "qual is not of type boolean");
-			return false;
-		}
-		i++;
-	}
-	if (nquals > 1)
-		pn->root = cg_add_root_node(ctx, XPU_OP_AND, nquals, roots);
-	else
-	{
-		/* a CONST true may be merged into one a FILTER already made */
-		pn->root = (nquals == 1) ? roots[0] :
-			cg_emit_const(ctx, XPU_TYPE_BOOL, BOOLOID, BoolGetDatum(true), false);
-		if (pn->root >= 0 &&
-			(pn->root != ctx->nnodes - 1 || pn->root <= max_used))
-			pn->root = cg_add_root_node(ctx, XPU_OP_IS_TRUE, 1, &pn->root);
-	}
-	pfree(roots);
-	if (pn->root < 0)
-		return false;
-	Assert(pn->root == ctx->nnodes - 1 && pn->root > max_used);
-	return true;
+	pn->root = cg_emit_quals_root(ctx, info->dev_quals, max_used);
+	return pn->root >= 0;
 }
 
 static size_t append_preagg_desc(StringInfo buf, const GpuPreAggInfo *info,
@@ -174,6 +144,7 @@ gpupreagg_codegen_check(const GpuPreAggInfo *info, Index scanrelid,
 	ok = emit_preagg_program(&ctx, info, &pn);
 	if (!ok && reason)
 		*reason = pstrdup(ctx.refused ? ctx.refused : "unknown reason");
+	cg_free_context(&ctx);
 	return ok;
 }
 

@@ -72,36 +72,24 @@ func TestFusedPreAggServiceKilledMidQuery(t *testing.T) {
 		{"parallel", parallelGPU},
 	} {
 		mustExec(ctx, t, conn, mode.set)
-		st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
-		pid := int(*st[0].PID)
-		killed := killAfter(pid, 1500*time.Millisecond)
-		plan := explain(ctx, t, conn, fusedQuery)
-		if err := <-killed; err != nil {
-			t.Fatalf("%s: kill -9 %d: %v", mode.name, pid, err)
-		}
+		var plan string
+		pid, _ := killedDuring(ctx, t, conn, mode.name, func() { plan = explain(ctx, t, conn, fusedQuery) })
 		if !fusedPlanOK(plan, mode.name == "parallel") || !strings.Contains(plan, "CPU Path") {
 			t.Fatalf("%s: not a fused GpuPreAgg that lost its service:\n%s", mode.name, plan)
 		}
 
-		st = waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool {
-			return s[0].State == "ready" && s[0].PID != nil && int(*s[0].PID) != pid
+		waitForRestart(ctx, t, conn, pid)
+		var n, missing, extra int64
+		pid, took := killedDuring(ctx, t, conn, mode.name, func() {
+			n, missing, extra = groupsDiffer(ctx, t, conn, fusedQuery)
 		})
-		pid = int(*st[0].PID)
-		killed = killAfter(pid, 1500*time.Millisecond)
-		t0 := time.Now()
-		n, missing, extra := groupsDiffer(ctx, t, conn, fusedQuery)
-		if err := <-killed; err != nil {
-			t.Fatalf("%s: kill -9 %d: %v", mode.name, pid, err)
-		}
 		if n == 0 || missing != 0 || extra != 0 {
 			t.Fatalf("%s: after kill -9 mid-query: %d groups, %d missing, %d extra", mode.name, n, missing, extra)
 		}
-		if took := time.Since(t0); took > 30*time.Second {
+		if took > 30*time.Second {
 			t.Fatalf("%s: query took %v after the kill", mode.name, took)
 		}
-		waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool {
-			return s[0].State == "ready" && s[0].PID != nil && int(*s[0].PID) != pid
-		})
+		waitForRestart(ctx, t, conn, pid)
 		t.Logf("%s: %d groups equal to PostgreSQL's after kill -9; %s", mode.name, n, regexpFind(`(CPU Redo Pages: \d+)`, plan))
 	}
 }

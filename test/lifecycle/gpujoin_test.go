@@ -53,23 +53,17 @@ func TestGpuJoinServiceKilledMidQuery(t *testing.T) {
 		if !strings.Contains(plan, "GpuJoin") || (mode.name == "parallel") != strings.Contains(plan, "Parallel Custom Scan (GpuJoin)") {
 			t.Fatalf("%s: not the GpuJoin plan wanted:\n%s", mode.name, plan)
 		}
-		st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
-		pid := int(*st[0].PID)
-		killed := killAfter(pid, 1500*time.Millisecond)
-		t0 := time.Now()
-		n, missing, extra := groupsDiffer(ctx, t, conn, joinQuery)
-		if took := time.Since(t0); took < time.Second {
+		var n, missing, extra int64
+		pid, took := killedDuring(ctx, t, conn, mode.name, func() {
+			n, missing, extra = groupsDiffer(ctx, t, conn, joinQuery)
+		})
+		if took < time.Second {
 			t.Fatalf("%s: the query took %v, so it did not wait for the hung service", mode.name, took)
-		}
-		if err := <-killed; err != nil {
-			t.Fatalf("%s: kill -9 %d: %v", mode.name, pid, err)
 		}
 		if n == 0 || missing != 0 || extra != 0 {
 			t.Fatalf("%s: after kill -9 mid-query: %d rows, %d missing, %d extra", mode.name, n, missing, extra)
 		}
-		waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool {
-			return s[0].State == "ready" && s[0].PID != nil && int(*s[0].PID) != pid
-		})
+		waitForRestart(ctx, t, conn, pid)
 		t.Logf("%s: %d rows equal to PostgreSQL's after kill -9 of pid %d", mode.name, n, pid)
 	}
 }

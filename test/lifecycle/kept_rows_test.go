@@ -112,23 +112,17 @@ func TestKeptRowsRedoneAfterKill9(t *testing.T) {
 		{"parallel", parallelGPU},
 	} {
 		mustExec(ctx, t, conn, mode.set)
-		st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
-		pid := int(*st[0].PID)
-		killed := killAfter(pid, 1500*time.Millisecond) // the query waits on the hung service by then
-		t0 := time.Now()
-		n, missing, extra := groupsDiffer(ctx, t, conn, keptGroupsQuery)
-		if err := <-killed; err != nil {
-			t.Fatalf("%s: kill -9 %d: %v", mode.name, pid, err)
-		}
+		var n, missing, extra int64
+		pid, took := killedDuring(ctx, t, conn, mode.name, func() {
+			n, missing, extra = groupsDiffer(ctx, t, conn, keptGroupsQuery)
+		})
 		if n != 50 || missing != 0 || extra != 0 {
 			t.Fatalf("%s: after kill -9 mid-query: %d groups, %d missing, %d extra; want PostgreSQL's 50", mode.name, n, missing, extra)
 		}
-		if took := time.Since(t0); took > 20*time.Second {
+		if took > 20*time.Second {
 			t.Fatalf("%s: query took %v after the kill", mode.name, took)
 		}
-		st = waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool {
-			return s[0].State == "ready" && s[0].PID != nil && int(*s[0].PID) != pid
-		})
+		st := waitForRestart(ctx, t, conn, pid)
 		t.Logf("%s: right answer after kill -9 of pid %d; service back as %s", mode.name, pid, fmt.Sprint(describe(st)))
 	}
 }
@@ -141,6 +135,31 @@ func killAfter(pid int, d time.Duration) chan error {
 		killed <- syscall.Kill(pid, syscall.SIGKILL)
 	}()
 	return killed
+}
+
+// killedDuring runs run while the service, once ready, is killed with
+// SIGKILL 1.5 s in (by then a query waits on the service the test's fault
+// hung); it fails the test if the kill fails.  It returns the pid killed
+// and how long run took from the moment the kill was armed.
+func killedDuring(ctx context.Context, t *testing.T, conn *pgx.Conn, what string, run func()) (int, time.Duration) {
+	st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
+	pid := int(*st[0].PID)
+	killed := killAfter(pid, 1500*time.Millisecond)
+	t0 := time.Now()
+	run()
+	took := time.Since(t0)
+	if err := <-killed; err != nil {
+		t.Fatalf("%s: kill -9 %d: %v", what, pid, err)
+	}
+	return pid, took
+}
+
+// waitForRestart waits until the service is ready as a process other than
+// pid, the one killed.
+func waitForRestart(ctx context.Context, t *testing.T, conn *pgx.Conn, pid int) []serviceStatus {
+	return waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool {
+		return s[0].State == "ready" && s[0].PID != nil && int(*s[0].PID) != pid
+	})
 }
 
 // Long text keys make a third of the rows RECHECK rows, whose groups the
@@ -157,23 +176,15 @@ func TestKeptRowsSpilledRecheckGroupsRedone(t *testing.T) {
 	mustExec(ctx, t, conn, gpuSettings+"; SET pg_strom.regression_test_mode = on; SET work_mem = '64kB'")
 	const q = "SELECT g, count(*) AS n, sum(v) AS s FROM t_k GROUP BY g"
 
-	st := waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
-	killed := killAfter(int(*st[0].PID), 1500*time.Millisecond)
-	plan := explain(ctx, t, conn, q)
-	if err := <-killed; err != nil {
-		t.Fatal(err)
-	}
+	var plan string
+	killedDuring(ctx, t, conn, "EXPLAIN", func() { plan = explain(ctx, t, conn, q) })
 	if !strings.Contains(plan, "GpuPreAgg") || regexpFind(`CPU Spills: (\d+)`, plan) == "" || redoPages(plan) == 0 {
 		t.Fatalf("plan does not show spilled CPU groups and a redo after the kill:\n%s", plan)
 	}
 	t.Logf("%s, %s", regexpFind(`(CPU Spills: \d+)`, plan), regexpFind(`(CPU Redo Pages: \d+)`, plan))
 
-	st = waitFor(ctx, t, conn, 30*time.Second, func(s []serviceStatus) bool { return s[0].State == "ready" && s[0].PID != nil })
-	killed = killAfter(int(*st[0].PID), 1500*time.Millisecond)
-	n, missing, extra := groupsDiffer(ctx, t, conn, q)
-	if err := <-killed; err != nil {
-		t.Fatal(err)
-	}
+	var n, missing, extra int64
+	killedDuring(ctx, t, conn, "query", func() { n, missing, extra = groupsDiffer(ctx, t, conn, q) })
 	if n != 40000 || missing != 0 || extra != 0 {
 		t.Fatalf("%d groups, %d missing, %d extra; want PostgreSQL's 40000", n, missing, extra)
 	}
