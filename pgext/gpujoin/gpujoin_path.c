@@ -8,7 +8,9 @@
  *	  service is READY (or pg_strom.regression_test_mode is on);
  *	- the query is a SELECT without FOR UPDATE/SHARE (EvalPlanQual cannot
  *	  recheck a join row of this node);
- *	- the join is INNER, LEFT (the outer side preserved), SEMI or ANTI;
+ *	- the join is INNER, LEFT (the outer side preserved), SEMI or ANTI, the
+ *	  last two only where no column of the inner relation is needed above
+ *	  (they return no inner row);
  *	- the outer side is a plain heap table whose restriction clauses are
  *	  device quals as GpuScan's (the rest are checked on the CPU), or a
  *	  GpuJoin path over such a table with fewer than GPUJOIN_MAX_DEPTHS
@@ -121,6 +123,27 @@ plain_columns(List *exprs)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * A SEMI or ANTI depth returns no inner row, so its inner relation's
+ * columns must not be needed above the join.  PostgreSQL may need them: for
+ * x IN (SELECT y ...) AND y = z, the semi join emits the y of a matching
+ * row for the join above.
+ */
+static bool
+inner_columns_needed(RelOptInfo *joinrel, RelOptInfo *innerrel)
+{
+	ListCell   *lc;
+
+	foreach(lc, joinrel->reltarget->exprs)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (IsA(var, Var) && bms_is_member(var->varno, innerrel->relids))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -480,6 +503,9 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (inner_path == NULL || inner_path->param_info != NULL ||
 		!bms_is_empty(joinrel->lateral_relids) ||
 		!plain_columns(joinrel->reltarget->exprs))
+		return;
+	if ((jointype == JOIN_SEMI || jointype == JOIN_ANTI) &&
+		inner_columns_needed(joinrel, innerrel))
 		return;
 
 	if (!outer_base_info(root, outerrel, &base))
