@@ -25,9 +25,13 @@ import (
 // one, so that it cannot pass without testing them. A failing query is
 // shrunk and printed with the seed.
 //
-// STARJOIN_SEED repeats a run (the seed is printed), STARJOIN_QUERIES
+// STARJOIN_SEED=N runs seed N instead of the fixed default (the seed is
+// printed; "random" takes one from the clock), STARJOIN_QUERIES
 // (default 200) and STARJOIN_FACT_ROWS (default 200000) size it, and
 // STARJOIN_VERBOSE=1 logs every query with its plan.
+
+// sjDefaultSeed makes make test's run the same every time.
+const sjDefaultSeed int64 = 20261201
 
 func envInt(t *testing.T, name string, def int64) int64 {
 	t.Helper()
@@ -44,9 +48,9 @@ func envInt(t *testing.T, name string, def int64) int64 {
 
 // sjStats counts what the queries' plans used.
 type sjStats struct {
-	queries, aggs, gpuJoin, fused, fusedOfAggs, cpuPath, recheck, floatPaired, maxChunks int
-	perKind                                                                              map[string][2]int // join kind: queries, queries on a GPU node
-	failures                                                                             []string
+	queries, aggs, gpuJoin, fused, fusedOfAggs, parallel, cpuPath, recheck, floatPaired, maxChunks int
+	perKind                                                                                        map[string][2]int // join kind: queries, queries on a GPU node
+	failures                                                                                       []string
 }
 
 var sjKindNames = map[sjJoinKind]string{sjInner: "inner", sjLeft: "left", sjSemiExists: "exists",
@@ -69,6 +73,9 @@ func (s *sjStats) add(q *sjQuery, o sjOutcome) {
 	}
 	if fused {
 		s.fused++
+	}
+	if strings.Contains(o.plan, "Parallel Custom Scan (GpuJoin)") || strings.Contains(o.plan, "Parallel Custom Scan (GpuPreAgg)") {
+		s.parallel++
 	}
 	if strings.Contains(o.plan, "CPU Path") {
 		s.cpuPath++
@@ -111,9 +118,11 @@ func (s *sjStats) kinds() string {
 
 func TestStarJoinRandomQueries(t *testing.T) {
 	ctx := context.Background()
-	seed := envInt(t, "STARJOIN_SEED", 0)
-	if seed == 0 {
+	seed := sjDefaultSeed
+	if v := os.Getenv("STARJOIN_SEED"); v == "random" {
 		seed = time.Now().UnixNano() % 1000000000
+	} else if v != "" {
+		seed = envInt(t, "STARJOIN_SEED", 0)
 	}
 	nQueries := int(envInt(t, "STARJOIN_QUERIES", 200))
 	factRows := int(envInt(t, "STARJOIN_FACT_ROWS", 200000))
@@ -170,22 +179,34 @@ func TestStarJoinRandomQueries(t *testing.T) {
 		}
 	}
 	fmt.Printf("starjoin summary: seed %d, %s, %d fact pages: %d queries (%d aggregations): GpuJoin in %d, "+
-		"fused GpuPreAgg in %d (%d of the aggregations), CPU Path in %d, RECHECK rows in %d, floats within %g in %d, "+
+		"fused GpuPreAgg in %d (%d of the aggregations), parallel GPU nodes in %d, CPU Path in %d, RECHECK rows in %d, floats within %g in %d, "+
 		"at most %d chunks; per join kind (on a GPU node/queries): %s; %d failed; %v\n",
-		seed, device, pages, stats.queries, stats.aggs, stats.gpuJoin, stats.fused, stats.fusedOfAggs, stats.cpuPath,
+		seed, device, pages, stats.queries, stats.aggs, stats.gpuJoin, stats.fused, stats.fusedOfAggs, stats.parallel, stats.cpuPath,
 		stats.recheck, sjFloatTolerance, stats.floatPaired, stats.maxChunks, stats.kinds(), len(stats.failures),
 		time.Since(t0).Round(time.Second))
 	if len(stats.failures) > 0 {
 		t.Fatalf("%d queries differ from PostgreSQL's or failed (seed %d); the first, shrunk:\n%s",
 			len(stats.failures), seed, stats.failures[0])
 	}
-	// not vacuous: most queries on a GPU node, a fair share of the
-	// aggregations fused, the fact table in several chunks
-	if onGPU := stats.gpuJoin + stats.fused; onGPU*2 < stats.queries {
+	// not vacuous: most queries on a GPU node, of every join kind, serial
+	// and parallel; a fair share of the aggregations fused; RECHECK rows;
+	// the fact table in several chunks
+	if onGPU := stats.gpuJoin + stats.fused; onGPU*10 < stats.queries*6 {
 		t.Errorf("only %d of %d queries ran a GpuJoin or a fused GpuPreAgg", onGPU, stats.queries)
+	}
+	for k, c := range stats.perKind {
+		if c[1]*2 < c[0] {
+			t.Errorf("only %d of %d queries with a %s join ran a GPU node", c[1], c[0], k)
+		}
 	}
 	if stats.fusedOfAggs*4 < stats.aggs {
 		t.Errorf("only %d of %d aggregations ran a fused GpuPreAgg", stats.fusedOfAggs, stats.aggs)
+	}
+	if stats.parallel*10 < stats.queries {
+		t.Errorf("only %d of %d queries ran a parallel GPU node", stats.parallel, stats.queries)
+	}
+	if stats.queries >= 100 && stats.recheck == 0 {
+		t.Errorf("no query had RECHECK rows")
 	}
 	if stats.maxChunks < 2 {
 		t.Errorf("no query read sj_fact in more than one chunk")
