@@ -20,8 +20,13 @@ import (
 // differ only in float columns paired within a relative tolerance.
 
 // sjFloatTolerance is the relative difference allowed between two floats
-// (sums and averages added up in another order).
-const sjFloatTolerance = 1e-9
+// (sums and averages added up in another order), sjFloatFloor the
+// absolute one near zero (the variance of equal values: PostgreSQL's
+// float8 variance can give 1.2e-25 where the device's gives 0).
+const (
+	sjFloatTolerance = 1e-9
+	sjFloatFloor     = 1e-9
+)
 
 type sjOutcome struct {
 	plan        string // EXPLAIN ANALYZE with pg_strom on
@@ -235,7 +240,7 @@ func floatsClose(a, b []string, isFloat []bool) bool {
 		if errX != nil || errY != nil || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 			return false
 		}
-		if math.Abs(x-y) > sjFloatTolerance*math.Max(math.Abs(x), math.Abs(y)) {
+		if d := math.Abs(x - y); d > sjFloatFloor && d > sjFloatTolerance*math.Max(math.Abs(x), math.Abs(y)) {
 			return false
 		}
 	}

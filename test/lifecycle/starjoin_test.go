@@ -27,7 +27,7 @@ import (
 //
 // STARJOIN_SEED=N runs seed N instead of the fixed default (the seed is
 // printed; "random" takes one from the clock), STARJOIN_QUERIES
-// (default 200) and STARJOIN_FACT_ROWS (default 200000) size it, and
+// (default 300) and STARJOIN_FACT_ROWS (default 200000) size it, and
 // STARJOIN_VERBOSE=1 logs every query with its plan.
 
 // sjDefaultSeed makes make test's run the same every time.
@@ -124,7 +124,7 @@ func TestStarJoinRandomQueries(t *testing.T) {
 	} else if v != "" {
 		seed = envInt(t, "STARJOIN_SEED", 0)
 	}
-	nQueries := int(envInt(t, "STARJOIN_QUERIES", 200))
+	nQueries := int(envInt(t, "STARJOIN_QUERIES", 300))
 	factRows := int(envInt(t, "STARJOIN_FACT_ROWS", 200000))
 	verbose := os.Getenv("STARJOIN_VERBOSE") != ""
 	fmt.Printf("starjoin seed %d: %d queries over %d fact rows (STARJOIN_SEED=%d repeats this run)\n",
@@ -160,6 +160,8 @@ func TestStarJoinRandomQueries(t *testing.T) {
 		stats.add(&q, o)
 		if verbose {
 			t.Logf("query %d: %s\n%s", i+1, q.String(), o.plan)
+		} else if why := regexpFind(`(CPU Path: [^\n]*)`, o.plan); why != "" {
+			t.Logf("query %d ran on the CPU: %s\n  %s", i+1, why, q.String())
 		}
 		if o.problem == "" {
 			continue
