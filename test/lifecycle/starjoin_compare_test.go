@@ -35,11 +35,43 @@ type sjOutcome struct {
 	problem     string // "" when the results are equal
 }
 
+// sjSession is a connection that keeps the WARNINGs the server sends it
+// (a reference leak at the end of a query is one).
+type sjSession struct {
+	conn     *pgx.Conn
+	warnings []string
+}
+
+func newSJSession(ctx context.Context, c *cluster) (*sjSession, error) {
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s dbname=postgres", c.dir, c.port, c.owner))
+	if err != nil {
+		return nil, err
+	}
+	s := &sjSession{}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		if n.Severity == "WARNING" {
+			s.warnings = append(s.warnings, n.Message)
+		}
+	}
+	if s.conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	return s, nil
+}
+
+// takeWarnings returns the WARNINGs since the last call.
+func (s *sjSession) takeWarnings() []string {
+	w := s.warnings
+	s.warnings = nil
+	return w
+}
+
 // runOnOff runs q on and off. The pg_strom run is EXPLAIN ANALYZE of
 // CREATE TABLE AS, which gives the plan with its counters and the rows
-// from one execution. An error on either side is a problem.
-func runOnOff(ctx context.Context, conn *pgx.Conn, q *sjQuery) (sjOutcome, error) {
+// from one execution. An error or a WARNING on either side is a problem.
+func runOnOff(ctx context.Context, sess *sjSession, q *sjQuery) (sjOutcome, error) {
 	var out sjOutcome
+	conn := sess.conn
 	sql := q.SQL()
 	setup := append([]string{"DROP TABLE IF EXISTS sj_on, sj_off"}, q.Settings()...)
 	for _, s := range setup {
@@ -47,16 +79,22 @@ func runOnOff(ctx context.Context, conn *pgx.Conn, q *sjQuery) (sjOutcome, error
 			return out, fmt.Errorf("%s: %w", s, err)
 		}
 	}
+	sess.takeWarnings()
 	plan, errOn := explainLines(ctx, conn, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) CREATE TEMP TABLE sj_on AS "+sql)
 	out.plan = plan
+	warnOn := sess.takeWarnings()
 	if _, err := conn.Exec(ctx, "SET pg_strom.enabled = off"); err != nil {
 		return out, err
 	}
 	_, errOff := conn.Exec(ctx, "CREATE TEMP TABLE sj_off AS "+sql, pgx.QueryExecModeSimpleProtocol)
+	warnOff := sess.takeWarnings()
 	if _, err := conn.Exec(ctx, "RESET pg_strom.enabled"); err != nil {
 		return out, err
 	}
 	switch {
+	case len(warnOn) > 0 || len(warnOff) > 0:
+		out.problem = fmt.Sprintf("WARNINGs with pg_strom on: %q; off: %q", warnOn, warnOff)
+		return out, nil
 	case errOn != nil && errOff != nil:
 		out.problem = fmt.Sprintf("error with pg_strom on: %s; off: %s", pgErrText(errOn), pgErrText(errOff))
 		return out, nil

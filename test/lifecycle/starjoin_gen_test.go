@@ -35,7 +35,11 @@ type sjDepth struct {
 	alias   string
 	dimKey  string
 	factKey string
+	also    string // a second key equality, "" for none
 	qual    string // a restriction of the dimension, "" for none
+	// snowflake joins sj_d_grp to this depth's sj_d_int (INNER or LEFT,
+	// as the depth), "" for none; else its alias
+	snowflake string
 }
 
 // sjItem is an output column: its expression and the alias of the
@@ -51,6 +55,7 @@ type sjQuery struct {
 	where   []string // restrictions of the fact table
 	agg     bool
 	keys    []sjItem // GROUP BY (agg only)
+	having  string
 	items   []sjItem // aggregates (agg) or plain columns
 	workers int      // max_parallel_workers_per_gather
 	forced  bool     // pg_strom.regression_test_mode: the GPU paths at a millionth of their cost
@@ -62,6 +67,8 @@ var sjFactQuals = []string{
 	"f.v > %d", "f.v %% 7 = %d", "f.f < %d", "f.k_date >= date '2019-01-01' + %d",
 	"f.m BETWEEN %d AND %d + 2500", "f.id %% 10 < %d", "f.k_i4 IS NOT NULL AND f.v < %d",
 	"f.k_txt LIKE 'key_1%%' OR f.v = %d", "f.k_num > %d / 10.0",
+	// not on the device: GpuJoin's Outer Filter, and no fused GpuPreAgg
+	"f.k_txt ~ 'y_%d'",
 }
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.Intn(len(xs))] }
@@ -84,8 +91,14 @@ func genQuery(r *rand.Rand) sjQuery {
 			dimKey:  key.col,
 			factKey: pick(r, key.facts),
 		}
+		if key.also != "" {
+			d.also = fmt.Sprintf(key.also, d.alias)
+		}
 		if len(dim.quals) > 0 && r.Intn(4) == 0 {
 			d.qual = fmt.Sprintf(pick(r, dim.quals), d.alias)
+		}
+		if dim.table == "sj_d_int" && d.kind.outputs() && r.Intn(3) == 0 {
+			d.snowflake = fmt.Sprintf("s%d", i+1)
 		}
 		q.depths = append(q.depths, d)
 	}
@@ -110,6 +123,9 @@ func genQuery(r *rand.Rand) sjQuery {
 		for n := 1 + r.Intn(4); n > 0; n-- {
 			q.items = append(q.items, aggregate(r, outs))
 		}
+		if len(q.keys) > 0 && r.Intn(6) == 0 {
+			q.having = fmt.Sprintf("count(*) > %d", r.Intn(2000))
+		}
 	} else {
 		q.items = append(q.items, sjItem{expr: "f.id"})
 		for n := 1 + r.Intn(4); n > 0; n-- {
@@ -132,10 +148,15 @@ func (q *sjQuery) outputDims() []sjDepth {
 	return out
 }
 
-// column is a plain column of the fact table or of an output dimension.
+// column is a plain column of the fact table or of an output dimension
+// (of its snowflake dimension, if joined).
 func column(r *rand.Rand, outs []sjDepth) sjItem {
 	if len(outs) > 0 && r.Intn(3) != 0 {
 		d := pick(r, outs)
+		if d.snowflake != "" && r.Intn(2) == 0 {
+			c := pick(r, sjSnowflake.cols)
+			return sjItem{expr: d.snowflake + "." + c.name, alias: d.alias, col: c}
+		}
 		c := pick(r, d.dim.cols)
 		return sjItem{expr: d.alias + "." + c.name, alias: d.alias, col: c}
 	}
@@ -190,21 +211,31 @@ func (q *sjQuery) SQL() string {
 	where := append([]string{}, q.where...)
 	for _, d := range q.depths {
 		on := fmt.Sprintf("%s.%s = %s", d.alias, d.dimKey, d.factKey)
+		if d.also != "" {
+			on += " AND " + d.also
+		}
 		if d.qual != "" {
 			on += " AND " + d.qual
 		}
 		sub := fmt.Sprintf("SELECT 1 FROM %s %s WHERE %s", d.dim.table, d.alias, on)
 		switch d.kind {
-		case sjInner:
-			fmt.Fprintf(&b, " JOIN %s %s ON %s", d.dim.table, d.alias, on)
-		case sjLeft:
-			fmt.Fprintf(&b, " LEFT JOIN %s %s ON %s", d.dim.table, d.alias, on)
+		case sjInner, sjLeft:
+			join := map[sjJoinKind]string{sjInner: "JOIN", sjLeft: "LEFT JOIN"}[d.kind]
+			fmt.Fprintf(&b, " %s %s %s ON %s", join, d.dim.table, d.alias, on)
+			if d.snowflake != "" {
+				fmt.Fprintf(&b, " %s %s %s ON %s.grp = %s.grp", join, sjSnowflake.table, d.snowflake, d.snowflake, d.alias)
+			}
 		case sjAntiLeftNull:
 			fmt.Fprintf(&b, " LEFT JOIN %s %s ON %s", d.dim.table, d.alias, on)
 			where = append(where, fmt.Sprintf("%s.%s IS NULL", d.alias, d.dimKey))
 		case sjSemiExists:
 			where = append(where, "EXISTS ("+sub+")")
 		case sjSemiIn:
+			if d.also != "" {
+				// a composite key: (a, b) IN would be a row comparison
+				where = append(where, "EXISTS ("+sub+")")
+				break
+			}
 			in := fmt.Sprintf("%s IN (SELECT %s.%s FROM %s %s", d.factKey, d.alias, d.dimKey, d.dim.table, d.alias)
 			if d.qual != "" {
 				in += " WHERE " + d.qual
@@ -223,6 +254,9 @@ func (q *sjQuery) SQL() string {
 			g = append(g, fmt.Sprint(i+1))
 		}
 		b.WriteString(" GROUP BY " + strings.Join(g, ", "))
+	}
+	if q.having != "" {
+		b.WriteString(" HAVING " + q.having)
 	}
 	return b.String()
 }

@@ -27,6 +27,7 @@ import (
 type sjKey struct {
 	col   string
 	facts []string
+	also  string // a second equality of a composite key (%s is the alias), or ""
 }
 
 // sjCol is a dimension column that a query may output or aggregate;
@@ -47,37 +48,47 @@ type sjDim struct {
 
 var sjDims = []*sjDim{
 	{table: "sj_d_int",
-		keys:  []sjKey{{"id", []string{"f.k_i4", "f.k_i8", "f.k_i4 % 1000"}}},
-		cols:  []sjCol{{"grp", true, "int"}, {"name", false, "text"}, {"w", false, "float"}, {"price", false, "num"}},
-		quals: []string{"%s.grp < 9", "%s.price > 20", "%s.name LIKE 'n1%%'"}},
+		keys: []sjKey{{"id", []string{"f.k_i4", "f.k_i8", "f.k_i4 % 1000"}, ""},
+			{"id", []string{"f.k_i4", "f.k_i8"}, "%s.grp = f.k_i2 % 17"}},
+		cols: []sjCol{{"grp", true, "int"}, {"name", false, "text"}, {"w", false, "float"}, {"price", false, "num"}},
+		// the last leaves no row: an empty inner relation
+		quals: []string{"%s.grp < 9", "%s.price > 20", "%s.name LIKE 'n1%%'", "%s.grp > 100"}},
 	{table: "sj_d_small",
-		keys:  []sjKey{{"id", []string{"f.k_i2", "f.k_i4"}}},
+		keys:  []sjKey{{"id", []string{"f.k_i2", "f.k_i4"}, ""}},
 		cols:  []sjCol{{"cat", true, "text"}, {"lvl", true, "int"}},
 		quals: []string{"%s.lvl <> 2"}},
 	{table: "sj_d_big",
-		keys:  []sjKey{{"id", []string{"f.k_i8", "f.k_i4", "f.k_i2"}}},
+		keys:  []sjKey{{"id", []string{"f.k_i8", "f.k_i4", "f.k_i2"}, ""}},
 		cols:  []sjCol{{"tag", true, "text"}, {"score", false, "float"}},
 		quals: []string{"%s.score < 70"}},
 	{table: "sj_d_num",
-		keys:  []sjKey{{"k", []string{"f.k_num", "f.k_i2"}}},
+		keys:  []sjKey{{"k", []string{"f.k_num", "f.k_i2"}, ""}},
 		cols:  []sjCol{{"label", true, "text"}, {"r", true, "int"}, {"k", false, "num"}},
 		quals: []string{"%s.r %% 3 = 0"}},
 	{table: "sj_d_txt",
-		keys:  []sjKey{{"k", []string{"f.k_txt"}}, {"kv", []string{"f.k_txt"}}},
+		keys:  []sjKey{{"k", []string{"f.k_txt"}, ""}, {"kv", []string{"f.k_txt"}, ""}},
 		cols:  []sjCol{{"n", true, "int"}, {"descr", false, "text"}},
 		quals: []string{"%s.n > 3"}},
 	{table: "sj_d_bpc",
-		keys:  []sjKey{{"k", []string{"f.k_bpc"}}},
+		keys:  []sjKey{{"k", []string{"f.k_bpc"}, ""}},
 		cols:  []sjCol{{"region", true, "text"}, {"k", true, "text"}},
 		quals: []string{"%s.region <> 'south'"}},
 	{table: "sj_d_date",
-		keys:  []sjKey{{"d", []string{"f.k_date"}}},
+		keys: []sjKey{{"d", []string{"f.k_date"}, ""},
+			{"d", []string{"f.k_date"}, "%s.yr = extract(year FROM f.k_date)"}},
 		cols:  []sjCol{{"yr", true, "int"}, {"mon", true, "int"}, {"qtr", true, "text"}, {"d", false, "date"}},
 		quals: []string{"%s.yr >= 2020", "%s.mon IN (1, 6, 12)"}},
 	{table: "sj_d_empty",
-		keys: []sjKey{{"id", []string{"f.k_e", "f.k_i4"}}},
+		keys: []sjKey{{"id", []string{"f.k_e", "f.k_i4"}, ""}},
 		cols: []sjCol{{"x", true, "text"}}},
 }
+
+// sjSnowflake is a dimension of sj_d_int (by its grp): a query that
+// outputs sj_d_int's columns may join it too (a join above GpuJoin's, or
+// of its inner relation).
+var sjSnowflake = &sjDim{table: "sj_d_grp",
+	keys: []sjKey{{"grp", nil, ""}},
+	cols: []sjCol{{"gname", true, "text"}, {"weight", false, "int"}}}
 
 // sjFactCols are the fact table's columns a query may output, aggregate
 // or restrict.
@@ -124,6 +135,10 @@ func loadStarSchema(ctx context.Context, conn *pgx.Conn, seed int64, factRows in
 			FROM generate_series(0, 1999) i WHERE random() < 0.08`,
 		`INSERT INTO sj_d_int SELECT NULL, 'null' || i, i, 1.5, 2.25 FROM generate_series(1, 15) i`,
 
+		`CREATE TABLE sj_d_grp (grp int4, gname text, weight int4)`,
+		`INSERT INTO sj_d_grp SELECT g, 'g' || (g % 5), g * 10 FROM generate_series(0, 14) g`,
+		`INSERT INTO sj_d_grp VALUES (3, 'g3b', 7), (NULL, 'gnull', 0)`,
+
 		`CREATE TABLE sj_d_small (id int2, cat text, lvl int8)`,
 		`INSERT INTO sj_d_small SELECT i, 'cat' || (i % 6), i % 4 FROM generate_series(0, 49) i`,
 		`INSERT INTO sj_d_small VALUES (7, 'cat7b', 9), (7, 'cat7c', 9), (NULL, 'catnull', 0)`,
@@ -158,7 +173,7 @@ func loadStarSchema(ctx context.Context, conn *pgx.Conn, seed int64, factRows in
 		`CREATE TABLE sj_d_empty (id int4, x text)`,
 
 		`VACUUM ANALYZE sj_fact`,
-		`ANALYZE sj_d_int, sj_d_small, sj_d_big, sj_d_num, sj_d_txt, sj_d_bpc, sj_d_date, sj_d_empty`,
+		`ANALYZE sj_d_int, sj_d_grp, sj_d_small, sj_d_big, sj_d_num, sj_d_txt, sj_d_bpc, sj_d_date, sj_d_empty`,
 	}
 	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {

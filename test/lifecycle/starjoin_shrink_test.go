@@ -2,6 +2,8 @@
 
 package lifecycle
 
+import "strings"
+
 // shrinkQuery makes a failing query smaller while it still fails: it tries
 // to run it serially, to drop a restriction, a dimension (with the columns
 // that read it), an output column or a group key, a dimension's own
@@ -62,7 +64,26 @@ func shrinkCandidates(q sjQuery) []sjQuery {
 		c.keys = append(c.keys[:i], c.keys[i+1:]...)
 		out = append(out, c)
 	}
+	if q.having != "" {
+		c := q.clone()
+		c.having = ""
+		out = append(out, c)
+	}
 	for i, d := range q.depths {
+		if d.snowflake != "" {
+			c := q.clone()
+			c.depths[i].snowflake = ""
+			c.keys = withoutExprPrefix(c.keys, d.snowflake+".")
+			c.items = withoutExprPrefix(c.items, d.snowflake+".")
+			if len(c.items) > 0 {
+				out = append(out, c)
+			}
+		}
+		if d.also != "" {
+			c := q.clone()
+			c.depths[i].also = ""
+			out = append(out, c)
+		}
 		if d.qual != "" {
 			c := q.clone()
 			c.depths[i].qual = ""
@@ -90,6 +111,18 @@ func withoutAlias(items []sjItem, alias string) []sjItem {
 	var out []sjItem
 	for _, it := range items {
 		if it.alias != alias {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// withoutExprPrefix drops the items whose expression reads a column of the
+// alias the prefix names (as "s1." in "max(s1.gname)").
+func withoutExprPrefix(items []sjItem, prefix string) []sjItem {
+	var out []sjItem
+	for _, it := range items {
+		if !strings.Contains(it.expr, prefix) {
 			out = append(out, it)
 		}
 	}

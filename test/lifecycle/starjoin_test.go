@@ -131,7 +131,7 @@ func TestStarJoinRandomQueries(t *testing.T) {
 		seed, nQueries, factRows, seed)
 	t0 := time.Now()
 
-	_, conn, st := serviceCluster(ctx, t)
+	c, conn, st := serviceCluster(ctx, t)
 	device := "GPU service"
 	if strings.Contains(serviceDevice(ctx, t, conn), "host executor") {
 		device = "host executor"
@@ -143,6 +143,12 @@ func TestStarJoinRandomQueries(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT pg_relation_size('sj_fact') / 8192").Scan(&pages); err != nil {
 		t.Fatal(err)
 	}
+	sess, err := newSJSession(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.conn.Close(ctx)
+	conn = sess.conn
 	// the costs of the GPU paths zeroed and parallel plans free: which
 	// path wins then depends on the query, not on this machine
 	mustExec(ctx, t, conn, parallelGPU)
@@ -153,7 +159,7 @@ func TestStarJoinRandomQueries(t *testing.T) {
 	stats := sjStats{perKind: map[string][2]int{}}
 	for i := 0; i < nQueries; i++ {
 		q := genQuery(r)
-		o, err := runOnOff(ctx, conn, &q)
+		o, err := runOnOff(ctx, sess, &q)
 		if err != nil {
 			t.Fatalf("query %d %s: %v", i+1, q.String(), err)
 		}
@@ -168,10 +174,10 @@ func TestStarJoinRandomQueries(t *testing.T) {
 		}
 		t.Logf("query %d FAILED: %s\n  %s\n  plan:\n%s", i+1, o.problem, q.String(), o.plan)
 		small := shrinkQuery(q, 60, func(c *sjQuery) bool {
-			co, err := runOnOff(ctx, conn, c)
+			co, err := runOnOff(ctx, sess, c)
 			return err == nil && co.problem != ""
 		})
-		so, _ := runOnOff(ctx, conn, &small)
+		so, _ := runOnOff(ctx, sess, &small)
 		msg := fmt.Sprintf("query %d (seed %d), shrunk: %s\n  %s\n  plan:\n%s", i+1, seed, so.problem, small.String(), so.plan)
 		t.Log(msg)
 		stats.failures = append(stats.failures, msg)
