@@ -95,6 +95,9 @@ func runOnOff(ctx context.Context, sess *sjSession, q *sjQuery) (sjOutcome, erro
 	case len(warnOn) > 0 || len(warnOff) > 0:
 		out.problem = fmt.Sprintf("WARNINGs with pg_strom on: %q; off: %q", warnOn, warnOff)
 		return out, nil
+	case errOn != nil && errOff != nil && pgErrText(errOn) == pgErrText(errOff):
+		// PostgreSQL's own error: the generator wrote a bad query
+		return out, fmt.Errorf("with pg_strom on and off: %s", pgErrText(errOn))
 	case errOn != nil && errOff != nil:
 		out.problem = fmt.Sprintf("error with pg_strom on: %s; off: %s", pgErrText(errOn), pgErrText(errOff))
 		return out, nil

@@ -49,7 +49,7 @@ type sjDim struct {
 var sjDims = []*sjDim{
 	{table: "sj_d_int",
 		keys: []sjKey{{"id", []string{"f.k_i4", "f.k_i8", "f.k_i4 % 1000"}, ""},
-			{"id", []string{"f.k_i4", "f.k_i8"}, "%s.grp = f.k_i2 % 17"}},
+			{"id", []string{"f.k_i4", "f.k_i8"}, "%s.grp = f.k_i2 %% 17"}},
 		cols: []sjCol{{"grp", true, "int"}, {"name", false, "text"}, {"w", false, "float"}, {"price", false, "num"}},
 		// the last leaves no row: an empty inner relation
 		quals: []string{"%s.grp < 9", "%s.price > 20", "%s.name LIKE 'n1%%'", "%s.grp > 100"}},
