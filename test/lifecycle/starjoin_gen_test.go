@@ -59,6 +59,9 @@ type sjQuery struct {
 	items   []sjItem // aggregates (agg) or plain columns
 	workers int      // max_parallel_workers_per_gather
 	forced  bool     // pg_strom.regression_test_mode: the GPU paths at a millionth of their cost
+	copied  bool     // pg_strom.zero_copy off: the pages are copied and sent
+	// distinct: SELECT DISTINCT of the keys (agg only), no aggregates
+	distinct bool
 }
 
 // sjFactQuals are restrictions of the fact table: the device runs them
@@ -125,6 +128,8 @@ func genQuery(r *rand.Rand) sjQuery {
 		}
 		if len(q.keys) > 0 && r.Intn(6) == 0 {
 			q.having = fmt.Sprintf("count(*) > %d", r.Intn(2000))
+		} else if len(q.keys) > 0 && r.Intn(8) == 0 {
+			q.distinct, q.items = true, nil
 		}
 	} else {
 		q.items = append(q.items, sjItem{expr: "f.id"})
@@ -134,6 +139,7 @@ func genQuery(r *rand.Rand) sjQuery {
 	}
 	q.workers = pick(r, []int{0, 0, 2, 4})
 	q.forced = r.Intn(2) == 0
+	q.copied = r.Intn(5) == 0
 	return q
 }
 
@@ -207,7 +213,11 @@ func (q *sjQuery) SQL() string {
 		sel = append(sel, fmt.Sprintf("%s AS c%d", it.expr, len(sel)+1))
 	}
 	var b strings.Builder
-	b.WriteString("SELECT " + strings.Join(sel, ", ") + " FROM sj_fact f")
+	if q.distinct {
+		b.WriteString("SELECT DISTINCT " + strings.Join(sel, ", ") + " FROM sj_fact f")
+	} else {
+		b.WriteString("SELECT " + strings.Join(sel, ", ") + " FROM sj_fact f")
+	}
 	where := append([]string{}, q.where...)
 	for _, d := range q.depths {
 		on := fmt.Sprintf("%s.%s = %s", d.alias, d.dimKey, d.factKey)
@@ -248,7 +258,7 @@ func (q *sjQuery) SQL() string {
 	if len(where) > 0 {
 		b.WriteString(" WHERE " + strings.Join(where, " AND "))
 	}
-	if len(q.keys) > 0 {
+	if len(q.keys) > 0 && !q.distinct {
 		var g []string
 		for i := range q.keys {
 			g = append(g, fmt.Sprint(i+1))
@@ -265,12 +275,10 @@ func (q *sjQuery) SQL() string {
 // costs, zero for every query).
 func (q *sjQuery) Settings() []string {
 	s := []string{fmt.Sprintf("SET max_parallel_workers_per_gather = %d", q.workers)}
-	if q.forced {
-		return append(s, "SET pg_strom.regression_test_mode = on")
-	}
-	return append(s, "SET pg_strom.regression_test_mode = off")
+	s = append(s, fmt.Sprintf("SET pg_strom.regression_test_mode = %v", q.forced))
+	return append(s, fmt.Sprintf("SET pg_strom.zero_copy = %v", !q.copied))
 }
 
 func (q *sjQuery) String() string {
-	return fmt.Sprintf("[workers %d, forced %v] %s", q.workers, q.forced, q.SQL())
+	return fmt.Sprintf("[workers %d, forced %v, pages copied %v] %s", q.workers, q.forced, q.copied, q.SQL())
 }

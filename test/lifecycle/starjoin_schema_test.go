@@ -94,7 +94,7 @@ var sjSnowflake = &sjDim{table: "sj_d_grp",
 // or restrict.
 var sjFactCols = []sjCol{
 	{"k_i2", true, "int"}, {"k_bpc", true, "text"}, {"v", false, "int"}, {"m", false, "num"},
-	{"f", false, "float"}, {"k_date", false, "date"}, {"k_txt", false, "text"}, {"k_num", false, "mixed-scale"},
+	{"f", false, "float"}, {"k_date", false, "date"}, {"k_txt", true, "text"}, {"k_num", false, "mixed-scale"},
 }
 
 // loadStarSchema creates the tables with factRows fact rows from seed.
@@ -173,6 +173,11 @@ func loadStarSchema(ctx context.Context, conn *pgx.Conn, seed int64, factRows in
 		`CREATE TABLE sj_d_empty (id int4, x text)`,
 
 		`VACUUM ANALYZE sj_fact`,
+		// dead and updated rows after the VACUUM: pages that are not
+		// all-visible, whose visibility the backend decides per tuple
+		`DELETE FROM sj_fact WHERE id % 97 = 0`,
+		`UPDATE sj_fact SET v = v + 1 WHERE id % 101 = 0`,
+		`ANALYZE sj_fact`,
 		`ANALYZE sj_d_int, sj_d_grp, sj_d_small, sj_d_big, sj_d_num, sj_d_txt, sj_d_bpc, sj_d_date, sj_d_empty`,
 	}
 	for _, s := range stmts {

@@ -47,9 +47,14 @@ func shrinkCandidates(q sjQuery) []sjQuery {
 		c.depths = append(c.depths[:i], c.depths[i+1:]...)
 		c.keys = withoutAlias(c.keys, alias)
 		c.items = withoutAlias(c.items, alias)
-		if len(c.items) == 0 {
+		if len(c.items)+len(c.keys) == 0 {
 			continue
 		}
+		out = append(out, c)
+	}
+	if q.copied {
+		c := q.clone()
+		c.copied = false
 		out = append(out, c)
 	}
 	for i := range q.items {
@@ -60,6 +65,9 @@ func shrinkCandidates(q sjQuery) []sjQuery {
 		}
 	}
 	for i := range q.keys {
+		if q.distinct && len(q.keys) == 1 {
+			break
+		}
 		c := q.clone()
 		c.keys = append(c.keys[:i], c.keys[i+1:]...)
 		out = append(out, c)
@@ -75,7 +83,7 @@ func shrinkCandidates(q sjQuery) []sjQuery {
 			c.depths[i].snowflake = ""
 			c.keys = withoutExprPrefix(c.keys, d.snowflake+".")
 			c.items = withoutExprPrefix(c.items, d.snowflake+".")
-			if len(c.items) > 0 {
+			if len(c.items)+len(c.keys) > 0 {
 				out = append(out, c)
 			}
 		}
