@@ -170,11 +170,17 @@ func column(r *rand.Rand, outs []sjDepth) sjItem {
 	return sjItem{expr: "f." + c.name, col: c}
 }
 
+// groupKey is a column of few values, or one in five integers modulo 5.
 func groupKey(r *rand.Rand, outs []sjDepth) sjItem {
 	for {
-		if it := column(r, outs); it.col.group {
-			return it
+		it := column(r, outs)
+		if !it.col.group {
+			continue
 		}
+		if it.col.kind == "int" && r.Intn(5) == 0 {
+			it.expr = "(" + it.expr + " % 5)"
+		}
+		return it
 	}
 }
 
@@ -185,6 +191,10 @@ func groupKey(r *rand.Rand, outs []sjDepth) sjItem {
 // and variance of numbers.
 func aggregate(r *rand.Rand, outs []sjDepth) sjItem {
 	it := column(r, outs)
+	if it.col.kind == "int" && r.Intn(6) == 0 {
+		// an argument of the fact's and a dimension's columns
+		it.expr = "(f.v * " + it.expr + ")"
+	}
 	fns := []string{"count", "count", "count", "min", "max"}
 	switch it.col.kind {
 	case "int", "float":

@@ -158,6 +158,8 @@ func loadStarSchema(ctx context.Context, conn *pgx.Conn, seed int64, factRows in
 			FROM generate_series(0, 299) g WHERE g < 5 OR random() < 0.9`,
 		`INSERT INTO sj_d_txt SELECT 'key_' || g, 'key_' || g, 'again ' || g, g % 8 FROM generate_series(0, 299, 23) g`,
 		`INSERT INTO sj_d_txt VALUES (NULL, NULL, 'null key', 0), ('', '', 'empty key', 1)`,
+		// a hot key 20 times over: a fan-out of 150,000 join rows
+		`INSERT INTO sj_d_txt SELECT 'key_1', 'key_1', 'fan ' || g, g % 8 FROM generate_series(1, 20) g`,
 
 		`CREATE TABLE sj_d_bpc (k char(6), region text)`,
 		`INSERT INTO sj_d_bpc SELECT 'r' || g, (ARRAY['north', 'south', 'east', 'west'])[g % 4 + 1]
