@@ -10,11 +10,14 @@ import (
 
 // The random queries of the star-join test: 1 to 4 dimensions joined to
 // sj_fact (INNER, LEFT, SEMI as EXISTS or IN, ANTI as NOT EXISTS or as a
-// LEFT JOIN whose key IS NULL), with or without restrictions of the fact
-// table and of the dimensions, either the joined rows or an aggregation
-// (GROUP BY dimension and fact columns: count, sum, avg, min, max), run
-// serially or with parallel workers. A query is a structure, so that a
-// failing one can be shrunk (starjoin_shrink_test.go).
+// LEFT JOIN whose key IS NULL) on single, cross-type, expression or
+// composite keys, sj_d_int's with its own dimension now and then; with or
+// without restrictions of the fact table and of the dimensions; the
+// joined rows, SELECT DISTINCT, or an aggregation (GROUP BY dimension and
+// fact columns: count, sum, avg, min, max, stddev, variance, FILTER,
+// HAVING); serially or with parallel workers, pages shared or copied. A
+// query is a structure, so that a failing one can be shrunk
+// (starjoin_shrink_test.go).
 
 type sjJoinKind int
 
@@ -42,8 +45,8 @@ type sjDepth struct {
 	snowflake string
 }
 
-// sjItem is an output column: its expression and the alias of the
-// dimension it reads ("" for the fact table alone).
+// sjItem is an output column: its expression, the alias of the depth it
+// reads ("" for the fact table alone) and the column it is made of.
 type sjItem struct {
 	expr  string
 	alias string
@@ -64,8 +67,8 @@ type sjQuery struct {
 	distinct bool
 }
 
-// sjFactQuals are restrictions of the fact table: the device runs them
-// (GPU Quals) before the join.
+// sjFactQuals are restrictions of the fact table: the device runs all but
+// the last (GPU Quals) before the join.
 var sjFactQuals = []string{
 	"f.v > %d", "f.v %% 7 = %d", "f.f < %d", "f.k_date >= date '2019-01-01' + %d",
 	"f.m BETWEEN %d AND %d + 2500", "f.id %% 10 < %d", "f.k_i4 IS NOT NULL AND f.v < %d",
