@@ -15,7 +15,8 @@ import (
 // without restrictions of the fact table and of the dimensions; the
 // joined rows, SELECT DISTINCT, or an aggregation (GROUP BY dimension and
 // fact columns: count, sum, avg, min, max, stddev, variance, FILTER,
-// HAVING); serially or with parallel workers, pages shared or copied. A
+// HAVING), also once per row of a LATERAL join (rescans); serially or
+// with parallel workers, pages shared or copied. A
 // query is a structure, so that a failing one can be shrunk
 // (starjoin_shrink_test.go).
 
@@ -65,6 +66,9 @@ type sjQuery struct {
 	copied  bool     // pg_strom.zero_copy off: the pages are copied and sent
 	// distinct: SELECT DISTINCT of the keys (agg only), no aggregates
 	distinct bool
+	// lateral: the aggregation once per row of sj_d_small with id < 4, its
+	// id a parameter of the fact's restrictions (the GPU node rescanned)
+	lateral bool
 }
 
 // sjFactQuals are restrictions of the fact table: the device runs all but
@@ -134,6 +138,7 @@ func genQuery(r *rand.Rand) sjQuery {
 		} else if len(q.keys) > 0 && r.Intn(8) == 0 {
 			q.distinct, q.items = true, nil
 		}
+		q.lateral = r.Intn(8) == 0
 	} else {
 		q.items = append(q.items, sjItem{expr: "f.id"})
 		for n := 1 + r.Intn(4); n > 0; n-- {
@@ -232,6 +237,9 @@ func (q *sjQuery) SQL() string {
 		b.WriteString("SELECT " + strings.Join(sel, ", ") + " FROM sj_fact f")
 	}
 	where := append([]string{}, q.where...)
+	if q.lateral {
+		where = append(where, "f.k_i2 = o.id")
+	}
 	for _, d := range q.depths {
 		on := fmt.Sprintf("%s.%s = %s", d.alias, d.dimKey, d.factKey)
 		if d.also != "" {
@@ -280,6 +288,9 @@ func (q *sjQuery) SQL() string {
 	}
 	if q.having != "" {
 		b.WriteString(" HAVING " + q.having)
+	}
+	if q.lateral {
+		return "SELECT o.id AS c0, x.* FROM sj_d_small o, LATERAL (" + b.String() + ") x WHERE o.id < 4"
 	}
 	return b.String()
 }

@@ -52,6 +52,11 @@ func shrinkCandidates(q sjQuery) []sjQuery {
 		}
 		out = append(out, c)
 	}
+	if q.lateral {
+		c := q.clone()
+		c.lateral = false
+		out = append(out, c)
+	}
 	if q.copied {
 		c := q.clone()
 		c.copied = false

@@ -48,7 +48,7 @@ func envInt(t *testing.T, name string, def int64) int64 {
 
 // sjStats counts what the queries' plans used.
 type sjStats struct {
-	queries, aggs, gpuJoin, fused, fusedOfAggs, parallel, cpuPath, recheck, floatPaired, maxChunks int
+	queries, aggs, gpuJoin, fused, fusedOfAggs, parallel, lateral, lateralGPU, cpuPath, recheck, floatPaired, maxChunks int
 	perKind                                                                                        map[string][2]int // join kind: queries, queries on a GPU node
 	failures                                                                                       []string
 }
@@ -70,6 +70,12 @@ func (s *sjStats) add(q *sjQuery, o sjOutcome) {
 	}
 	if join {
 		s.gpuJoin++
+	}
+	if q.lateral {
+		s.lateral++
+		if join || fused {
+			s.lateralGPU++
+		}
 	}
 	if fused {
 		s.fused++
@@ -193,9 +199,9 @@ func TestStarJoinRandomQueries(t *testing.T) {
 		}
 	}
 	fmt.Printf("starjoin summary: seed %d, %s, %d fact pages: %d queries (%d aggregations): GpuJoin in %d, "+
-		"fused GpuPreAgg in %d (%d of the aggregations), parallel GPU nodes in %d, CPU Path in %d, RECHECK rows in %d, floats within %g in %d, "+
+		"fused GpuPreAgg in %d (%d of the aggregations), parallel GPU nodes in %d, LATERAL (rescans) %d/%d, CPU Path in %d, RECHECK rows in %d, floats within %g in %d, "+
 		"at most %d chunks; per join kind (on a GPU node/queries): %s; %d failed; %v\n",
-		seed, device, pages, stats.queries, stats.aggs, stats.gpuJoin, stats.fused, stats.fusedOfAggs, stats.parallel, stats.cpuPath,
+		seed, device, pages, stats.queries, stats.aggs, stats.gpuJoin, stats.fused, stats.fusedOfAggs, stats.parallel, stats.lateralGPU, stats.lateral, stats.cpuPath,
 		stats.recheck, sjFloatTolerance, stats.floatPaired, stats.maxChunks, stats.kinds(), len(stats.failures),
 		time.Since(t0).Round(time.Second))
 	if len(stats.failures) > 0 {
