@@ -49,8 +49,8 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // sjStats counts what the queries' plans used.
 type sjStats struct {
 	queries, aggs, gpuJoin, fused, fusedOfAggs, parallel, lateral, lateralGPU, cpuPath, recheck, floatPaired, maxChunks int
-	perKind                                                                                        map[string][2]int // join kind: queries, queries on a GPU node
-	failures                                                                                       []string
+	perKind                                                                                                             map[string][2]int // join kind: queries, queries on a GPU node
+	failures                                                                                                            []string
 }
 
 var sjKindNames = map[sjJoinKind]string{sjInner: "inner", sjLeft: "left", sjSemiExists: "exists",
