@@ -48,9 +48,16 @@ func envInt(t *testing.T, name string, def int64) int64 {
 
 // sjStats counts what the queries' plans used.
 type sjStats struct {
-	queries, aggs, gpuJoin, fused, fusedOfAggs, parallel, lateral, lateralGPU, cpuPath, recheck, floatPaired, maxChunks int
-	perKind                                                                                                             map[string][2]int // join kind: queries, queries on a GPU node
-	failures                                                                                                            []string
+	queries, aggs       int
+	gpuJoin, fused      int // plans with a GpuJoin, with a fused GpuPreAgg
+	fusedOfAggs         int
+	parallel            int // plans with a parallel GPU node
+	lateral, lateralGPU int // LATERAL queries, those with a GPU node
+	cpuPath, recheck    int // plans with CPU Path, with RECHECK rows
+	floatPaired         int // results equal only within the float tolerance
+	maxChunks           int
+	perKind             map[string][2]int // join kind: queries, queries on a GPU node
+	failures            []string
 }
 
 var sjKindNames = map[sjJoinKind]string{sjInner: "inner", sjLeft: "left", sjSemiExists: "exists",
