@@ -8,7 +8,7 @@ export OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 psqlc() { bash $R psql "$@"; }
 # PARTS limits the run, e.g. PARTS="regress bench gotests"; default: everything
-PARTS=${PARTS:-"regress explain bench pgbench gotests lifecycle"}
+PARTS=${PARTS:-"regress explain bench pgbench gotests lifecycle starjoin"}
 want() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 
 echo "=== start"
@@ -105,7 +105,13 @@ echo "=== GPU-only Go tests"
 fi
 if want lifecycle; then
 echo "=== lifecycle tests"
-PG_CONFIG=/opt/pg15/bin/pg_config timeout 200 ./.device/lifecycle.test -test.v -test.timeout 3m -test.skip TestDirectRead 2>&1 | grep -vE '^\s*$' | tail -60
+PG_CONFIG=/opt/pg15/bin/pg_config timeout 200 ./.device/lifecycle.test -test.v -test.timeout 3m -test.skip 'TestDirectRead|TestStarJoin' 2>&1 | grep -vE '^\s*$' | tail -60
+fi
+if want starjoin; then
+echo "=== random star-join queries on the GPU service, compared with PostgreSQL (test/lifecycle/starjoin_test.go)"
+# STARJOIN_SEED etc. pass through; the server log lines are left out
+PG_CONFIG=/opt/pg15/bin/pg_config timeout 500 ./.device/lifecycle.test -test.v -test.timeout 8m -test.run '^TestStarJoin' 2>&1 |
+	grep -vE '^\s*$|^        20[0-9][0-9]-' | tail -80
 fi
 if want direct; then
 echo "=== direct-read lifecycle tests on the GPU service (the fault and 1 GB ones need the host executor, CI runs them)"
