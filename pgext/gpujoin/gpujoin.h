@@ -202,6 +202,7 @@ typedef struct GpuJoinState
 /* gpujoin_path.c */
 extern void pgstrom_init_gpujoin(void);
 extern bool is_gpujoin_path(Path *path);
+extern Cost gpujoin_records_cost(RelOptInfo *outer, int parallel_workers);
 
 /* gpujoin_remember.c */
 extern void gpujoin_remember_path(PlannerInfo *root, RelOptInfo *joinrel,

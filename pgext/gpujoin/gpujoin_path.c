@@ -267,6 +267,20 @@ outer_base_info(PlannerInfo *root, RelOptInfo *rel, GpuJoinInfo *info)
 	return true;
 }
 
+/*
+ * The service's work returning a plain GpuJoin's records, per participant
+ * (GPUJOIN_RECORDS_PAGE_TUPLES); the fused GpuPreAgg returns none and
+ * takes this off its GpuJoin's cost.
+ */
+Cost
+gpujoin_records_cost(RelOptInfo *outer, int parallel_workers)
+{
+	double		divisor = (parallel_workers > 0
+						   ? gpu_parallel_divisor(parallel_workers) : 1.0);
+
+	return outer->pages * cpu_tuple_cost * GPUJOIN_RECORDS_PAGE_TUPLES / divisor;
+}
+
 static void
 gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 			 const GpuJoinInfo *info, int parallel_workers)
@@ -299,7 +313,6 @@ gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 	run_cost = outer->tuples * (pgstrom_gpu_tuple_cost +
 						   pgstrom_gpu_operator_cost * (dev_operators + nkeys))
 		+ outer->rows * pgstrom_gpu_operator_cost * nkeys
-		+ outer->pages * cpu_tuple_cost * GPUJOIN_RECORDS_PAGE_TUPLES
 		+ joinrel->rows * cpu_tuple_cost;
 	startup_cost += path->pathtarget->cost.startup;
 	run_cost += path->pathtarget->cost.per_tuple * joinrel->rows;
@@ -312,6 +325,7 @@ gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 		run_cost /= divisor;
 		path->rows = clamp_row_est(path->rows / divisor);
 	}
+	run_cost += gpujoin_records_cost(outer, parallel_workers);
 	if (pgstrom_regression_test_mode)
 	{
 		startup_cost *= REGRESSION_COST_SCALE;

@@ -267,9 +267,8 @@ fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 	 */
 	cost = gj->path.total_cost -
 		join_rows * cpu_tuple_cost * scale -
-		find_base_rel(root, join->outer_relid)->pages * cpu_tuple_cost *
-		GPUJOIN_RECORDS_PAGE_TUPLES * scale /
-		(gj->path.parallel_workers > 0 ? gpu_parallel_divisor(gj->path.parallel_workers) : 1.0) +
+		gpujoin_records_cost(find_base_rel(root, join->outer_relid),
+							 gj->path.parallel_workers) * scale +
 		join_rows * pgstrom_gpu_operator_cost * (list_length(info->aggs) + 1) * scale;
 	cost = Max(cost, gj->path.startup_cost);
 	cpath->path.rows = info->ngroups;
