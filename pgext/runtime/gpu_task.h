@@ -41,6 +41,7 @@
 #include "access/parallel.h"
 #include "access/relscan.h"
 #include "commands/explain.h"
+#include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
@@ -180,6 +181,22 @@ typedef struct GpuTaskChunk
  */
 typedef struct GpuTaskState GpuTaskState;
 
+/*
+ * Where one participant's scan spent its time (task_timeline.c): moments
+ * as timestamps, and the time spent filling chunks and waiting for the
+ * service.  Logged at DEBUG1 when the scan ends.
+ */
+typedef struct GpuTaskTimeline
+{
+	TimestampTz begun;			/* first call of the scan */
+	TimestampTz opened;			/* session open (GPU mode) */
+	TimestampTz first_sent;		/* first chunk sent */
+	TimestampTz last_answer;	/* last chunk answer received */
+	int64		build_us;		/* filling chunks (pages, pins) */
+	int64		wait_us;		/* blocked on the service's replies */
+	uint32		nwaits;
+} GpuTaskTimeline;
+
 typedef struct GpuTaskOps
 {
 	/*
@@ -314,6 +331,7 @@ struct GpuTaskState
 	bool		reason_published;
 	bool		copy_reason_published;
 	char		cpu_reason[GPU_TASK_REASON_LEN];	/* "" unless CPU path */
+	GpuTaskTimeline timeline;	/* this participant's, for DEBUG1 */
 
 	/* device_keeps_rows (task_kept.c) */
 	bool		kept_registered;	/* counted in the plan's active sessions */
@@ -340,6 +358,14 @@ extern void gpu_task_begin(GpuTaskState *gts, const GpuTaskOps *ops,
 						   EState *estate);
 extern void gpu_task_end(GpuTaskState *gts);
 extern void gpu_task_rescan(GpuTaskState *gts);
+
+/* task_timeline.c */
+extern void gpu_task_timeline_begin(GpuTaskState *gts);
+extern void gpu_task_timeline_opened(GpuTaskState *gts);
+extern void gpu_task_timeline_sent(GpuTaskState *gts, TimestampTz start);
+extern void gpu_task_timeline_replied(GpuTaskState *gts, TimestampTz start,
+									  bool last);
+extern void gpu_task_timeline_log(GpuTaskState *gts);
 
 /* task_start.c */
 extern void gpu_task_start(GpuTaskState *gts);

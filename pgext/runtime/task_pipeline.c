@@ -19,6 +19,7 @@
 #include "executor/executor.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "core/pg_strom.h"
 #include "runtime/gpu_task.h"
@@ -105,10 +106,12 @@ gpu_step(GpuTaskState *gts)
 {
 	char		errbuf[GPU_TASK_REASON_LEN];
 	PgStromMsgHeader *msg;
+	TimestampTz wait_start;
 
 	while (list_length(gts->inflight) < gts->max_inflight &&
 		   !gpu_task_source_exhausted(gts))
 	{
+		TimestampTz build_start = GetCurrentTimestamp();
 		GpuTaskChunk *chunk = gpu_task_build_chunk(gts);
 		PgStromMsgHeader *hdr;
 		XpuChunk   *xchunk;
@@ -128,13 +131,16 @@ gpu_step(GpuTaskState *gts)
 			gpu_task_transport_failed(gts, errbuf, "TaskExec");
 			return;
 		}
+		gpu_task_timeline_sent(gts, build_start);
 	}
 	if (gts->inflight == NIL)
 		return;
 
+	wait_start = GetCurrentTimestamp();
 	msg = gpu_task_recv(gts, "TaskExec");
 	if (msg == NULL)
 		return;
+	gpu_task_timeline_replied(gts, wait_start, msg->tag == PGSTROM_MSG_SUCCESS);
 	switch (msg->tag)
 	{
 		case PGSTROM_MSG_SUCCESS:
@@ -264,7 +270,11 @@ gpu_task_next_tuple(GpuTaskState *gts, TupleTableSlot *slot)
 
 	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
 	if (gts->mode == GPU_TASK_MODE_INIT)
+	{
+		gpu_task_timeline_begin(gts);
 		gpu_task_start(gts);
+		gpu_task_timeline_opened(gts);
+	}
 
 	for (;;)
 	{
@@ -322,6 +332,7 @@ gpu_task_next_tuple(GpuTaskState *gts, TupleTableSlot *slot)
 			finish_plain(gts);
 	}
 	gpu_task_publish_counters(gts);
+	gpu_task_timeline_log(gts);
 	MemoryContextSwitchTo(oldcxt);
 	ExecClearTuple(slot);
 	return false;

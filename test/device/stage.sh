@@ -12,7 +12,7 @@ make -s PG_CONFIG=$PGC
 make -s install PG_CONFIG=$PGC
 mkdir -p .device
 tar czf .device/pg15.tgz -C / opt/pg15
-cp "$shared/device/remote.sh" test/device/on_gpu.sh test/device/bench_gpuscan.sh test/device/bench_suite.sh test/device/checks.sh test/device/zerocopy_checks.sh test/device/bench_direct.sh test/device/bench_both.sh test/device/bench_ssb.sh test/device/bench_gather_dma.sh .device/
+cp "$shared/device/remote.sh" test/device/*.sh .device/
 # without symbols: what is carried is limited to 64 MiB in all
 strip='-ldflags=-s -w'
 go build "$strip" -o .device/pgstrom-bench ./bench
