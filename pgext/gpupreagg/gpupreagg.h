@@ -31,6 +31,9 @@
 
 #include "pg_strom_xpu.h"
 
+/* buckets a participant's CPU group tables start with (they grow) */
+#define GPA_CPU_GROUPS_INITIAL_BUCKETS	1024
+
 /*
  * How a partial aggregate state is formed from an XpuAggKind accumulator;
  * the form is PostgreSQL's own transition state of the aggregate, so the

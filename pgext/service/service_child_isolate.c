@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,8 @@ pgstrom_child_protect_shared_memory(char *reason, size_t reason_len)
 	char	   *line;
 	char	   *next;
 	int			nprotected = 0;
+	uintptr_t	largest = 0;
+	bool		largest_huge = false;
 
 	if (maps == NULL)
 	{
@@ -216,9 +219,24 @@ pgstrom_child_protect_shared_memory(char *reason, size_t reason_len)
 			return 0;
 		}
 		nprotected++;
+		if (end - start > largest)
+		{
+			/* hugetlbfs mappings: anonymous ones show as /anon_hugepage */
+			largest = end - start;
+			largest_huge = strstr(line, "anon_hugepage") != NULL ||
+				strstr(line, "/hugepages") != NULL;
+		}
 	}
 	free(maps);
-	CHILD_LOG("LOG", "PostgreSQL's shared memory is read-only in the GPU service (%d mappings)",
-			  nprotected);
+
+	/*
+	 * Each backend that pins pages for the GPU faults in and later tears
+	 * down its page tables of shared buffers: with 4 kB pages that doubled
+	 * the backends' CPU per page on the H200 (README, "Huge pages").
+	 */
+	CHILD_LOG("LOG", "PostgreSQL's shared memory is read-only in the GPU service (%d mappings; the largest, %zu MB, %s)",
+			  nprotected, (size_t) (largest >> 20),
+			  largest_huge ? "in huge pages" :
+			  "not in hugetlbfs huge pages: reserving them (vm.nr_hugepages) halves the backends' CPU per page");
 	return 1;
 }

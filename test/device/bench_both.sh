@@ -12,6 +12,8 @@ R=.device/remote.sh
 export OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 runs=${BENCH_RUNS:-2}
+. .device/hugepages.sh
+reserve_huge_pages 16
 bash $R start || exit 1
 eval "$(bash $R env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom'

@@ -19,6 +19,8 @@ B=.device/pgstrom-bench
 conf=$(mktemp)
 echo "shared_buffers = ${DIRECT_SHARED_BUFFERS:-4GB}" > "$conf"
 chmod 644 "$conf"
+. .device/hugepages.sh
+reserve_huge_pages ${DIRECT_HUGE_GB:-4}
 bash $R start "$conf" || exit 1
 eval "$(bash $R env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm' -c 'CREATE EXTENSION IF NOT EXISTS pg_visibility'

@@ -27,6 +27,8 @@ ready() {
 }
 eval "$(bash $R env)"
 # a cluster left running by an earlier call is used as it is
+. .device/hugepages.sh
+reserve_huge_pages 16
 bash $R start || psql -X -q -c 'SELECT 1' >/dev/null || exit 1
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm' \
 	-c 'ALTER SYSTEM RESET shared_buffers' # bench_both.sh leaves 4GB set

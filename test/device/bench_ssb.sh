@@ -14,6 +14,8 @@ B=.device/pgstrom-bench
 conf=$(mktemp)
 echo "shared_buffers = ${SSB_SHARED_BUFFERS:-24GB}" > "$conf"
 chmod 644 "$conf"
+. .device/hugepages.sh
+reserve_huge_pages 24
 bash $R start "$conf" || exit 1
 eval "$(bash $R env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'

@@ -12,6 +12,8 @@ PARTS=${PARTS:-"regress explain bench pgbench gotests lifecycle starjoin"}
 want() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 
 echo "=== start"
+. .device/hugepages.sh
+reserve_huge_pages 16
 bash $R start || exit 1
 eval "$(bash $R env)"
 psqlc -c 'CREATE EXTENSION pg_strom'
