@@ -30,6 +30,7 @@ static size_t fsize, chunk;
 static atomic_size_t next_chunk;
 static atomic_int failures;
 static const char *mode;
+static size_t read_size = 512 << 10;	/* PROBE_READ_KB */
 
 #define CK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { const char *s_; \
 	cuGetErrorString(r_, &s_); fprintf(stderr, "%s: %s\n", #call, s_); atomic_fetch_add(&failures, 1); return NULL; } } while (0)
@@ -53,7 +54,7 @@ static void *worker(void *arg)
 		len = fsize - off < chunk ? fsize - off : chunk;
 		if (pinned) {
 			for (size_t done = 0; done < len;) {
-				size_t n = len - done < (512 << 10) ? len - done : (512 << 10);
+				size_t n = len - done < read_size ? len - done : read_size;
 				ssize_t got = pread(fd, (char *) pinned + done, n, off + done);
 				if (got <= 0) { perror("pread"); atomic_fetch_add(&failures, 1); return NULL; }
 				done += got;
@@ -83,10 +84,12 @@ int main(int argc, char **argv)
 	pthread_t th[256];
 	if (argc != 5) { fprintf(stderr, "usage: %s FILE THREADS CHUNK_MB pread|register|whole\n", argv[0]); return 2; }
 	nthreads = atoi(argv[2]); chunk = (size_t) atoi(argv[3]) << 20; mode = argv[4];
+	if (getenv("PROBE_READ_KB"))
+		read_size = (size_t) atoi(getenv("PROBE_READ_KB")) << 10;
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0 || fstat(fd, &sb) != 0) { perror(argv[1]); return 1; }
 	fsize = sb.st_size;
-	if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&ctx, 0, dev)) { fprintf(stderr, "no CUDA\n"); return 1; }
+	if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev)) { fprintf(stderr, "no CUDA\n"); return 1; }
 	if (strcmp(mode, "pread") != 0) {
 		base = mmap(NULL, fsize, PROT_READ, MAP_SHARED, fd, 0);
 		if (base == MAP_FAILED) { perror("mmap"); return 1; }
@@ -102,8 +105,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
 	t1 = now();
 	getrusage(RUSAGE_SELF, &r1);
-	printf("%s: %.2f GB in %.3f s = %.1f GB/s (%d threads, %zu MB chunks%s%.3f s); CPU user %.2f s, sys %.2f s = %.2f core-us per 8 kB page; %d failures\n",
-		   mode, fsize / 1e9, t1 - t0, fsize / 1e9 / (t1 - t0), nthreads, chunk >> 20,
+	printf("%s (reads of %zu kB): %.2f GB in %.3f s = %.1f GB/s (%d threads, %zu MB chunks%s%.3f s); CPU user %.2f s, sys %.2f s = %.2f core-us per 8 kB page; %d failures\n",
+		   mode, read_size >> 10, fsize / 1e9, t1 - t0, fsize / 1e9 / (t1 - t0), nthreads, chunk >> 20,
 		   strcmp(mode, "whole") == 0 ? ", registering the whole file " : ", ", treg,
 		   (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) + (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) / 1e6,
 		   (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) + (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6,
