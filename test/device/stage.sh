@@ -12,7 +12,7 @@ make -s PG_CONFIG=$PGC
 make -s install PG_CONFIG=$PGC
 mkdir -p .device
 tar czf .device/pg15.tgz -C / opt/pg15
-cp "$shared/device/remote.sh" test/device/*.sh .device/
+cp "$shared/device/remote.sh" test/device/*.sh test/device/*.c .device/
 # without symbols: what is carried is limited to 64 MiB in all
 strip='-ldflags=-s -w'
 go build "$strip" -o .device/pgstrom-bench ./bench
