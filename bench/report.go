@@ -81,6 +81,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 			gb(rep.SharedBuffersBytes), map[bool]string{true: "larger", false: "fits"}[t.LargerThanSharedBuffers],
 			rep.Server.Settings["pg_strom.direct_read"])
 	}
+	if hp := rep.Server.HugePages; hp != "" {
+		fmt.Fprintf(&b, "huge pages of this host (/proc/meminfo, at start): %s; huge_pages = %s\n", hp, rep.Server.Settings["huge_pages"])
+	}
 	fmt.Fprintf(&b, "host CPU: %s\n", rep.CPU.Source)
 	fmt.Fprintf(&b, "GPU service CPU (svc column): %s\n", rep.CPU.Service)
 	fmt.Fprintf(&b, "each figure: median of %d timed runs after %d warm-up; modes must agree (floats within relative %g)\n",

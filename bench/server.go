@@ -20,11 +20,35 @@ type ServerInfo struct {
 	ServiceBefore string            `json:"gpu_service_before"`
 	ServiceAfter  string            `json:"gpu_service_after"`
 	Devices       []string          `json:"gpu_devices"`
+	// HugePages: this host's huge pages (/proc/meminfo) when the run
+	// began, which tells whether a cluster on this host had its shared
+	// memory in huge pages (PostgreSQL 15 cannot say).
+	HugePages string `json:"client_huge_pages,omitempty"`
 }
 
 var reportedSettings = []string{
 	"shared_buffers", "max_worker_processes", "max_parallel_workers", "pg_strom.regression_test_mode",
 	"pg_strom.max_async_tasks", "pg_strom.cpu_fallback", "pg_strom.zero_copy", "pg_strom.direct_read",
+	"huge_pages",
+}
+
+// hostHugePages summarizes /proc/meminfo's huge pages, or "" where there is
+// none to read.
+func hostHugePages() string {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return ""
+	}
+	v := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, rest, ok := strings.Cut(line, ":"); ok && (strings.HasPrefix(k, "HugePages_") || k == "Hugepagesize") {
+			v[k] = strings.TrimSpace(rest)
+		}
+	}
+	if v["HugePages_Total"] == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s reserved, %s free, %s each", v["HugePages_Total"], v["HugePages_Free"], v["Hugepagesize"])
 }
 
 // checkPgStrom fails unless pg_strom is loaded (a SET of an unknown
@@ -45,6 +69,7 @@ func checkPgStrom(ctx context.Context, conn *pgx.Conn) error {
 func serverInfo(ctx context.Context, conn *pgx.Conn) (ServerInfo, error) {
 	info := ServerInfo{Settings: map[string]string{}, ClientCPUs: runtime.NumCPU()}
 	info.ClientHost, _ = os.Hostname()
+	info.HugePages = hostHugePages()
 	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&info.Version); err != nil {
 		return info, fmt.Errorf("version(): %w", err)
 	}
