@@ -63,14 +63,14 @@ func Workers() int {
 	return envInt("PGSTROM_DIRECT_READ_WORKERS", min(16, runtime.GOMAXPROCS(0)), 1, 256)
 }
 
-// readSlots bounds the preads in progress in the whole service, whatever
-// the number of sessions: every backend of a parallel scan sends chunks at
-// once, and beyond a few readers the page cache's locks cost more than
-// they give (on the H200, 6 readers moved 15.4 GB/s at 2.8 core-us a page,
-// 12 readers 13.4 GB/s at 4.8).  PGSTROM_DIRECT_READ_CONCURRENCY, 0 for no
-// bound.
+// readSlots can bound the preads in progress in the whole service, whatever
+// the number of sessions (PGSTROM_DIRECT_READ_CONCURRENCY).  A standalone
+// probe on the H200 read a page-cached file faster with 6 threads than 12,
+// but in the service a bound cost time: group_8 with direct read took
+// 445-460 ms unbounded, 450-490 ms with 16, 520-550 ms with 8 and 900 ms
+// with 4 (test/device/bench_direct_ab.sh).  So none by default.
 var readSlots = sync.OnceValue(func() chan struct{} {
-	n := envInt("PGSTROM_DIRECT_READ_CONCURRENCY", max(2, runtime.GOMAXPROCS(0)/2), 0, 1024)
+	n := envInt("PGSTROM_DIRECT_READ_CONCURRENCY", 0, 0, 1024)
 	if n == 0 {
 		return nil
 	}
