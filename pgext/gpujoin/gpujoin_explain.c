@@ -63,10 +63,21 @@ gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
 		appendStringInfo(&buf, ", Planned Inner Rows: %.0f", dp->plan_rows);
 	if (es->analyze)
 	{
-		GpuJoinInner *inner = &gjs->inner[d];
+		uint64		rows = gjs->inner[d].nrows;
+		uint64		bytes = gjs->inner[d].bytes;
 
-		appendStringInfo(&buf, ", Inner Rows: %u, Inner Bytes: " UINT64_FORMAT,
-						 inner->nrows, inner->bytes);
+		/* a parallel plan's totals: this process may have built nothing */
+		if (gjs->shared_figures)
+		{
+			rows = gjs->shared_rows[d];
+			bytes = gjs->shared_bytes[d];
+		}
+		appendStringInfo(&buf, ", Inner Rows: " UINT64_FORMAT ", Inner Bytes: " UINT64_FORMAT,
+						 rows, bytes);
+		if (gjs->shared_figures && dp->inner_partial)
+			appendStringInfo(&buf, ", Inner Build: parallel, %d participant%s",
+							 gjs->shared_builders[d],
+							 gjs->shared_builders[d] == 1 ? "" : "s");
 		if (gjs->device_bytes[d] > 0)
 		{
 			appendStringInfo(&buf, ", GPU Bytes: " UINT64_FORMAT, gjs->device_bytes[d]);
