@@ -28,8 +28,8 @@
  *
  * A participant that raises during the build sets build_failed and
  * detaches, so that the barrier does not wait for it; the others see the
- * flag at their next phase and raise too (the leader first gives the
- * worker's own error a moment to arrive, which is the one worth showing).
+ * flag at their next phase and raise too, after a wait that lets the
+ * failed participant's own error reach the client first (check_build_failed).
  *
  *-------------------------------------------------------------------------
  */
@@ -44,9 +44,15 @@
 #include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
 
-/* how long the leader waits for a failed worker's own error to arrive */
-#define WORKER_ERROR_WAIT_MS	1000
-#define WORKER_ERROR_STEP_MS	10
+/*
+ * How long a participant that sees another's failure waits before it
+ * raises its own error: the leader for the failed worker's error to
+ * arrive, a worker for the leader to end the query (the failed worker's
+ * error, or the leader's own, aborts it and terminates the workers).
+ */
+#define LEADER_FAILURE_WAIT_MS	1000
+#define WORKER_FAILURE_WAIT_MS	10000
+#define FAILURE_WAIT_STEP_MS	10
 
 /* this participant's share of one depth */
 typedef struct ParticipantShare
@@ -68,7 +74,9 @@ static void
 check_build_failed(GpuJoinShared *js)
 {
 	bool		failed;
-	int			waited = 0;
+	int			wait_ms = (IsParallelWorker() ? WORKER_FAILURE_WAIT_MS
+						   : LEADER_FAILURE_WAIT_MS);
+	int			waited;
 
 	SpinLockAcquire(&js->mutex);
 	failed = js->build_failed;
@@ -77,16 +85,17 @@ check_build_failed(GpuJoinShared *js)
 		return;
 
 	/*
-	 * A worker's error reaches the leader as a parallel message, thrown at
-	 * the leader's next CHECK_FOR_INTERRUPTS: give it the time to arrive.
+	 * The error worth showing is the failed participant's: a worker's
+	 * reaches the leader as a parallel message, thrown at the leader's next
+	 * CHECK_FOR_INTERRUPTS; an error of this participant's own would compete
+	 * with it.  So wait a while, then raise (nothing waits for ever).
 	 */
-	while (!IsParallelWorker() && waited < WORKER_ERROR_WAIT_MS)
+	for (waited = 0; waited < wait_ms; waited += FAILURE_WAIT_STEP_MS)
 	{
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 WORKER_ERROR_STEP_MS, PG_WAIT_EXTENSION);
+						 FAILURE_WAIT_STEP_MS, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-		waited += WORKER_ERROR_STEP_MS;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INTERNAL_ERROR),
