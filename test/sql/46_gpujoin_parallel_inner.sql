@@ -142,6 +142,21 @@ SELECT * FROM pi_check($$SELECT f.id, d1.name, d2.x FROM pi_fact f
 	  JOIN pi_d1 d1 ON f.k1 = d1.id JOIN pi_d2 d2 ON f.k2 = d2.k WHERE d1.w < 5$$);
 ALTER TABLE pi_d2 SET (parallel_workers = 2);
 
+-- rescans: the Gather over the GpuJoin is the inner side of a nested loop
+-- (a temporary table's scan stays in the leader), so its participants are
+-- started again per outer row and build the inner rows again
+CREATE TEMP TABLE pi_g AS SELECT generate_series(1, 3) AS g;
+ANALYZE pi_g;
+SET enable_material = off;
+SET max_parallel_workers_per_gather = 4;
+EXPLAIN (COSTS OFF) SELECT g.g, s.id FROM pi_g g
+  JOIN (SELECT f.id, f.v FROM pi_fact f JOIN pi_d1 d1 ON f.k1 = d1.id WHERE d1.w = 3) s
+    ON s.v < g.g * 10;
+SELECT * FROM pi_check($$SELECT g.g, s.id FROM pi_g g
+	  JOIN (SELECT f.id, f.v FROM pi_fact f JOIN pi_d1 d1 ON f.k1 = d1.id WHERE d1.w = 3) s
+	    ON s.v < g.g * 10$$);
+RESET enable_material;
+
 -- the size limit applies to all shares together, in every participant:
 -- the whole node on the CPU, the answer PostgreSQL's
 SET max_parallel_workers_per_gather = 4;
