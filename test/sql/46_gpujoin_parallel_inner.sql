@@ -31,7 +31,15 @@ CREATE TABLE pi_d3 (t text, y int) WITH (parallel_workers = 2);
 INSERT INTO pi_d3 SELECT 'k' || i, i FROM generate_series(0, 1500, 3) i;
 CREATE TABLE pi_d4 (c int, z text) WITH (parallel_workers = 2);
 INSERT INTO pi_d4 SELECT i % 150, 'z' || i FROM generate_series(1, 300) i;
-ANALYZE pi_fact, pi_d1, pi_d2, pi_d3, pi_d4;
+-- a numeric NaN (no device slot holds it) amid many pages: only the
+-- participant that scans it sees it, and every one must take the CPU path
+CREATE TABLE pi_dn (n numeric, label text) WITH (parallel_workers = 4);
+INSERT INTO pi_dn SELECT i / 4.0, 'n ' || i FROM generate_series(0, 12000) i;
+INSERT INTO pi_dn VALUES ('NaN', 'nan');
+INSERT INTO pi_dn SELECT i / 4.0, 'm ' || i FROM generate_series(12001, 24000) i;
+ALTER TABLE pi_fact ADD COLUMN kn numeric;
+UPDATE pi_fact SET kn = (id % 7001) / 2.0;
+VACUUM ANALYZE pi_fact, pi_d1, pi_d2, pi_d3, pi_d4, pi_dn;
 
 -- check_gpujoin (40_gpujoin_setup) with 0, 2 and 4 workers, and how many
 -- of the plan's inner plans are partial
@@ -112,6 +120,10 @@ SELECT * FROM pi_check($$
 	 WHERE NOT EXISTS (SELECT 1 FROM pi_d2 d2 WHERE d2.k = f.k2)
 	   AND EXISTS (SELECT 1 FROM pi_d4 d4 WHERE d4.c = f.k4)
 	   AND NOT EXISTS (SELECT 1 FROM pi_d3 d3 WHERE d3.t = f.k3)$$);
+SELECT * FROM pi_check($$
+	SELECT f.id, d.label FROM pi_fact f LEFT JOIN pi_dn d ON f.kn = d.n$$);
+SELECT * FROM pi_check($$
+	SELECT f.id, d.label FROM pi_fact f JOIN pi_dn d ON f.kn = d.n WHERE d.label <> 'nan'$$);
 -- the fused GpuPreAgg over partial inners
 SELECT * FROM pi_check($$
 	SELECT d3.y % 5 AS g, count(*), sum(d1.w) FROM pi_fact f
@@ -216,6 +228,6 @@ SELECT * FROM pi_check($$
 RESET pg_strom.enable_gpuscan;
 RESET max_parallel_workers_per_gather;
 RESET statement_timeout;
-DROP TABLE pi_fact, pi_d1, pi_d2, pi_d3, pi_d4;
+DROP TABLE pi_fact, pi_d1, pi_d2, pi_d3, pi_d4, pi_dn;
 DROP FUNCTION pi_check(text);
 DROP FUNCTION pi_inner_rows(text, text[]);
