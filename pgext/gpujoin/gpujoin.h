@@ -154,6 +154,8 @@ typedef struct GpuJoinShared
 	GpuJoinSharedDepth depth[GPUJOIN_MAX_DEPTHS];
 	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */
 	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
+	uint64		host_build_ns;	/* the longest a participant spent in a
+								 * build, waits included */
 } GpuJoinShared;
 
 /*
@@ -215,6 +217,8 @@ typedef struct GpuJoinState
 	 * The build's figures across participants (parallel plans), for
 	 * EXPLAIN: a participant's own inner[] may be unset or its share only.
 	 */
+	uint64		host_build_ns;	/* the longest build of the inner rows here
+								 * (parallel: in any participant) */
 	bool		shared_figures;
 	uint64		shared_rows[GPUJOIN_MAX_DEPTHS];
 	uint64		shared_bytes[GPUJOIN_MAX_DEPTHS];

@@ -561,6 +561,7 @@ gpujoin_copy_shared_figures(GpuJoinState *gjs)
 			gjs->shared_builders[d] = js->depth[d].nbuilders;
 		}
 	}
+	gjs->host_build_ns = Max(gjs->host_build_ns, js->host_build_ns);
 	if (js->laid_out)
 		gjs->shared_figures = true;
 	SpinLockRelease(&js->mutex);

@@ -26,6 +26,7 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "pgstat.h"
+#include "portability/instr_time.h"
 #include "utils/memutils.h"
 
 #include "core/pg_strom.h"
@@ -274,8 +275,12 @@ void
 gpujoin_build_inner(GpuJoinState *gjs)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(gjs->task->css.ss.ps.state->es_query_cxt);
+	instr_time	start,
+				elapsed;
+	uint64		ns;
 	int			d;
 
+	INSTR_TIME_SET_CURRENT(start);
 	if (gjs->jshared)
 		gpujoin_build_parallel(gjs);
 	else
@@ -285,6 +290,17 @@ gpujoin_build_inner(GpuJoinState *gjs)
 	}
 	MemoryContextSwitchTo(oldcxt);
 	gjs->inner_built = true;
+
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	ns = (uint64) INSTR_TIME_GET_MICROSEC(elapsed) * 1000;
+	gjs->host_build_ns = Max(gjs->host_build_ns, ns);
+	if (gjs->jshared)
+	{
+		SpinLockAcquire(&gjs->jshared->mutex);
+		gjs->jshared->host_build_ns = Max(gjs->jshared->host_build_ns, ns);
+		SpinLockRelease(&gjs->jshared->mutex);
+	}
 }
 
 /* forgets the inner rows and CPU hashes (a rescan that rebuilds them) */
