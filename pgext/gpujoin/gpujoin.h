@@ -20,6 +20,8 @@
  *						method tables
  *	gpujoin_inner.c		running the inner plans and keeping their tuples
  *						and key rows (local memory, or DSA in parallel plans)
+ *	gpujoin_inner_parallel.c	the participants of a parallel plan building
+ *						the inner rows together (a Barrier's phases)
  *	gpujoin_slots.c		the key slot encoder (XpuGroupKey slot format)
  *	gpujoin_cpu.c		the CPU hash join: RECHECK rows and CPU chunks
  *	gpujoin_codegen.c	the OpenSession message (program + XpuJoinDesc)
@@ -34,6 +36,7 @@
 
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+#include "storage/barrier.h"
 #include "utils/dsa.h"
 
 #include "runtime/gpu_task.h"
@@ -68,7 +71,10 @@ typedef struct GpuJoinDepthInfo
 								 * (Vars with varno INNER_VAR) */
 	List	   *key_opnos;		/* Oid of each key's equality operator */
 	List	   *key_collids;	/* its input collation */
-	double		plan_rows;		/* the planner's inner rows */
+	double		plan_rows;		/* the planner's inner rows (all shares) */
+	bool		inner_partial;	/* the inner plan is partial: in a parallel
+								 * plan each participant runs it and loads
+								 * its share */
 } GpuJoinDepthInfo;
 
 typedef struct GpuJoinInfo
@@ -120,16 +126,36 @@ typedef struct GpuJoinCpuRow
 	uint32		pos[GPUJOIN_MAX_DEPTHS];
 } GpuJoinCpuRow;
 
+/*
+ * One depth's build in a parallel plan.  Each participant that runs the
+ * depth's inner plan (every one for a partial inner, the one that claims it
+ * for a serial inner) publishes its share here, and is given its place in
+ * the depth's rows: first_row = nrows, tuple_pos = tuple_bytes, before
+ * they grow by its share.
+ */
+typedef struct GpuJoinSharedDepth
+{
+	bool		serial_claimed;	/* a serial inner: its one runner is chosen */
+	int			nbuilders;		/* participants that ran the inner plan */
+	uint32		longest[GPUJOIN_MAX_SLOTS];	/* over every share */
+	uint64		tuple_bytes;	/* MAXALIGNed tuples of the shares so far */
+	dsa_pointer blob;			/* the depth's block, once allocated */
+	GpuJoinInner inner;			/* nrows, the layout and cpu_reason;
+								 * pointers not valid here */
+} GpuJoinSharedDepth;
+
 /* what the participants of a parallel plan share, after the runtime's */
 typedef struct GpuJoinShared
 {
 	slock_t		mutex;
-	int			build_state;	/* GPUJOIN_BUILD_* */
-	ConditionVariable build_cv;
-	dsa_pointer blob[GPUJOIN_MAX_DEPTHS];	/* each depth's rows */
-	GpuJoinInner inner[GPUJOIN_MAX_DEPTHS];	/* pointers not valid here */
+	bool		build_failed;	/* a participant raised during the build */
+	bool		laid_out;		/* depth[].inner holds the final figures */
+	Barrier		build_barrier;	/* GPUJOIN_PHASE_* */
+	GpuJoinSharedDepth depth[GPUJOIN_MAX_DEPTHS];
 	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */
 	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
+	uint64		host_build_ns;	/* the longest a participant spent in a
+								 * build, waits included */
 } GpuJoinShared;
 
 /*
@@ -139,10 +165,16 @@ typedef struct GpuJoinShared
 #define GPUJOIN_RUNTIME_DSM(coordinate) \
 	((void *) ((char *) (coordinate) + MAXALIGN(sizeof(GpuJoinShared))))
 
-#define GPUJOIN_BUILD_NONE		0
-#define GPUJOIN_BUILD_RUNNING	1
-#define GPUJOIN_BUILD_DONE		2
-#define GPUJOIN_BUILD_FAILED	3	/* the builder raised: the query fails */
+/*
+ * Phases of build_barrier (gpujoin_inner.c): participants run the inner
+ * plans and publish their shares; one allocates each depth's block; each
+ * fills its share of it; then the rows are read-only.  One who attaches
+ * late joins the phase it finds, with no share of its own.
+ */
+#define GPUJOIN_PHASE_COLLECT	0
+#define GPUJOIN_PHASE_ALLOCATE	1
+#define GPUJOIN_PHASE_FILL		2
+#define GPUJOIN_PHASE_DONE		3
 
 typedef struct GpuJoinState
 {
@@ -180,6 +212,17 @@ typedef struct GpuJoinState
 	MemoryContext inner_cxt;	/* serial: the rows; always: CPU hashes */
 	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */
 	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
+
+	/*
+	 * The build's figures across participants (parallel plans), for
+	 * EXPLAIN: a participant's own inner[] may be unset or its share only.
+	 */
+	uint64		host_build_ns;	/* the longest build of the inner rows here
+								 * (parallel: in any participant) */
+	bool		shared_figures;
+	uint64		shared_rows[GPUJOIN_MAX_DEPTHS];
+	uint64		shared_bytes[GPUJOIN_MAX_DEPTHS];
+	int			shared_builders[GPUJOIN_MAX_DEPTHS];
 
 	/*
 	 * Payload columns of each depth (set before the build by a fused
@@ -231,11 +274,34 @@ extern bool gpujoin_slot_length(int xtype, Datum value, uint32 *text_len,
 extern void gpujoin_encode_slot(char *slot, uint32 width, int xtype,
 								Datum value, bool isnull);
 
+/* the inner plan's tuples of one depth, as a participant collects them */
+typedef struct GpuJoinInnerTuples
+{
+	MemoryContext cxt;			/* the copies, until laid out */
+	MinimalTuple *tuples;
+	uint32		ntuples;
+	uint32		cap;
+	Size		tuple_bytes;	/* MAXALIGNed */
+} GpuJoinInnerTuples;
+
 /* gpujoin_inner.c */
 extern void gpujoin_build_inner(GpuJoinState *gjs);
+extern void gpujoin_init_inner(GpuJoinState *gjs, int d);
+extern void gpujoin_start_tuples(GpuJoinInnerTuples *it);
+extern void gpujoin_collect_tuples(GpuJoinState *gjs, int d,
+								   GpuJoinInnerTuples *it, uint32 *longest);
+extern void gpujoin_layout_slots(GpuJoinInner *inner, const uint32 *longest);
+extern Size gpujoin_block_size(GpuJoinInner *inner, int d, Size tuple_bytes);
+extern void gpujoin_point_inner(GpuJoinInner *inner, char *blob);
+extern void gpujoin_fill_rows(GpuJoinState *gjs, int d, GpuJoinInnerTuples *it,
+							  uint32 first_row, Size tuple_pos);
 extern void gpujoin_release_inner(GpuJoinState *gjs);
 extern void gpujoin_inner_tuple(GpuJoinState *gjs, int depth, uint32 row);
 extern const char *gpujoin_inner_cpu_reason(GpuJoinState *gjs);
+
+/* gpujoin_inner_parallel.c */
+extern void gpujoin_build_parallel(GpuJoinState *gjs);
+extern void gpujoin_init_build_barrier(GpuJoinShared *js);
 
 /* gpujoin_cpu.c */
 extern bool gpujoin_cpu_start_row(GpuJoinState *gjs);

@@ -491,7 +491,7 @@ gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate, bool initialize)
 	{
 		memset(js, 0, sizeof(GpuJoinShared));
 		SpinLockInit(&js->mutex);
-		ConditionVariableInit(&js->build_cv);
+		gpujoin_init_build_barrier(js);
 	}
 	gjs->jshared = js;
 	gjs->dsa = gjs->task->css.ss.ps.state->es_query_dsa;
@@ -505,7 +505,7 @@ gpujoin_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	gpujoin_reset_shared((GpuJoinState *) node);
 }
 
-/* no participant runs now: the next one builds the rows again */
+/* no participant runs now: the next ones build the rows again */
 void
 gpujoin_reset_shared(GpuJoinState *gjs)
 {
@@ -514,12 +514,13 @@ gpujoin_reset_shared(GpuJoinState *gjs)
 
 	for (d = 0; d < GPUJOIN_MAX_DEPTHS; d++)
 	{
-		if (DsaPointerIsValid(js->blob[d]))
-			dsa_free(gjs->dsa, js->blob[d]);
+		if (DsaPointerIsValid(js->depth[d].blob))
+			dsa_free(gjs->dsa, js->depth[d].blob);
 	}
-	memset(js->blob, 0, sizeof(js->blob));
-	memset(js->inner, 0, sizeof(js->inner));
-	js->build_state = GPUJOIN_BUILD_NONE;
+	memset(js->depth, 0, sizeof(js->depth));
+	js->build_failed = false;
+	js->laid_out = false;
+	gpujoin_init_build_barrier(js);
 	if (gjs->inner_built)
 		gpujoin_release_inner(gjs);
 }
@@ -546,18 +547,24 @@ gpujoin_copy_shared_figures(GpuJoinState *gjs)
 	GpuJoinShared *js = gjs->jshared;
 	int			d;
 
-	if (js != NULL)
+	if (js == NULL)
+		return;
+	SpinLockAcquire(&js->mutex);
+	for (d = 0; d < gjs->info->ndepths; d++)
 	{
-		SpinLockAcquire(&js->mutex);
-		for (d = 0; d < gjs->info->ndepths; d++)
+		gjs->build_ns[d] = Max(gjs->build_ns[d], js->build_ns[d]);
+		gjs->device_bytes[d] = Max(gjs->device_bytes[d], js->device_bytes[d]);
+		if (js->laid_out)
 		{
-			gjs->build_ns[d] = Max(gjs->build_ns[d], js->build_ns[d]);
-			gjs->device_bytes[d] = Max(gjs->device_bytes[d], js->device_bytes[d]);
-			if (js->build_state == GPUJOIN_BUILD_DONE && gjs->inner[d].nrows == 0)
-				gjs->inner[d].nrows = js->inner[d].nrows;
+			gjs->shared_rows[d] = js->depth[d].inner.nrows;
+			gjs->shared_bytes[d] = js->depth[d].inner.bytes;
+			gjs->shared_builders[d] = js->depth[d].nbuilders;
 		}
-		SpinLockRelease(&js->mutex);
 	}
+	gjs->host_build_ns = Max(gjs->host_build_ns, js->host_build_ns);
+	if (js->laid_out)
+		gjs->shared_figures = true;
+	SpinLockRelease(&js->mutex);
 }
 
 CustomExecMethods gpujoin_exec_methods = {

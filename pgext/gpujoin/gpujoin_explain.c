@@ -5,8 +5,9 @@
  *		then one line per depth with its join type and keys (and, with
  *		COSTS, the planner's inner rows); with ANALYZE the runtime's
  *		counters and, per depth, the inner rows and bytes the backend kept,
- *		the device's bytes and build time (from the JoinInner reply), and
- *		why the node ran on the CPU if it did.
+ *		the device's bytes and build time (from the JoinInner reply), the
+ *		backend's build time of the inner rows, and why the node ran on the
+ *		CPU if it did.
  *
  *-------------------------------------------------------------------------
  */
@@ -63,10 +64,21 @@ gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
 		appendStringInfo(&buf, ", Planned Inner Rows: %.0f", dp->plan_rows);
 	if (es->analyze)
 	{
-		GpuJoinInner *inner = &gjs->inner[d];
+		uint64		rows = gjs->inner[d].nrows;
+		uint64		bytes = gjs->inner[d].bytes;
 
-		appendStringInfo(&buf, ", Inner Rows: %u, Inner Bytes: " UINT64_FORMAT,
-						 inner->nrows, inner->bytes);
+		/* a parallel plan's totals: this process may have built nothing */
+		if (gjs->shared_figures)
+		{
+			rows = gjs->shared_rows[d];
+			bytes = gjs->shared_bytes[d];
+		}
+		appendStringInfo(&buf, ", Inner Rows: " UINT64_FORMAT ", Inner Bytes: " UINT64_FORMAT,
+						 rows, bytes);
+		if (gjs->shared_figures && dp->inner_partial)
+			appendStringInfo(&buf, ", Inner Build: parallel, %d participant%s",
+							 gjs->shared_builders[d],
+							 gjs->shared_builders[d] == 1 ? "" : "s");
 		if (gjs->device_bytes[d] > 0)
 		{
 			appendStringInfo(&buf, ", GPU Bytes: " UINT64_FORMAT, gjs->device_bytes[d]);
@@ -78,6 +90,16 @@ gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
 	snprintf(label, sizeof(label), "Depth %d", d + 1);
 	ExplainPropertyText(label, buf.data, es);
 	pfree(buf.data);
+
+	/*
+	 * After the last depth (GpuJoin's EXPLAIN and the fused GpuPreAgg's
+	 * both come here): the backend's build of every depth's inner rows
+	 * (running the inner plans, encoding, in a parallel plan the waits).
+	 */
+	if (es->analyze && es->timing && d == gjs->info->ndepths - 1 &&
+		gjs->host_build_ns > 0)
+		ExplainPropertyFloat("Inner Build Time", "ms",
+							 (double) gjs->host_build_ns / 1000000.0, 3, es);
 }
 
 void

@@ -4,15 +4,15 @@
  *		GpuJoin's inner side: each depth's inner plan is run once per
  *		execution and its tuples kept, with one key row per tuple (the key
  *		slots the device hashes, gpujoin_slots.c).  Row i of a depth is its
- *		inner plan's i-th tuple: that index is all the device returns.
+ *		i-th kept tuple: that index is all the device returns.
  *
  * One block per depth, in local memory or, in a parallel plan, in the
  * query's DSA:
  *		uint64 offsets[nrows] | MinimalTuples (MAXALIGNed) | key rows
  *		(16-byte aligned, nrows * row_size)
- * In a parallel plan the first participant that gets here builds every
- * depth while the others wait on a condition variable, and all of them use
- * that one copy, so an index means the same row to every participant.
+ * In a parallel plan the participants build the blocks together
+ * (gpujoin_inner_parallel.c) and all of them use that one copy, so an
+ * index means the same row to every participant.
  *
  * The node runs on the CPU (cpu_reason) when a depth holds a key value
  * the device cannot hold, or is larger than pg_strom.gpujoin_max_inner_size;
@@ -26,22 +26,13 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "pgstat.h"
+#include "portability/instr_time.h"
 #include "utils/memutils.h"
 
 #include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
 
 #define KEY_ROWS_ALIGN	16
-
-/* the inner plan's tuples of one depth, as the first pass keeps them */
-typedef struct InnerTuples
-{
-	MemoryContext cxt;			/* the copies, until laid out */
-	MinimalTuple *tuples;
-	uint32		ntuples;
-	uint32		cap;
-	Size		tuple_bytes;
-} InnerTuples;
 
 /* the values of depth d's slots: its keys, then its payload columns */
 static void
@@ -60,9 +51,13 @@ eval_inner_slots(GpuJoinState *gjs, int d, Datum *values, bool *isnull)
 										 &isnull[nkeys + k]);
 }
 
-/* runs depth d's inner plan: its tuples, each key's longest text */
-static void
-collect_tuples(GpuJoinState *gjs, int d, InnerTuples *it, uint32 *longest)
+/*
+ * Runs depth d's inner plan: its tuples, each key's longest text (or
+ * inner->cpu_reason).
+ */
+void
+gpujoin_collect_tuples(GpuJoinState *gjs, int d, GpuJoinInnerTuples *it,
+					   uint32 *longest)
 {
 	PlanState  *ps = gjs->inner_ps[d];
 	GpuJoinInner *inner = &gjs->inner[d];
@@ -123,8 +118,8 @@ collect_tuples(GpuJoinState *gjs, int d, InnerTuples *it, uint32 *longest)
 }
 
 /* each key's slot: offsets in key order, widths by type */
-static void
-layout_slots(GpuJoinInner *inner, const uint32 *longest)
+void
+gpujoin_layout_slots(GpuJoinInner *inner, const uint32 *longest)
 {
 	uint32		off = 0;
 	int			k;
@@ -146,35 +141,85 @@ layout_slots(GpuJoinInner *inner, const uint32 *longest)
 	inner->row_size = Max(16, TYPEALIGN(16, off));
 }
 
+/* depth d's slot types, before its tuples are collected */
+void
+gpujoin_init_inner(GpuJoinState *gjs, int d)
+{
+	GpuJoinInner *inner = &gjs->inner[d];
+	ListCell   *lc;
+	int			k = 0;
+
+	memset(inner, 0, sizeof(GpuJoinInner));
+	inner->nkeys = list_length(gjs->info->depths[d].inner_keys);
+	foreach(lc, gjs->info->depths[d].inner_keys)
+		inner->key_xtype[k++] = gpujoin_key_xtype(exprType(lfirst(lc)));
+	for (k = 0; k < gjs->npayload[d]; k++)
+		inner->key_xtype[inner->nkeys + k] = gjs->payload_xtype[d][k];
+	inner->nslots = inner->nkeys + gjs->npayload[d];
+}
+
 /*
- * Lays depth d's block out at blob (nrows offsets, tuples, key rows) and
- * points inner at it.
+ * The block of depth d for nrows rows whose tuples take tuple_bytes (the
+ * slots laid out already): sets inner->bytes, key_rows_off and, above
+ * pg_strom.gpujoin_max_inner_size, cpu_reason; returns the bytes to
+ * allocate (no key rows for the CPU join).
  */
-static void
-fill_block(GpuJoinState *gjs, int d, InnerTuples *it, char *blob,
-		   Size tuples_off, Size keys_off)
+Size
+gpujoin_block_size(GpuJoinInner *inner, int d, Size tuple_bytes)
+{
+	Size		tuples_off = MAXALIGN(sizeof(uint64) * (Size) inner->nrows);
+	Size		keys_off = TYPEALIGN(KEY_ROWS_ALIGN, tuples_off + tuple_bytes);
+	Size		total = keys_off + (Size) inner->nrows * inner->row_size;
+
+	inner->bytes = total;
+	inner->key_rows_off = keys_off;
+	if (inner->cpu_reason[0] == '\0' &&
+		total > (Size) pgstrom_gpujoin_max_inner_size_kb * 1024)
+		snprintf(inner->cpu_reason, sizeof(inner->cpu_reason),
+				 "depth %d: %zu bytes of inner rows, above pg_strom.gpujoin_max_inner_size",
+				 d + 1, total);
+	if (inner->cpu_reason[0] != '\0')
+		return Max(keys_off, 16);
+	return Max(total, 16);
+}
+
+/* points depth d's inner at its block */
+void
+gpujoin_point_inner(GpuJoinInner *inner, char *blob)
+{
+	inner->tuple_offsets = (uint64 *) blob;
+	inner->tuples_base = blob + MAXALIGN(sizeof(uint64) * (Size) inner->nrows);
+	inner->key_rows = blob + inner->key_rows_off;
+}
+
+/*
+ * Writes the collected tuples it of depth d as rows first_row... of its
+ * block (pointed at already), their tuples from tuple_pos, and their key
+ * rows unless the depth goes to the CPU.
+ */
+void
+gpujoin_fill_rows(GpuJoinState *gjs, int d, GpuJoinInnerTuples *it,
+				  uint32 first_row, Size tuple_pos)
 {
 	GpuJoinInner *inner = &gjs->inner[d];
 	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
-	Size		pos = 0;
+	Size		pos = tuple_pos;
 	uint32		i;
 
-	inner->tuple_offsets = (uint64 *) blob;
-	inner->tuples_base = blob + tuples_off;
-	inner->key_rows = blob + keys_off;
-	inner->key_rows_off = keys_off;
+	Assert((uint64) first_row + it->ntuples <= inner->nrows);
 	for (i = 0; i < it->ntuples; i++)
 	{
 		MinimalTuple mt = it->tuples[i];
 
-		inner->tuple_offsets[i] = pos;
+		inner->tuple_offsets[first_row + i] = pos;
 		memcpy(inner->tuples_base + pos, mt, mt->t_len);
 		pos += MAXALIGN(mt->t_len);
 	}
-	if (inner->cpu_reason[0] != '\0')
+	if (inner->cpu_reason[0] != '\0' || it->ntuples == 0)
 		return;
-	memset(inner->key_rows, 0, (Size) inner->nrows * inner->row_size);
-	for (i = 0; i < inner->nrows; i++)
+	memset(inner->key_rows + (Size) first_row * inner->row_size, 0,
+		   (Size) it->ntuples * inner->row_size);
+	for (i = first_row; i < first_row + it->ntuples; i++)
 	{
 		char	   *row = inner->key_rows + (Size) i * inner->row_size;
 		Datum		values[GPUJOIN_MAX_SLOTS];
@@ -191,148 +236,35 @@ fill_block(GpuJoinState *gjs, int d, InnerTuples *it, char *blob,
 	ExecClearTuple(gjs->inner_slot[d]);
 }
 
-/* depth d: run, lay out, copy into local memory or (parallel) the DSA */
+/* a collection of depth d's tuples, in a context of its own */
+void
+gpujoin_start_tuples(GpuJoinInnerTuples *it)
+{
+	memset(it, 0, sizeof(GpuJoinInnerTuples));
+	it->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuJoin inner build",
+									ALLOCSET_DEFAULT_SIZES);
+}
+
+/* depth d of a serial plan: run, lay out, keep in local memory */
 static void
-build_depth(GpuJoinState *gjs, int d, dsa_pointer *dp)
+build_depth(GpuJoinState *gjs, int d)
 {
 	GpuJoinInner *inner = &gjs->inner[d];
-	GpuJoinDepthInfo *dinfo = &gjs->info->depths[d];
-	InnerTuples it;
+	GpuJoinInnerTuples it;
 	uint32		longest[GPUJOIN_MAX_SLOTS];
-	Size		tuples_off,
-				keys_off,
-				total;
 	char	   *blob;
-	ListCell   *lc;
-	int			k = 0;
 
-	memset(&it, 0, sizeof(it));
-	it.cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuJoin inner build",
-								   ALLOCSET_DEFAULT_SIZES);
+	gpujoin_start_tuples(&it);
 	memset(longest, 0, sizeof(longest));
-	memset(inner, 0, sizeof(GpuJoinInner));
-	inner->nkeys = list_length(dinfo->inner_keys);
-	foreach(lc, dinfo->inner_keys)
-		inner->key_xtype[k++] = gpujoin_key_xtype(exprType(lfirst(lc)));
-	for (k = 0; k < gjs->npayload[d]; k++)
-		inner->key_xtype[inner->nkeys + k] = gjs->payload_xtype[d][k];
-	inner->nslots = inner->nkeys + gjs->npayload[d];
-
-	collect_tuples(gjs, d, &it, longest);
+	gpujoin_init_inner(gjs, d);
+	gpujoin_collect_tuples(gjs, d, &it, longest);
 	inner->nrows = it.ntuples;
-	layout_slots(inner, longest);
-
-	tuples_off = MAXALIGN(sizeof(uint64) * (Size) it.ntuples);
-	keys_off = TYPEALIGN(KEY_ROWS_ALIGN, tuples_off + it.tuple_bytes);
-	total = keys_off + (Size) it.ntuples * inner->row_size;
-	inner->bytes = total;
-	if (inner->cpu_reason[0] == '\0' &&
-		total > (Size) pgstrom_gpujoin_max_inner_size_kb * 1024)
-		snprintf(inner->cpu_reason, sizeof(inner->cpu_reason),
-				 "depth %d: %zu bytes of inner rows, above pg_strom.gpujoin_max_inner_size",
-				 d + 1, total);
-	/* the CPU join needs no key rows */
-	if (inner->cpu_reason[0] != '\0')
-		total = keys_off;
-
-	if (dp != NULL)
-	{
-		*dp = dsa_allocate_extended(gjs->dsa, Max(total, 16), DSA_ALLOC_HUGE);
-		blob = dsa_get_address(gjs->dsa, *dp);
-	}
-	else
-		blob = MemoryContextAllocHuge(gjs->inner_cxt, Max(total, 16));
-	fill_block(gjs, d, &it, blob, tuples_off, keys_off);
+	gpujoin_layout_slots(inner, longest);
+	blob = MemoryContextAllocHuge(gjs->inner_cxt,
+								  gpujoin_block_size(inner, d, it.tuple_bytes));
+	gpujoin_point_inner(inner, blob);
+	gpujoin_fill_rows(gjs, d, &it, 0, 0);
 	MemoryContextDelete(it.cxt);
-}
-
-/* a waiting participant takes the builder's blocks */
-static void
-attach_shared_inner(GpuJoinState *gjs)
-{
-	GpuJoinShared *js = gjs->jshared;
-	int			d;
-
-	for (d = 0; d < gjs->info->ndepths; d++)
-	{
-		GpuJoinInner *inner = &gjs->inner[d];
-		char	   *blob = dsa_get_address(gjs->dsa, js->blob[d]);
-		Size		tuples_off = MAXALIGN(sizeof(uint64) * (Size) js->inner[d].nrows);
-
-		*inner = js->inner[d];
-		inner->tuple_offsets = (uint64 *) blob;
-		inner->tuples_base = blob + tuples_off;
-		inner->key_rows = blob + js->inner[d].key_rows_off;
-	}
-}
-
-static void
-build_parallel(GpuJoinState *gjs)
-{
-	GpuJoinShared *js = gjs->jshared;
-	bool		builder = false;
-	int			d;
-
-	if (gjs->dsa == NULL)
-		elog(ERROR, "GpuJoin: no dynamic shared memory area in a parallel plan");
-	SpinLockAcquire(&js->mutex);
-	if (js->build_state == GPUJOIN_BUILD_NONE)
-	{
-		js->build_state = GPUJOIN_BUILD_RUNNING;
-		builder = true;
-	}
-	SpinLockRelease(&js->mutex);
-
-	if (builder)
-	{
-		PG_TRY();
-		{
-			for (d = 0; d < gjs->info->ndepths; d++)
-			{
-				GpuJoinInner *inner = &gjs->inner[d];
-
-				build_depth(gjs, d, &js->blob[d]);
-				js->inner[d] = *inner;
-				/* pointers mean nothing to the others: they attach */
-				js->inner[d].key_rows = NULL;
-				js->inner[d].tuple_offsets = NULL;
-				js->inner[d].tuples_base = NULL;
-			}
-		}
-		PG_CATCH();
-		{
-			SpinLockAcquire(&js->mutex);
-			js->build_state = GPUJOIN_BUILD_FAILED;
-			SpinLockRelease(&js->mutex);
-			ConditionVariableBroadcast(&js->build_cv);
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
-		SpinLockAcquire(&js->mutex);
-		js->build_state = GPUJOIN_BUILD_DONE;
-		SpinLockRelease(&js->mutex);
-		ConditionVariableBroadcast(&js->build_cv);
-		return;
-	}
-
-	ConditionVariablePrepareToSleep(&js->build_cv);
-	for (;;)
-	{
-		int			state;
-
-		SpinLockAcquire(&js->mutex);
-		state = js->build_state;
-		SpinLockRelease(&js->mutex);
-		if (state == GPUJOIN_BUILD_DONE)
-			break;
-		if (state == GPUJOIN_BUILD_FAILED)
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("GpuJoin: the participant that built the inner rows failed")));
-		ConditionVariableSleep(&js->build_cv, PG_WAIT_IPC);
-	}
-	ConditionVariableCancelSleep();
-	attach_shared_inner(gjs);
 }
 
 /*
@@ -343,17 +275,32 @@ void
 gpujoin_build_inner(GpuJoinState *gjs)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(gjs->task->css.ss.ps.state->es_query_cxt);
+	instr_time	start,
+				elapsed;
+	uint64		ns;
 	int			d;
 
+	INSTR_TIME_SET_CURRENT(start);
 	if (gjs->jshared)
-		build_parallel(gjs);
+		gpujoin_build_parallel(gjs);
 	else
 	{
 		for (d = 0; d < gjs->info->ndepths; d++)
-			build_depth(gjs, d, NULL);
+			build_depth(gjs, d);
 	}
 	MemoryContextSwitchTo(oldcxt);
 	gjs->inner_built = true;
+
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	ns = (uint64) INSTR_TIME_GET_MICROSEC(elapsed) * 1000;
+	gjs->host_build_ns = Max(gjs->host_build_ns, ns);
+	if (gjs->jshared)
+	{
+		SpinLockAcquire(&gjs->jshared->mutex);
+		gjs->jshared->host_build_ns = Max(gjs->jshared->host_build_ns, ns);
+		SpinLockRelease(&gjs->jshared->mutex);
+	}
 }
 
 /* forgets the inner rows and CPU hashes (a rescan that rebuilds them) */

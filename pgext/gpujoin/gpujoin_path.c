@@ -30,14 +30,19 @@
  *	  whole node run on the CPU).
  * The inner side is PostgreSQL's cheapest unparameterized path of the inner
  * relation, run once per execution.  A partial (parallel-aware) path is
- * offered over a partial outer when every inner path is parallel safe.
+ * offered over a partial outer when every inner path is parallel safe; its
+ * inner is the inner relation's cheapest partial path where there is one
+ * (each participant runs it and loads its share of the rows, as Parallel
+ * Hash builds: costed as that share), else the cheapest parallel-safe one
+ * (one participant runs it whole).
  *
  * Costs (constants in pg_strom's GUCs and PostgreSQL's):
  *	startup = pg_strom.gpu_setup_cost
  *			+ sum over depths of (inner path total cost
  *								  + inner rows * (cpu_tuple_cost
  *												 + cpu_operator_cost * keys))
- *			  (running the inner plans, keeping and encoding their rows)
+ *			  (running the inner plans, keeping and encoding their rows; a
+ *			  partial inner path's cost and rows are one participant's)
  *	run     = the outer pages (gpu_heap_pages_cost, planner/gpu_paths.c:
  *			  they take the place of seq_page_cost * pages)
  *			+ outer tuples * (gpu_tuple_cost + gpu_operator_cost *
@@ -370,6 +375,37 @@ create_gpujoin_path(PlannerInfo *root, RelOptInfo *joinrel,
 }
 
 /*
+ * The rows of all participants' shares of a partial inner path (its rows
+ * are one participant's), as final_cost_hashjoin counts a parallel hash's.
+ */
+static double
+inner_total_rows(Path *inner_path, bool partial)
+{
+	if (!partial)
+		return inner_path->rows;
+	return clamp_row_est(inner_path->rows *
+						 gpu_parallel_divisor(inner_path->parallel_workers));
+}
+
+/*
+ * Under a partial GpuJoin: the inner relation's cheapest partial path (the
+ * list is kept in total cost order), which every participant runs for its
+ * share; NULL if it has none.
+ */
+static Path *
+cheapest_partial_inner(RelOptInfo *innerrel)
+{
+	Path	   *path;
+
+	if (innerrel->partial_pathlist == NIL)
+		return NULL;
+	path = linitial(innerrel->partial_pathlist);
+	if (path->param_info != NULL || !path->parallel_safe)
+		return NULL;
+	return path;
+}
+
+/*
  * PostgreSQL's cheapest unparameterized path of the inner relation; under a
  * partial GpuJoin (every participant may run it) a parallel-safe one.
  */
@@ -408,6 +444,7 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 		List *outer_inner_paths, const GpuJoinDepthInfo *depth,
 		Path *inner_path, int parallel_workers)
 {
+	double		inner_rows = inner_total_rows(inner_path, depth->inner_partial);
 	GpuJoinInfo info = *outer_info;
 	List	   *inner_paths = lappend(list_copy(outer_inner_paths), inner_path);
 	CustomPath *cpath;
@@ -419,10 +456,10 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 	 * larger than the outer table is the wrong way round (a scan of the
 	 * larger table should be the outer).
 	 */
-	if (inner_path->rows > find_base_rel(root, info.outer_relid)->rows)
+	if (inner_rows > find_base_rel(root, info.outer_relid)->rows)
 		return;
 	/* nor one expected above pg_strom.gpujoin_max_inner_size */
-	if (inner_path->rows * (inner_path->pathtarget->width + GPUJOIN_ROW_OVERHEAD +
+	if (inner_rows * (inner_path->pathtarget->width + GPUJOIN_ROW_OVERHEAD +
 							16.0 * list_length(depth->outer_keys)) >
 		(double) pgstrom_gpujoin_max_inner_size_kb * 1024.0)
 		return;
@@ -446,13 +483,14 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 static bool
 classify_depth(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
 			   JoinType jointype, JoinPathExtraData *extra, Index outer_relid,
-			   Path *inner_path, GpuJoinDepthInfo *depth)
+			   Path *inner_path, bool inner_partial, GpuJoinDepthInfo *depth)
 {
 	ListCell   *lc;
 
 	memset(depth, 0, sizeof(GpuJoinDepthInfo));
 	depth->join_type = jointype;
-	depth->plan_rows = inner_path->rows;
+	depth->inner_partial = inner_partial;
+	depth->plan_rows = inner_total_rows(inner_path, inner_partial);
 	foreach(lc, extra->restrictlist)
 	{
 		if (!classify_key(lfirst_node(RestrictInfo, lc), joinrel, outerrel,
@@ -472,7 +510,7 @@ static void
 extend_outer_joins(PlannerInfo *root, RelOptInfo *joinrel,
 				   RelOptInfo *outerrel, RelOptInfo *innerrel,
 				   JoinType jointype, JoinPathExtraData *extra,
-				   Path *inner_path, bool partial)
+				   Path *inner_path, bool inner_partial, bool partial)
 {
 	ListCell   *lc;
 
@@ -483,7 +521,8 @@ extend_outer_joins(PlannerInfo *root, RelOptInfo *joinrel,
 		GpuJoinDepthInfo depth;
 
 		if (!classify_depth(joinrel, outerrel, innerrel, jointype, extra,
-							oinfo->outer_relid, inner_path, &depth))
+							oinfo->outer_relid, inner_path, inner_partial,
+							&depth))
 			continue;
 		add_one(root, joinrel, oinfo, outer->custom_paths, &depth, inner_path,
 				partial ? outer->path.parallel_workers : 0);
@@ -498,7 +537,8 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	GpuJoinDepthInfo depth;
 	GpuJoinInfo base;
 	Path	   *inner_path = cheapest_inner(innerrel, false);
-	Path	   *safe_inner = cheapest_inner(innerrel, true);
+	Path	   *safe_inner = cheapest_partial_inner(innerrel);
+	bool		safe_partial = (safe_inner != NULL);
 
 	if (!pgstrom_enabled || !pgstrom_enable_gpujoin)
 		return;
@@ -521,20 +561,22 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if ((jointype == JOIN_SEMI || jointype == JOIN_ANTI) &&
 		inner_columns_needed(joinrel, innerrel))
 		return;
+	if (safe_inner == NULL)
+		safe_inner = cheapest_inner(innerrel, true);
 
 	if (!outer_base_info(root, outerrel, &base))
 	{
 		/* extend GpuJoin paths of the outer relation by one depth */
 		extend_outer_joins(root, joinrel, outerrel, innerrel, jointype, extra,
-						   inner_path, false);
+						   inner_path, false, false);
 		if (joinrel->consider_parallel && safe_inner != NULL)
 			extend_outer_joins(root, joinrel, outerrel, innerrel, jointype,
-							   extra, safe_inner, true);
+							   extra, safe_inner, safe_partial, true);
 		return;
 	}
 
 	if (!classify_depth(joinrel, outerrel, innerrel, jointype, extra,
-						outerrel->relid, inner_path, &depth))
+						outerrel->relid, inner_path, false, &depth))
 		return;
 	add_one(root, joinrel, &base, NIL, &depth, inner_path, 0);
 	if (joinrel->consider_parallel && outerrel->consider_parallel &&
@@ -545,7 +587,8 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 		if (workers > 0)
 		{
-			depth.plan_rows = safe_inner->rows;
+			depth.inner_partial = safe_partial;
+			depth.plan_rows = inner_total_rows(safe_inner, safe_partial);
 			add_one(root, joinrel, &base, NIL, &depth, safe_inner, workers);
 		}
 	}

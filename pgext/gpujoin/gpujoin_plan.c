@@ -22,7 +22,8 @@
  * custom_private (gpujoin_info_to_list):
  *	Integer outer_relid, dev_quals, host_quals, depths, col_source,
  *	col_attno; each depth a List (Integer join_type, outer_keys,
- *	inner_keys, key_opnos, key_collids, String plan_rows).
+ *	inner_keys, key_opnos, key_collids, String plan_rows, Boolean
+ *	inner_partial).
  * custom_exprs: list_make3(dev_quals, host_quals, per depth
  *	list_make2(outer_keys, inner_keys)).
  *
@@ -69,6 +70,7 @@ gpujoin_info_to_list(const GpuJoinInfo *info)
 					   dp->inner_keys, dp->key_opnos);
 		l = lappend(l, dp->key_collids);
 		l = lappend(l, makeString(psprintf("%.0f", dp->plan_rows)));
+		l = lappend(l, makeBoolean(dp->inner_partial));
 		depths = lappend(depths, l);
 	}
 	return lappend(list_make5(makeInteger((int) info->outer_relid), info->dev_quals,
@@ -92,7 +94,7 @@ gpujoin_info_from_list(List *private)
 		List	   *l = lfirst(lc);
 		GpuJoinDepthInfo *dp = &info->depths[info->ndepths++];
 
-		if (list_length(l) != 6 || info->ndepths > GPUJOIN_MAX_DEPTHS)
+		if (list_length(l) != 7 || info->ndepths > GPUJOIN_MAX_DEPTHS)
 			elog(ERROR, "GpuJoin: malformed depth in custom_private");
 		dp->join_type = (JoinType) intVal(linitial(l));
 		dp->outer_keys = lsecond(l);
@@ -100,6 +102,7 @@ gpujoin_info_from_list(List *private)
 		dp->key_opnos = lfourth(l);
 		dp->key_collids = list_nth(l, 4);
 		dp->plan_rows = strtod(strVal(list_nth(l, 5)), NULL);
+		dp->inner_partial = boolVal(list_nth(l, 6));
 	}
 	info->col_source = list_nth(private, 4);
 	info->col_attno = list_nth(private, 5);
