@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0 || fstat(fd, &sb) != 0) { perror(argv[1]); return 1; }
 	fsize = sb.st_size;
-	if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev)) { fprintf(stderr, "no CUDA\n"); return 1; }
+	if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) || cuCtxSetCurrent(ctx)) { fprintf(stderr, "no CUDA\n"); return 1; }
 	if (strcmp(mode, "pread") != 0) {
 		base = mmap(NULL, fsize, PROT_READ, MAP_SHARED, fd, 0);
 		if (base == MAP_FAILED) { perror("mmap"); return 1; }
