@@ -206,7 +206,7 @@ type joinTask struct {
 	resume, suspend cu.DevicePtr
 	nresume         uint32
 	counters        [xpu.JoinCounterCount]uint32
-	records         []uint32 // the last launch's, copied from the device
+	records         []uint32 // the last launch's, copied from the device (grown as needed)
 }
 
 func (e *Executor) runJoinTask(s *session, c xpu.Chunk, pages nodekind.Pages, stride int, capacity uint32, probe func(join.Task[*devInner]) error) error {
@@ -235,7 +235,6 @@ func (e *Executor) runJoinTask(s *session, c xpu.Chunk, pages nodekind.Pages, st
 			refs: pages.Refs, shared: e.dev.shared, kernel: xpu.KernelGpuJoin},
 		jl: jl, stride: stride, capacity: capacity,
 		resume: base + cu.DevicePtr(jl.cursorsA), suspend: base + cu.DevicePtr(jl.cursorsB),
-		records: make([]uint32, 0, int(capacity)*stride),
 	}
 	err = probe(t)
 	e.putLane(l)
@@ -329,6 +328,12 @@ func (t *joinTask) collectJoin() error {
 	}
 	t.nresume = t.counters[xpu.CounterNSuspend]
 	n := int(min(t.counters[xpu.CounterNItems], t.capacity)) * t.stride
+	// Sized by what the launch wrote, not by the capacity: a capacity's
+	// worth is up to 32 MB, which Go zeroes, for a chunk that often
+	// returns a few records.
+	if cap(t.records) < n {
+		t.records = make([]uint32, n)
+	}
 	t.records = t.records[:n]
 	if n == 0 {
 		return nil
