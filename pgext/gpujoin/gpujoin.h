@@ -166,8 +166,8 @@ typedef struct GpuJoinShared
 	((void *) ((char *) (coordinate) + MAXALIGN(sizeof(GpuJoinShared))))
 
 /*
- * Phases of build_barrier (gpujoin_inner.c): participants run the inner
- * plans and publish their shares; one allocates each depth's block; each
+ * Phases of build_barrier (gpujoin_inner_parallel.c): participants run the
+ * inner plans and publish their shares; one allocates each depth's block; each
  * fills its share of it; then the rows are read-only.  One who attaches
  * late joins the phase it finds, with no share of its own.
  */
