@@ -77,6 +77,13 @@ typedef struct PgStromCtlConfig
 	uint64_t	shared_base;	/* address of buffer 0 (BufferBlocks) */
 	uint32_t	shared_nbuffers;	/* NBuffers */
 	uint32_t	shared_block_size;	/* BLCKSZ */
+
+	/*
+	 * pg_strom.gpu_page_cache_size in bytes: device memory each device
+	 * keeps for the images of all-visible heap pages read directly (see
+	 * XPU_DIRECT_STAMPS); 0, none.  Taken at start only.
+	 */
+	int64_t		page_cache_size;
 } PgStromCtlConfig;
 
 typedef struct PgStromCtlReason

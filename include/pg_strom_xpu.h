@@ -371,7 +371,9 @@ typedef struct XpuPageRef
  * The answer to a direct-read chunk starts with one SUCCESS_HALFWAY reply,
  * the read report: an XpuChunkResult whose items (uint32_t each) are the
  * bounced blocks, (block index in chunk) | (XPU_BOUNCE_* << XPU_BOUNCE_SHIFT),
- * ascending; ntuples = 0, nrecheck = 0, gpu_time_ns the time of the reads.
+ * ascending; ntuples = the blocks served from the device page cache (0
+ * without XPU_DIRECT_STAMPS), nrecheck = 0, gpu_time_ns the time of the
+ * reads.
  * The replies that follow are those of an inline chunk of the same pages.
  * Items of the later replies never name a bounced block.
  *
@@ -382,13 +384,32 @@ typedef struct XpuPageRef
  * numbers only: PGDATA/base/<dboid>/<relfilenode>[.<segment>] or
  * PGDATA/pg_tblspc/<spcoid>/PG_<pg_major>_<catversion>/<dboid>/...
  * A read error or a short read is an error reply naming the file and block.
+ *
+ * The device page cache (pg_strom.gpu_page_cache_size).  With
+ * XPU_DIRECT_STAMPS in flags, nblocks uint64_t stamps follow the block
+ * numbers at XPU_DIRECT_STAMPS_OFFSET(nblocks) (8-byte aligned) and end the
+ * message.  A block's stamp is the LSN of the visibility-map page that
+ * covers it, read by the backend under that page's share lock at the same
+ * moment as the block's all-visible bit; 0 means "do not cache".  The
+ * service may then keep in device memory the image of a page it read
+ * (one that passed every check above and is not new), tagged with the
+ * relation, the block and the stamp, and serve a later block of the same
+ * relation whose stamp is equal from that memory instead of the file.
+ * This is exact because every change to a heap page clears its
+ * all-visible bit, and every setting of a bit is WAL-logged with a new LSN
+ * on the map page (visibilitymap_set): an equal stamp with the bit set
+ * means no change since the image was read (README, "Device page cache").
+ * Unlogged and temporary relations are never stamped.  In the read report
+ * ntuples counts the blocks served from the cache; with a cache the backend
+ * also sends blocks whose pages lie clean in shared buffers by number.
  */
 #define XPU_BUFFER_DIRECT			0xfffffffeU
 #define XPU_DEFAULT_TABLESPACE		1663	/* DEFAULTTABLESPACE_OID: base/ */
 #define XPU_GLOBAL_TABLESPACE		1664	/* GLOBALTABLESPACE_OID: refused */
 #define XPU_DIRECT_MAX_SEG_BLOCKS	(1U << 22)	/* 32GB segments at 8kB */
 #define XPU_DIRECT_CHECKSUMS		0x0001	/* data_checksums is on */
-#define XPU_DIRECT_FLAGS_MASK		0x0001
+#define XPU_DIRECT_STAMPS			0x0002	/* stamps follow the block numbers */
+#define XPU_DIRECT_FLAGS_MASK		0x0003
 
 typedef struct XpuDirectFile
 {
@@ -404,6 +425,8 @@ typedef struct XpuDirectFile
 
 #define XPU_DIRECT_FILE_OFFSET		32	/* header (16) + XpuChunk (16) */
 #define XPU_DIRECT_BLKNOS_OFFSET	(XPU_DIRECT_FILE_OFFSET + 32)
+#define XPU_DIRECT_STAMPS_OFFSET(nblocks) \
+	(XPU_DIRECT_BLKNOS_OFFSET + ((((uint64_t) (nblocks)) * 4 + 7) & ~(uint64_t) 7))
 
 #define XPU_BOUNCE_SHIFT			24
 #define XPU_BOUNCE_INDEX_MASK		0x00ffffffU

@@ -79,6 +79,7 @@ func configFromC(c *C.PgStromCtlConfig) Config {
 		SharedBase:         uint64(c.shared_base),
 		SharedNBuffers:     uint32(c.shared_nbuffers),
 		SharedBlockSize:    uint32(c.shared_block_size),
+		PageCacheSize:      uint64(max(int64(c.page_cache_size), 0)),
 	}
 }
 
@@ -102,6 +103,7 @@ func EncodeConfig(cfg Config) []byte {
 	c.shared_base = C.uint64_t(cfg.SharedBase)
 	c.shared_nbuffers = C.uint32_t(cfg.SharedNBuffers)
 	c.shared_block_size = C.uint32_t(cfg.SharedBlockSize)
+	c.page_cache_size = C.int64_t(min(cfg.PageCacheSize, math.MaxInt64))
 	return message(tagConfig, structBytes(&c))
 }
 

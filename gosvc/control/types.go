@@ -22,6 +22,9 @@ type Config struct {
 	SharedBase      uint64
 	SharedNBuffers  uint32
 	SharedBlockSize uint32
+	// PageCacheSize is pg_strom.gpu_page_cache_size, bytes: each device's
+	// cache of all-visible heap pages read directly; 0, none.
+	PageCacheSize uint64
 }
 
 // Message is what Receive returns: ConfigMessage or StopMessage.

@@ -182,6 +182,7 @@ const (
 	GlobalTablespace      = uint32(C.XPU_GLOBAL_TABLESPACE)
 	DirectMaxSegBlocks    = uint32(C.XPU_DIRECT_MAX_SEG_BLOCKS)
 	DirectChecksums       = uint32(C.XPU_DIRECT_CHECKSUMS)
+	DirectStamps          = uint32(C.XPU_DIRECT_STAMPS)
 	DirectFlagsMask       = uint32(C.XPU_DIRECT_FLAGS_MASK)
 	DirectFileSize        = int(C.sizeof_XpuDirectFile)
 	DirectFileOffset      = int(C.XPU_DIRECT_FILE_OFFSET)

@@ -82,13 +82,17 @@ func ParseChunk(msg []byte) (Chunk, error) {
 	case c.PagesOffset%PagesAlign != 0:
 		return Chunk{}, protoErr("xpu chunk %d: pages_offset %d is not a multiple of %d", c.ChunkID, c.PagesOffset, PagesAlign)
 	case c.Direct():
-		end := uint64(c.PagesOffset) + 4*uint64(c.NBlocks)
-		if c.PagesOffset != uint32(DirectBlknosOffset) {
-			return Chunk{}, protoErr("xpu chunk %d: block numbers at offset %d, want %d (after the XpuDirectFile)", c.ChunkID, c.PagesOffset, DirectBlknosOffset)
+		if c.PagesOffset != uint32(DirectBlknosOffset) || len(msg) < DirectBlknosOffset {
+			return Chunk{}, protoErr("xpu chunk %d: block numbers at offset %d, want %d (after the XpuDirectFile), in a message of %d bytes",
+				c.ChunkID, c.PagesOffset, DirectBlknosOffset, len(msg))
+		}
+		end, what := uint64(c.PagesOffset)+4*uint64(c.NBlocks), "block numbers"
+		if le.Uint32(msg[offDirFlags:])&DirectStamps != 0 {
+			end, what = DirectStampsOffset(c.NBlocks)+8*uint64(c.NBlocks), "block numbers and stamps"
 		}
 		if end != uint64(len(msg)) {
-			return Chunk{}, protoErr("xpu chunk %d: %d block numbers at offset %d end at byte %d, but the message has %d bytes",
-				c.ChunkID, c.NBlocks, c.PagesOffset, end, len(msg))
+			return Chunk{}, protoErr("xpu chunk %d: %d %s at offset %d end at byte %d, but the message has %d bytes",
+				c.ChunkID, c.NBlocks, what, c.PagesOffset, end, len(msg))
 		}
 	case c.Shared():
 		end := uint64(c.PagesOffset) + uint64(c.RefsLen())

@@ -15,12 +15,35 @@ type DirectFile struct {
 	RelNBlocks       uint32 // every block number is below
 	PgMajor          uint32
 	Catversion       uint32
+	// Stamps: the chunk carries one visibility-map stamp per block
+	// (XPU_DIRECT_STAMPS), which ParseDirect returns.
+	Stamps bool
+}
+
+// DirectStampsOffset is XPU_DIRECT_STAMPS_OFFSET(n): where the stamps of a
+// direct-read chunk of n blocks start, from the message start.
+func DirectStampsOffset(n uint32) uint64 {
+	return uint64(DirectBlknosOffset) + (uint64(n)*4+7)&^7
 }
 
 // ParseDirect validates the XpuDirectFile and the block numbers of a
 // direct-read chunk c whose message msg ParseChunk accepted, and returns
-// them.  Every error is a protocol error.
-func ParseDirect(c Chunk, msg []byte) (DirectFile, []uint32, error) {
+// them with the blocks' stamps (nil without XPU_DIRECT_STAMPS).  Every
+// error is a protocol error.
+func ParseDirect(c Chunk, msg []byte) (DirectFile, []uint32, []uint64, error) {
+	f, blknos, err := parseDirectFile(c, msg)
+	if err != nil || !f.Stamps {
+		return f, blknos, nil, err
+	}
+	stamps := make([]uint64, c.NBlocks)
+	off := DirectStampsOffset(c.NBlocks)
+	for i := range stamps {
+		stamps[i] = le.Uint64(msg[off+8*uint64(i):])
+	}
+	return f, blknos, stamps, nil
+}
+
+func parseDirectFile(c Chunk, msg []byte) (DirectFile, []uint32, error) {
 	if !c.Direct() {
 		return DirectFile{}, nil, protoErr("xpu chunk %d is not a direct-read chunk", c.ChunkID)
 	}
@@ -34,6 +57,7 @@ func ParseDirect(c Chunk, msg []byte) (DirectFile, []uint32, error) {
 		RelNBlocks: le.Uint32(msg[offDirRelNBlocks:]),
 		PgMajor:    le.Uint32(msg[offDirPgMajor:]),
 		Catversion: le.Uint32(msg[offDirCatversion:]),
+		Stamps:     flags&DirectStamps != 0,
 	}
 	switch {
 	case flags&^DirectFlagsMask != 0:

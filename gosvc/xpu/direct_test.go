@@ -26,12 +26,52 @@ func TestParseDirectAcceptsAndRoundTrips(t *testing.T) {
 	if !c.Direct() || c.Shared() || c.Inline() {
 		t.Fatalf("chunk kind: direct %v shared %v inline %v", c.Direct(), c.Shared(), c.Inline())
 	}
-	got, blknos, err := xpu.ParseDirect(c, msg)
+	got, blknos, _, err := xpu.ParseDirect(c, msg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != f || len(blknos) != 5 || blknos[4] != 299999 {
 		t.Fatalf("got %+v %v", got, blknos)
+	}
+}
+
+func TestParseDirectStamps(t *testing.T) {
+	f := goodDirectFile()
+	f.Stamps = true
+	for _, blknos := range [][]uint32{{7}, {7, 8}, {1, 2, 3}} {
+		stamps := make([]uint64, len(blknos))
+		for i := range stamps {
+			stamps[i] = 0x1_0000_0000*uint64(i+1) + 0x28
+		}
+		msg := xputest.StampedDirectChunkMessage(3, 7, f, blknos, stamps)
+		c, err := xpu.ParseChunk(msg)
+		if err != nil {
+			t.Fatalf("%d blocks: %v", len(blknos), err)
+		}
+		got, gotBlknos, gotStamps, err := xpu.ParseDirect(c, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != f || len(gotBlknos) != len(blknos) || len(gotStamps) != len(stamps) {
+			t.Fatalf("got %+v %v %v", got, gotBlknos, gotStamps)
+		}
+		for i := range stamps {
+			if gotStamps[i] != stamps[i] || gotBlknos[i] != blknos[i] {
+				t.Fatalf("block %d: got %d stamp %#x, want %d %#x", i, gotBlknos[i], gotStamps[i], blknos[i], stamps[i])
+			}
+		}
+		// the flag without the stamps, and the stamps without the flag
+		noStamps := xputest.DirectChunkMessage(3, 7, f, blknos)
+		if _, err := xpu.ParseChunk(noStamps); !errors.Is(err, protocol.ErrProtocol) {
+			t.Errorf("flag without stamps: %v", err)
+		}
+		plain := f
+		plain.Stamps = false
+		extra := xputest.StampedDirectChunkMessage(3, 7, plain, blknos, stamps)
+		extra[xpu.DirectFileOffset+12] &^= byte(xpu.DirectStamps)
+		if _, err := xpu.ParseChunk(extra); !errors.Is(err, protocol.ErrProtocol) {
+			t.Errorf("stamps without the flag: %v", err)
+		}
 	}
 }
 
@@ -53,7 +93,7 @@ func TestParseDirectRefusesBadFields(t *testing.T) {
 		msg := xputest.DirectChunkMessage(3, 7, f, blknos)
 		c, err := xpu.ParseChunk(msg)
 		if err == nil {
-			_, _, err = xpu.ParseDirect(c, msg)
+			_, _, _, err = xpu.ParseDirect(c, msg)
 		}
 		if !errors.Is(err, protocol.ErrProtocol) {
 			t.Errorf("%s: got %v, want a protocol error", name, err)
@@ -64,7 +104,7 @@ func TestParseDirectRefusesBadFields(t *testing.T) {
 	msg[xpu.DirectFileOffset+12] = 0x80
 	c, err := xpu.ParseChunk(msg)
 	if err == nil {
-		_, _, err = xpu.ParseDirect(c, msg)
+		_, _, _, err = xpu.ParseDirect(c, msg)
 	}
 	if err == nil || !strings.Contains(err.Error(), "flags") {
 		t.Errorf("unknown flag: %v", err)

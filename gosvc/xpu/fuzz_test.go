@@ -259,7 +259,7 @@ func checkAcceptedJoin(t *testing.T, p *parsedSession) {
 // fuzzDirect: an accepted direct-read chunk names only blocks below the
 // relation's size, and its segment paths stay under base/ or pg_tblspc/.
 func fuzzDirect(t *testing.T, c xpu.Chunk, msg []byte) {
-	f, blknos, err := xpu.ParseDirect(c, msg)
+	f, blknos, _, err := xpu.ParseDirect(c, msg)
 	if err != nil {
 		if !errors.Is(err, protocol.ErrProtocol) {
 			t.Fatalf("direct rejection %v is not a protocol error", err)

@@ -83,12 +83,31 @@ func DirectChunkMessage(requestID, chunkID uint32, f xpu.DirectFile, blknos []ui
 	if f.Checksums {
 		flags = xpu.DirectChecksums
 	}
+	if f.Stamps { // without the stamps themselves: StampedDirectChunkMessage adds them
+		flags |= xpu.DirectStamps
+	}
 	// XpuDirectFile's fields, in order, 4 bytes each
 	for i, v := range []uint32{f.Spc, f.DB, f.RelNode, flags, f.SegBlocks, f.RelNBlocks, f.PgMajor, f.Catversion} {
 		le.PutUint32(msg[xpu.DirectFileOffset+4*i:], v)
 	}
 	for i, b := range blknos {
 		le.PutUint32(msg[xpu.DirectBlknosOffset+4*i:], b)
+	}
+	return msg
+}
+
+// StampedDirectChunkMessage is DirectChunkMessage with XPU_DIRECT_STAMPS:
+// stamps[i] is block i's visibility-map stamp.
+func StampedDirectChunkMessage(requestID, chunkID uint32, f xpu.DirectFile, blknos []uint32, stamps []uint64) []byte {
+	n := uint32(len(blknos))
+	plain := DirectChunkMessage(requestID, chunkID, f, blknos)
+	end := xpu.DirectStampsOffset(n) + 8*uint64(n)
+	msg := protocol.NewMessage(protocol.TagTaskExec, requestID, int(end)-protocol.HeaderSize)
+	copy(msg[protocol.HeaderSize:], plain[protocol.HeaderSize:])
+	flags := le.Uint32(msg[xpu.DirectFileOffset+12:])
+	le.PutUint32(msg[xpu.DirectFileOffset+12:], flags|xpu.DirectStamps)
+	for i, st := range stamps {
+		le.PutUint64(msg[xpu.DirectStampsOffset(n)+8*uint64(i):], st)
 	}
 	return msg
 }
