@@ -74,14 +74,22 @@ func TestRunsSplitAtGapsSegmentsAndLength(t *testing.T) {
 		blknos = append(blknos, 1000+uint32(i))
 	}
 	f.SegBlocks = 1 << 20
-	got := runs(f, blknos)
+	got := runs(f, blknos, nil)
 	f.SegBlocks = 4
-	got4 := runs(f, blknos[:7])
+	got4 := runs(f, blknos[:7], nil)
 	if len(got) != 4 || got[0] != (run{0, 6}) || got[1] != (run{6, 1}) || got[2] != (run{7, maxRunBlocks}) || got[3] != (run{7 + maxRunBlocks, 2}) {
 		t.Errorf("runs: %v", got)
 	}
 	if len(got4) != 3 || got4[0] != (run{0, 4}) || got4[1] != (run{4, 2}) || got4[2] != (run{6, 1}) {
 		t.Errorf("runs with 4-block segments: %v", got4)
+	}
+	// skipped blocks (page cache hits) split runs and are not read
+	f.SegBlocks = 1 << 20
+	skip := make([]bool, 7)
+	skip[0], skip[2], skip[6] = true, true, true
+	gotSkip := runs(f, blknos[:7], skip)
+	if len(gotSkip) != 2 || gotSkip[0] != (run{1, 1}) || gotSkip[1] != (run{3, 3}) {
+		t.Errorf("runs skipping 0, 2 and 6: %v", gotSkip)
 	}
 }
 

@@ -32,6 +32,9 @@ type Report struct {
 	Bounced []uint32
 	NNew    int           // new (all-zero) pages, given to the kernels empty
 	Elapsed time.Duration // of the reads and checks
+	// Verdicts: each block's CheckPage verdict (PageUsable for a
+	// skipped block, which was not read).
+	Verdicts []Verdict
 }
 
 // run is blocks [first, first+n) of the chunk: consecutive block numbers
@@ -40,13 +43,19 @@ type run struct {
 	first, n int
 }
 
-// runs splits blknos into runs that one pread each can read.
-func runs(f xpu.DirectFile, blknos []uint32) []run {
+// runs splits blknos into runs that one pread each can read, leaving out
+// the blocks whose skip is set (skip nil: none).
+func runs(f xpu.DirectFile, blknos []uint32, skip []bool) []run {
 	var out []run
+	skipped := func(i int) bool { return skip != nil && skip[i] }
 	for i := 0; i < len(blknos); {
+		if skipped(i) {
+			i++
+			continue
+		}
 		seg, _ := f.Locate(blknos[i])
 		n := 1
-		for i+n < len(blknos) && n < maxRunBlocks && blknos[i+n] == blknos[i+n-1]+1 {
+		for i+n < len(blknos) && n < maxRunBlocks && !skipped(i+n) && blknos[i+n] == blknos[i+n-1]+1 {
 			if s, _ := f.Locate(blknos[i+n]); s != seg {
 				break
 			}
@@ -94,11 +103,17 @@ func withReadSlot(read func() error) error {
 // file and block: a failed or short read (the file shorter than the
 // backend said).
 func (fs *Files) ReadChunk(f xpu.DirectFile, blknos []uint32, dst []byte) (Report, error) {
-	if len(dst) != len(blknos)*xpu.BlockSize {
+	return fs.ReadChunkSkipping(f, blknos, dst, nil)
+}
+
+// ReadChunkSkipping is ReadChunk that leaves out the blocks whose skip is
+// set (served from the page cache): their pages in dst are not written.
+func (fs *Files) ReadChunkSkipping(f xpu.DirectFile, blknos []uint32, dst []byte, skip []bool) (Report, error) {
+	if len(dst) != len(blknos)*xpu.BlockSize || skip != nil && len(skip) != len(blknos) {
 		return Report{}, fmt.Errorf("direct read of %d blocks into %d bytes", len(blknos), len(dst))
 	}
 	start := time.Now()
-	rs := runs(f, blknos)
+	rs := runs(f, blknos, skip)
 	verdicts := make([]Verdict, len(blknos))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -120,7 +135,7 @@ func (fs *Files) ReadChunk(f xpu.DirectFile, blknos []uint32, dst []byte) (Repor
 	if err := errors.Join(errs...); err != nil {
 		return Report{}, err
 	}
-	rep := Report{Elapsed: time.Since(start)}
+	rep := Report{Elapsed: time.Since(start), Verdicts: verdicts}
 	for i, v := range verdicts {
 		switch {
 		case v == PageNew:

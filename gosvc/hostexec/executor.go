@@ -34,11 +34,14 @@ type Executor struct {
 	shared xpu.SharedRegion
 	// faults are the injected ones (FaultsEnv); nil: none
 	faults *faults
+	// store holds the page cache's images (pagestore.go)
+	store pageStore
 }
 
 var (
-	_ scan.Primitives   = (*Executor)(nil)
-	_ preagg.Primitives = (*Executor)(nil)
+	_ scan.Primitives    = (*Executor)(nil)
+	_ preagg.Primitives  = (*Executor)(nil)
+	_ nodekind.PageStore = (*Executor)(nil)
 )
 
 func newExecutor(index int, pool *mempool.Pool, mem *hostMemory, shared xpu.SharedRegion) *Executor {

@@ -97,6 +97,9 @@ func (e *Executor) runJoinTask(c xpu.Chunk, pages nodekind.Pages, prog []byte, s
 	if err := e.checkPages(c, pages); err != nil {
 		return err
 	}
+	if err := e.applyPageCache(c, pages); err != nil {
+		return err
+	}
 	if err := e.faults.beforeTask(); err != nil {
 		return fmt.Errorf("chunk %d: %w", c.ChunkID, err)
 	}

@@ -36,6 +36,9 @@ func (e *Executor) runTask(c xpu.Chunk, pages nodekind.Pages, retry bool, run fu
 	if err := e.checkPages(c, pages); err != nil {
 		return xpu.ChunkResult{}, nil, err
 	}
+	if err := e.applyPageCache(c, pages); err != nil {
+		return xpu.ChunkResult{}, nil, err
+	}
 	if err := e.faults.beforeTask(); err != nil {
 		return xpu.ChunkResult{}, nil, fmt.Errorf("chunk %d: %w", c.ChunkID, err)
 	}

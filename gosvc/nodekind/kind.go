@@ -64,6 +64,45 @@ type Pages struct {
 	// validated with xpu.CheckPageRefs against the registered buffers);
 	// Bytes is nil then.
 	Refs []byte
+	// Cache: a direct-read chunk's traffic with the executor's page
+	// store (nil: none).  The executor copies each Hits page from its
+	// slot into the chunk's page area (Bytes holds no image there) and
+	// each Fills page from the page area into its slot, both before the
+	// kernels run, and returns from Exec only once the copies are done.
+	Cache *CacheMoves
+}
+
+// PageMove is one page's copy between a chunk's page area and a page
+// store: page Index of the chunk, slot Slot of the store.
+type PageMove struct{ Index, Slot uint32 }
+
+// CacheMoves are the copies of one chunk (see Pages.Cache).
+type CacheMoves struct{ Hits, Fills []PageMove }
+
+// PageStore is an executor that keeps images of heap pages for the
+// service's page cache (pg_strom.gpu_page_cache_size): the gpu executor
+// in device memory, the host executor in its own memory.
+type PageStore interface {
+	// OpenPageStore makes room for slots pages; called once, before the
+	// first session.  An error leaves the executor without a store.
+	OpenPageStore(slots int) error
+}
+
+// CheckMoves validates m against a chunk of nblocks pages and a store of
+// slots pages: every index and slot in range.  (The directory gives a slot
+// to one chunk at a time; an executor only needs to stay in bounds.)
+func (m *CacheMoves) CheckMoves(nblocks uint32, slots int) error {
+	if m == nil {
+		return nil
+	}
+	for _, list := range [][]PageMove{m.Hits, m.Fills} {
+		for _, mv := range list {
+			if mv.Index >= nblocks || int64(mv.Slot) >= int64(slots) {
+				return fmt.Errorf("page cache move %+v outside a chunk of %d pages and a store of %d slots", mv, nblocks, slots)
+			}
+		}
+	}
+	return nil
 }
 
 // Check reports whether p is what chunk c needs: its pages' bytes, or

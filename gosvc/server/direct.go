@@ -1,36 +1,49 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/direct"
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/pagecache"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
-// directChunk is a direct-read chunk's validated file and block numbers.
+// directChunk is a direct-read chunk's validated file, block numbers and,
+// with XPU_DIRECT_STAMPS, the blocks' visibility-map stamps.
 type directChunk struct {
 	file   xpu.DirectFile
 	blknos []uint32
+	stamps []uint64
 }
 
 // parseDirect validates a direct-read chunk on the receiver: a bad file
 // locator or block number is a protocol error and closes the connection.
 func parseDirect(c xpu.Chunk, msg []byte) (*directChunk, error) {
-	f, blknos, err := xpu.ParseDirect(c, msg)
+	f, blknos, stamps, err := xpu.ParseDirect(c, msg)
 	if err != nil {
 		return nil, err
 	}
-	return &directChunk{file: f, blknos: blknos}, nil
+	return &directChunk{file: f, blknos: blknos, stamps: stamps}, nil
 }
+
+// errExecNotReturned stands for the outcome of an Exec that did not return
+// (it panicked): the chunk's page cache fills are abandoned.
+var errExecNotReturned = errors.New("the executor did not return")
 
 // readDirect reads a direct-read chunk's blocks from the relation's files
 // into memory the executor lends (pinned, so the device DMAs it as an
 // inline chunk's pages) or, without a lender, ordinary memory, and sends
-// the read report as the chunk's first SUCCESS_HALFWAY reply.  It returns
-// the chunk as the executors see it (inline pages), the pages, and what
-// gives the memory back once Exec returned.
-func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xpu.Chunk, nodekind.Pages, func(), error) {
+// the read report as the chunk's first SUCCESS_HALFWAY reply.  With a page
+// cache and stamps, the blocks the cache holds under the same stamp are
+// not read: the executor copies them from its store, and it copies the
+// usable pages read into the store (Pages.Cache).  It returns the chunk as
+// the executors see it (inline pages), the pages, and what to call with
+// Exec's error once Exec returned: it gives the memory back and ends the
+// chunk's use of the cache.
+func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xpu.Chunk, nodekind.Pages, func(error), error) {
 	d := cmd.direct
 	if s.cfg.DataDir == "" {
 		return xpu.Chunk{}, nodekind.Pages{}, nil,
@@ -51,21 +64,76 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 	if !pinned {
 		body = make([]byte, n)
 	}
-	done := func() {
+	var plan *pagecache.Plan
+	key := pagecache.Key{Spc: d.file.Spc, DB: d.file.DB, Rel: d.file.RelNode}
+	if s.cfg.PageCache != nil && d.stamps != nil {
+		plan = s.cfg.PageCache.Lookup(key, d.blknos, d.stamps)
+	}
+	done := func(execErr error) {
+		if plan != nil {
+			if execErr == nil {
+				plan.Commit()
+			} else {
+				plan.Abort()
+			}
+		}
 		if pinned {
 			s.returnBody(body)
 		}
 	}
-	rep, err := sess.directFiles(s.cfg.DataDir).ReadChunk(d.file, d.blknos, body[:n])
+	var skip []bool
+	if plan != nil && len(plan.Hits) > 0 {
+		skip = make([]bool, len(d.blknos))
+		for _, m := range plan.Hits {
+			skip[m.Index] = true
+		}
+	}
+	rep, err := sess.directFiles(s.cfg.DataDir).ReadChunkSkipping(d.file, d.blknos, body[:n], skip)
 	if err == nil {
+		var hits int
+		if plan != nil {
+			hits = len(plan.Hits)
+		}
 		err = sink.Halfway(xpu.ChunkReply{
-			Result: xpu.ChunkResult{GpuTimeNs: uint64(rep.Elapsed.Nanoseconds())},
+			Result: xpu.ChunkResult{NTuples: uint32(hits), GpuTimeNs: uint64(rep.Elapsed.Nanoseconds())},
 			Items:  xpu.Positions(rep.Bounced),
 		})
 	}
 	if err != nil {
-		done()
+		done(err)
 		return xpu.Chunk{}, nodekind.Pages{}, nil, err
 	}
-	return inline, nodekind.Pages{Bytes: body[:n], Pinned: pinned}, done, nil
+	pages := nodekind.Pages{Bytes: body[:n], Pinned: pinned}
+	if plan != nil {
+		plan.Reserve(key, d.blknos, d.stamps, fillable(rep.Verdicts, skip))
+		pages.Cache = cacheMoves(plan)
+	}
+	return inline, pages, done, nil
+}
+
+// fillable lists the pages that were read (not skipped) and that the
+// kernels take as they are: new and bounced pages are not cached.
+func fillable(verdicts []direct.Verdict, skip []bool) []int {
+	var out []int
+	for i, v := range verdicts {
+		if v == direct.PageUsable && (skip == nil || !skip[i]) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// cacheMoves is the plan as the executor takes it.
+func cacheMoves(p *pagecache.Plan) *nodekind.CacheMoves {
+	if len(p.Hits) == 0 && len(p.Fills) == 0 {
+		return nil
+	}
+	m := &nodekind.CacheMoves{Hits: make([]nodekind.PageMove, len(p.Hits)), Fills: make([]nodekind.PageMove, len(p.Fills))}
+	for i, h := range p.Hits {
+		m.Hits[i] = nodekind.PageMove(h)
+	}
+	for i, f := range p.Fills {
+		m.Fills[i] = nodekind.PageMove(f)
+	}
+	return m
 }

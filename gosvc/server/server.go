@@ -13,6 +13,7 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/pagecache"
 )
 
 // PoolStatser is the part of the device memory pool the server reports in
@@ -43,7 +44,11 @@ type Config struct {
 	// DataDir is PGDATA, where direct-read chunks (XPU_BUFFER_DIRECT) are
 	// read from; "" answers them ErrCodeUnsupported.
 	DataDir string
-	Logger  zerolog.Logger
+	// PageCache is the directory of the executor's page store (the
+	// executor is a nodekind.PageStore that opened PageCache.Slots()
+	// slots); nil: direct-read chunks are always read from the files.
+	PageCache *pagecache.Cache
+	Logger    zerolog.Logger
 
 	// Bounds; a zero field takes the default of the same name (see
 	// limits.go for the reasons).

@@ -60,14 +60,15 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	sink := chunkHalfways{out, cmd.chunk.ChunkID}
 	chunk := cmd.chunk
 	var pages nodekind.Pages
+	execErr := errExecNotReturned // until Exec returns: a panic aborts the cache fills
 	if cmd.direct != nil {
-		var done func()
+		var done func(error)
 		var err error
 		chunk, pages, done, err = s.readDirect(sess, cmd, sink)
 		if err != nil {
 			return s.executorError(id, what, errors.Join(err, out.end()))
 		}
-		defer done()
+		defer func() { done(execErr) }()
 	} else if cmd.chunk.Shared() {
 		if s.cfg.SharedBuffers == 0 {
 			return s.executorError(id, what, fmt.Errorf("%w: GPU%d has not registered PostgreSQL's shared buffers; send the pages inline",
@@ -78,6 +79,7 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(msg), Pinned: cmd.body != nil}
 	}
 	reply, err := sess.prepared.Exec(chunk, pages, sink)
+	execErr = err
 	if err = errors.Join(out.end(), err); err != nil {
 		return s.executorError(id, what, err)
 	}

@@ -233,6 +233,7 @@ func (s *service) startDevices() error {
 			return fmt.Errorf("GPU%d executor: %w", d.Index, err)
 		}
 		devLog := logpipe.WithDevice(s.log, d.Index)
+		cache := openPageCache(exec, s.cfg.PageCacheSize, devLog)
 		srv, err := server.New(server.Config{
 			SocketPath:    server.SocketPath(s.cfg.DataDir, s.cfg.PostmasterPID, d.Index),
 			DeviceIndex:   d.Index,
@@ -242,6 +243,7 @@ func (s *service) startDevices() error {
 			Kinds:         kinds.All(),
 			SharedBuffers: shared,
 			DataDir:       s.cfg.DataDir,
+			PageCache:     cache,
 			Logger:        devLog,
 			OnDeviceLost:  s.deviceLost,
 		})

@@ -1,0 +1,36 @@
+package service
+
+import (
+	"github.com/rs/zerolog"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
+	"github.com/pgstrom-go/pg_strom/gosvc/pagecache"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
+)
+
+// openPageCache gives the executor a page store of size bytes
+// (pg_strom.gpu_page_cache_size) and returns its directory; nil when size
+// is 0 or the store cannot be had, which the log says: direct reads then
+// go to the files every time, and nothing else changes.
+func openPageCache(exec nodekind.Executor, size uint64, log zerolog.Logger) *pagecache.Cache {
+	slots := int(min(size/uint64(xpu.BlockSize), 1<<31-1))
+	if slots == 0 {
+		return nil
+	}
+	store, ok := exec.(nodekind.PageStore)
+	if !ok {
+		log.Warn().Msgf("pg_strom.gpu_page_cache_size is set, but %s keeps no page cache", exec.Name())
+		return nil
+	}
+	if err := store.OpenPageStore(slots); err != nil {
+		log.Warn().Msgf("no device page cache: %v", err)
+		return nil
+	}
+	cache, err := pagecache.New(slots)
+	if err != nil {
+		log.Warn().Msgf("no device page cache: %v", err)
+		return nil
+	}
+	log.Info().Msgf("device page cache: %d MB, %d pages", uint64(slots)*uint64(xpu.BlockSize)>>20, slots)
+	return cache
+}
