@@ -11,6 +11,7 @@
 #include "xpu_scan.h"
 #include "xpu_preagg.h"
 #include "xpu_gather.h"
+#include "xpu_pagecopy.h"
 #include "xpu_join.h"
 #include "xpu_join_preagg.h"
 

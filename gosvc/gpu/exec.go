@@ -21,7 +21,7 @@ import (
 // for a zero-copy chunk its page refs followed by kern_gather_pages's
 // in_place bitmap (uploaded together), each 256-byte aligned.
 type chunkLayout struct {
-	itemsOff, pagesOff, retryOff, refsOff, total uint64
+	itemsOff, pagesOff, retryOff, refsOff, pairsOff, total uint64
 }
 
 const devAlign = 256
@@ -39,6 +39,16 @@ func layoutFor(c xpu.Chunk, retry bool) chunkLayout {
 	if c.Shared() {
 		l.refsOff = alignDev(l.total)
 		l.total = l.refsOff + uint64(c.RefsLen()+gatherplan.InPlaceLen(int(c.NBlocks)))
+	}
+	return l
+}
+
+// withPairs adds room for the index pairs of a chunk's page cache copies
+// (kern_copy_pages), n moves.
+func (l chunkLayout) withPairs(n int) chunkLayout {
+	if n > 0 {
+		l.pairsOff = alignDev(l.total)
+		l.total = l.pairsOff + uint64(8*n)
 	}
 	return l
 }
@@ -72,7 +82,10 @@ func (e *Executor) runTask(s *session, c xpu.Chunk, pages nodekind.Pages, retry 
 		return xpu.ChunkResult{}, nil, fmt.Errorf("%w: chunk %d refers to shared buffers, which GPU%d has not registered",
 			protocol.ErrUnsupported, c.ChunkID, e.dev.index)
 	}
-	lay := layoutFor(c, retry)
+	if err := e.checkCache(c, pages); err != nil {
+		return xpu.ChunkResult{}, nil, err
+	}
+	lay := layoutFor(c, retry).withPairs(pages.Cache.Len())
 	mem, err := e.alloc(lay.total, fmt.Sprintf("chunk %d", c.ChunkID))
 	if err != nil {
 		return xpu.ChunkResult{}, nil, err
@@ -86,7 +99,7 @@ func (e *Executor) runTask(s *session, c xpu.Chunk, pages nodekind.Pages, retry 
 		return xpu.ChunkResult{}, nil, errors.Join(err, e.pool.Free(mem))
 	}
 	t := task{sess: s, lane: l, base: cu.DevicePtr(mem.Ptr), lay: lay, chunk: c, pages: pages.Bytes, pinned: pages.Pinned,
-		refs: pages.Refs, shared: shared}
+		refs: pages.Refs, shared: shared, cache: pages.Cache}
 	start := time.Now()
 	err = run(&t)
 	elapsed := time.Since(start)
@@ -117,7 +130,8 @@ type task struct {
 	pinned   bool   // pages are registered host memory: DMA them directly
 	refs     []byte // a zero-copy chunk's XpuPageRefs (pages is nil)
 	shared   *sharedMapping
-	kernel   string // the kernel's name, for errors
+	cache    *nodekind.CacheMoves // a direct-read chunk's page cache copies (pagestore.go)
+	kernel   string               // the kernel's name, for errors
 	counters [xpu.NumCounters]uint32
 	items    []uint32
 }
@@ -163,6 +177,12 @@ func (t *task) uploadPages() error {
 	}
 	st, host := t.lane.stream, t.lane.host
 	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)
+	if t.pinned && t.cache != nil {
+		if err := t.uploadMisses(); err != nil {
+			return err
+		}
+		return t.copyCachedPages()
+	}
 	if t.pinned {
 		if err := cu.MemcpyHtoDAsync(pagesDev, unsafe.Pointer(&t.pages[0]), int64(len(t.pages)), st); err != nil {
 			return fmt.Errorf("upload pinned pages: cuMemcpyHtoDAsync: %w", err)
@@ -180,7 +200,7 @@ func (t *task) uploadPages() error {
 			return fmt.Errorf("upload pages: cuMemcpyHtoDAsync: %w", err)
 		}
 	}
-	return nil
+	return t.copyCachedPages()
 }
 
 // gatherPages queues what brings a zero-copy chunk's pages from the

@@ -13,6 +13,7 @@ import (
 	"github.com/pgstrom-go/pg_strom/gosvc/gpu/gatherplan"
 	"github.com/pgstrom-go/pg_strom/gosvc/hostpool"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/preagg"
 	"github.com/pgstrom-go/pg_strom/gosvc/querybuf"
 	"github.com/pgstrom-go/pg_strom/gosvc/scan"
@@ -44,6 +45,9 @@ type Executor struct {
 	gatherDMAProblem  string
 	gather            gatherCounters
 
+	// store is the page cache's device memory (pagestore.go)
+	store pageStore
+
 	probeMu sync.Mutex // one link probe at a time (see ProbeLink)
 
 	// pinned memory lent for inline chunks (server.BodyLender and
@@ -61,6 +65,7 @@ var (
 	_ preagg.Primitives       = (*Executor)(nil)
 	_ server.BodyLender       = (*Executor)(nil)
 	_ server.HostMemoryKeeper = (*Executor)(nil)
+	_ nodekind.PageStore      = (*Executor)(nil)
 )
 
 // maxLentBodies bounds the pinned memory a device's executor keeps for
@@ -158,6 +163,7 @@ func (e *Executor) Close() error {
 	for _, l := range lanes {
 		errs = append(errs, l.destroy(e.dev))
 	}
+	errs = append(errs, e.closePageStore())
 	return errors.Join(errs...)
 }
 

@@ -186,8 +186,8 @@ type joinLayout struct {
 	outOff, cursorsA, cursorsB uint64
 }
 
-func joinLayoutFor(c xpu.Chunk, stride int, capacity uint32) joinLayout {
-	l := joinLayout{chunkLayout: layoutFor(c, false)}
+func joinLayoutFor(c xpu.Chunk, stride int, capacity uint32, moves int) joinLayout {
+	l := joinLayout{chunkLayout: layoutFor(c, false).withPairs(moves)}
 	cursors := uint64(c.ItemsCapacity()) * uint64(xpu.JoinCursorSize)
 	l.outOff = alignDev(l.total)
 	l.cursorsA = alignDev(l.outOff + uint64(capacity)*uint64(stride)*4)
@@ -216,7 +216,10 @@ func (e *Executor) runJoinTask(s *session, c xpu.Chunk, pages nodekind.Pages, st
 	if pages.Refs != nil && e.dev.shared == nil {
 		return fmt.Errorf("%w: chunk %d refers to shared buffers, which GPU%d has not registered", protocol.ErrUnsupported, c.ChunkID, e.dev.index)
 	}
-	jl := joinLayoutFor(c, stride, capacity)
+	if err := e.checkCache(c, pages); err != nil {
+		return err
+	}
+	jl := joinLayoutFor(c, stride, capacity, pages.Cache.Len())
 	mem, err := e.alloc(jl.total, fmt.Sprintf("GpuJoin chunk %d", c.ChunkID))
 	if err != nil {
 		return err
@@ -232,7 +235,7 @@ func (e *Executor) runJoinTask(s *session, c xpu.Chunk, pages nodekind.Pages, st
 	base := cu.DevicePtr(mem.Ptr)
 	t := &joinTask{
 		task: task{sess: s, lane: l, base: base, lay: jl.chunkLayout, chunk: c, pages: pages.Bytes, pinned: pages.Pinned,
-			refs: pages.Refs, shared: e.dev.shared, kernel: xpu.KernelGpuJoin},
+			refs: pages.Refs, shared: e.dev.shared, cache: pages.Cache, kernel: xpu.KernelGpuJoin},
 		jl: jl, stride: stride, capacity: capacity,
 		resume: base + cu.DevicePtr(jl.cursorsA), suspend: base + cu.DevicePtr(jl.cursorsB),
 	}

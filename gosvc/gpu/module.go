@@ -20,6 +20,10 @@ const (
 	// XPU_GATHER_THREADS of kernels/xpu_gather.h.
 	KernelGather  = "kern_gather_pages"
 	GatherThreads = 256
+	// KernelCopyPages and CopyPagesThreads are XPU_KERNEL_COPY_PAGES and
+	// XPU_PAGECOPY_THREADS of kernels/xpu_pagecopy.h.
+	KernelCopyPages  = "kern_copy_pages"
+	CopyPagesThreads = 256
 )
 
 // maxCatalogBytes bounds what is copied back for the catalog string.
@@ -36,16 +40,18 @@ type Module struct {
 // kernels are the module's entry points an Executor launches.  A missing
 // kernel disables only what needs it: its error says why.
 type kernels struct {
-	scan      cu.Function // xpu.KernelGpuScan
-	scanErr   error
-	preagg    cu.Function // xpu.KernelGpuPreAgg
-	rehash    cu.Function // xpu.KernelPreAggRehash
-	preaggErr error       // why GpuPreAgg cannot run (either kernel missing)
-	gather    cu.Function // KernelGather
-	gatherErr error       // why zero-copy chunks cannot run
-	join      cu.Function // xpu.KernelGpuJoin
-	joinBuild cu.Function // xpu.KernelGpuJoinBld
-	joinErr   error       // why GpuJoin cannot run (either kernel missing)
+	scan         cu.Function // xpu.KernelGpuScan
+	scanErr      error
+	preagg       cu.Function // xpu.KernelGpuPreAgg
+	rehash       cu.Function // xpu.KernelPreAggRehash
+	preaggErr    error       // why GpuPreAgg cannot run (either kernel missing)
+	gather       cu.Function // KernelGather
+	gatherErr    error       // why zero-copy chunks cannot run
+	copyPages    cu.Function // KernelCopyPages
+	copyPagesErr error       // why there is no page cache
+	join         cu.Function // xpu.KernelGpuJoin
+	joinBuild    cu.Function // xpu.KernelGpuJoinBld
+	joinErr      error       // why GpuJoin cannot run (either kernel missing)
 	// joinPreAgg is xpu.KernelGpuJoinPreAgg; joinPreAggErr says why fused
 	// sessions cannot run (it, the build or the rehash kernel missing).
 	joinPreAgg    cu.Function
@@ -81,6 +87,7 @@ func (d *Device) LoadModule(image []byte) (*Module, error) {
 	k.rehash, errRehash = m.Function(xpu.KernelPreAggRehash)
 	k.preaggErr = errors.Join(errAgg, errRehash)
 	k.gather, k.gatherErr = m.Function(KernelGather)
+	k.copyPages, k.copyPagesErr = m.Function(KernelCopyPages)
 	var errJoin, errBuild error
 	k.join, errJoin = m.Function(xpu.KernelGpuJoin)
 	k.joinBuild, errBuild = m.Function(xpu.KernelGpuJoinBld)

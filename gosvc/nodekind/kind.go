@@ -79,6 +79,14 @@ type PageMove struct{ Index, Slot uint32 }
 // CacheMoves are the copies of one chunk (see Pages.Cache).
 type CacheMoves struct{ Hits, Fills []PageMove }
 
+// Len is the number of copies; 0 for nil.
+func (m *CacheMoves) Len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.Hits) + len(m.Fills)
+}
+
 // PageStore is an executor that keeps images of heap pages for the
 // service's page cache (pg_strom.gpu_page_cache_size): the gpu executor
 // in device memory, the host executor in its own memory.
