@@ -49,6 +49,8 @@ int			pgstrom_gpu_task_timeout_ms;
 int			pgstrom_gpujoin_max_inner_size_kb;
 bool		pgstrom_zero_copy;
 bool		pgstrom_direct_read;
+int			pgstrom_gpu_page_cache_size_mb;
+bool		pgstrom_use_page_cache;
 bool		pgstrom_regression_test_mode;
 
 /*
@@ -395,6 +397,27 @@ init_planner_gucs(void)
 							 "Lets the GPU service read all-visible heap pages from the relation's files.",
 							 "Off: every page goes through shared buffers (zero-copy or copied).",
 							 &pgstrom_direct_read,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_strom.gpu_page_cache_size",
+							"Device memory each GPU keeps for images of all-visible heap pages read directly.",
+							"0 turns the device page cache off.  A scan then finds the pages it read before in device memory, "
+							"as long as the visibility map says they have not changed.  Taken at server start.",
+							&pgstrom_gpu_page_cache_size_mb,
+							0,
+							0,
+							1048576,	/* 1TB */
+							PGC_POSTMASTER,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_strom.use_page_cache",
+							 "Lets scans use the device page cache (pg_strom.gpu_page_cache_size).",
+							 "Off: direct reads go to the relation's files, and pages in shared buffers go the zero-copy way.",
+							 &pgstrom_use_page_cache,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -54,6 +54,8 @@ extern int	pgstrom_gpu_task_timeout_ms;
 extern int	pgstrom_gpujoin_max_inner_size_kb;
 extern bool pgstrom_zero_copy;
 extern bool pgstrom_direct_read;
+extern int	pgstrom_gpu_page_cache_size_mb;
+extern bool pgstrom_use_page_cache;
 extern bool pgstrom_regression_test_mode;
 
 extern void pgstrom_init_gucs(void);

@@ -57,6 +57,7 @@
 #include "pg_strom_xpu.h"
 
 #define GPU_TASK_CHUNK_MAX_BLOCKS	4096	/* 32MB of 8kB pages */
+#define GPU_TASK_VM_WINDOW		1024	/* blocks whose visibility one lock reads */
 #define GPU_TASK_MAX_INFLIGHT		3
 #define GPU_TASK_REASON_LEN			256
 #define GPU_TASK_NODE_COUNTERS		4
@@ -82,6 +83,8 @@ typedef struct GpuTaskCounters
 								 * once, a bounced one when read again */
 	uint64		npages_bounced;	/* of those, sent back by the service and
 								 * read through shared buffers */
+	uint64		npages_cached;	/* of the direct ones, served from the
+								 * device page cache */
 	uint64		node[GPU_TASK_NODE_COUNTERS];	/* the node's own, summed
 												 * like the others */
 } GpuTaskCounters;
@@ -157,6 +160,8 @@ typedef struct GpuTaskChunk
 	bool		direct;
 	bool		report_seen;	/* the read report came (first reply) */
 	bool	   *bounced;		/* [capacity]: the service sent it back */
+	uint64	   *stamps;			/* [capacity]: visibility-map stamps, when
+								 * the scan uses the page cache */
 	uint32		nbounced;
 	Buffer		direct_buffer;	/* pinned page of block direct_bidx */
 	uint32		direct_bidx;
@@ -303,6 +308,17 @@ struct GpuTaskState
 	/* direct read (task_direct.c) */
 	bool		direct_read;	/* blocks may go by number in this scan */
 	Buffer		vmbuffer;		/* visibility map page, kept pinned */
+
+	/*
+	 * Device page cache (task_direct.c): the all-visible bits of a window
+	 * of blocks and their map page's LSN, read under one share lock of
+	 * that page.
+	 */
+	bool		page_cache;		/* direct blocks carry stamps */
+	BlockNumber vm_win_first;	/* window [first, first + n) */
+	uint32		vm_win_n;
+	uint64		vm_win_stamp;
+	bool		vm_win_visible[GPU_TASK_VM_WINDOW];
 	GpuTaskChunk *open_pages;	/* chunk being filled with pages */
 	GpuTaskChunk *open_direct;	/* chunk being filled with block numbers */
 	BlockNumber *bounce;		/* blocks to read through shared buffers */
@@ -406,7 +422,8 @@ extern OffsetNumber gpu_task_chunk_lines(GpuTaskChunk *chunk, uint32 bidx);
 
 /* task_direct.c */
 extern void gpu_task_direct_begin(GpuTaskState *gts);
-extern bool gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno);
+extern bool gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno,
+									   uint64 *stamp);
 extern void gpu_task_direct_fill(GpuTaskState *gts, GpuTaskChunk *chunk);
 extern void gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
 								   PgStromMsgHeader *msg);

@@ -52,6 +52,8 @@ free_chunk(GpuTaskChunk *chunk)
 		pfree(chunk->buffers);
 	if (chunk->bounced)
 		pfree(chunk->bounced);
+	if (chunk->stamps)
+		pfree(chunk->stamps);
 	pfree(chunk);
 }
 
@@ -99,9 +101,10 @@ get_chunk_buffer(GpuTaskState *gts, bool direct)
 	{
 		capacity = Max(capacity, 1);
 		chunk->buffer_id = XPU_BUFFER_DIRECT;
-		chunk->buf = palloc0(XPU_DIRECT_BLKNOS_OFFSET +
-							 (Size) capacity * sizeof(uint32));
+		chunk->buf = palloc0(XPU_DIRECT_STAMPS_OFFSET(capacity) +
+							 (Size) capacity * sizeof(uint64));
 		chunk->bounced = palloc0(sizeof(bool) * capacity);
+		chunk->stamps = palloc0(sizeof(uint64) * capacity);
 	}
 	else if (zero_copy)
 	{
@@ -154,8 +157,9 @@ finish_chunk(GpuTaskState *gts, GpuTaskChunk *chunk)
 
 	if (chunk->direct)
 	{
-		chunk->buf_len = XPU_DIRECT_BLKNOS_OFFSET +
-			(Size) chunk->nblocks * sizeof(uint32);
+		chunk->buf_len = gts->page_cache ?
+			XPU_DIRECT_STAMPS_OFFSET(chunk->nblocks) + (Size) chunk->nblocks * sizeof(uint64) :
+			XPU_DIRECT_BLKNOS_OFFSET + (Size) chunk->nblocks * sizeof(uint32);
 		memset(chunk->buf, 0, XPU_DIRECT_FILE_OFFSET);
 		gpu_task_direct_fill(gts, chunk);
 	}
@@ -216,6 +220,7 @@ gpu_task_build_chunk(GpuTaskState *gts)
 		GpuTaskChunk **slot;
 		BlockNumber blkno;
 		bool		direct;
+		uint64		stamp;
 
 		if (gts->source_done)
 		{
@@ -231,13 +236,14 @@ gpu_task_build_chunk(GpuTaskState *gts)
 		blkno = gpu_task_next_block(gts);
 		if (blkno == InvalidBlockNumber)
 			continue;			/* source_done: the open chunks go out */
-		direct = gpu_task_block_goes_direct(gts, blkno);
+		direct = gpu_task_block_goes_direct(gts, blkno, &stamp);
 		slot = direct ? &gts->open_direct : &gts->open_pages;
 		if (*slot == NULL)
 			*slot = start_chunk(gts, direct);
 		chunk = *slot;
 		if (direct)
 		{
+			chunk->stamps[chunk->nblocks] = stamp;
 			chunk->blknos[chunk->nblocks++] = blkno;
 			gts->counters.npages++;
 			gts->counters.npages_direct++;

@@ -29,6 +29,19 @@
  * per-tuple conflict checks and snapshots taken during recovery: those
  * scans do not read directly.
  *
+ * The device page cache (pg_strom.gpu_page_cache_size).  With it, a block
+ * also goes by number when its page lies clean in shared buffers, and
+ * carries a stamp: the LSN of the visibility-map page covering it, read
+ * under that page's share lock together with the block's all-visible bit
+ * (a window of GPU_TASK_VM_WINDOW blocks per lock).  The service serves a
+ * block from device memory when it read the same block before under the
+ * same stamp.  That image is still the block's: a change to a heap page
+ * clears its bit, and the bit can only be set again by visibilitymap_set,
+ * which gives the map page a new LSN (WAL-logged; unlogged relations get
+ * no stamps), so an equal stamp with the bit set means the page has not
+ * changed since it was read.  A dirty buffer's page still goes the
+ * zero-copy way, and its block gets no stamp.
+ *
  * The service checks every page it reads (PD_ALL_VISIBLE, the checksum
  * when data_checksums is on, the header) and answers each chunk first with
  * a read report naming the blocks it bounced; when the chunk's answer is
@@ -41,6 +54,7 @@
 #include "postgres.h"
 
 #include "access/visibilitymap.h"
+#include "access/visibilitymapdefs.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
@@ -82,6 +96,61 @@ gpu_task_direct_begin(GpuTaskState *gts)
 						!gts->snapshot->takenDuringRecovery &&
 						!IsolationIsSerializable() &&
 						!EarlyPruningEnabled(rel));
+	gts->page_cache = (gts->direct_read &&
+					   pgstrom_gpu_page_cache_size_mb > 0 &&
+					   pgstrom_use_page_cache &&
+					   RelationNeedsWAL(rel));
+	gts->vm_win_n = 0;
+}
+
+/* heap blocks one visibility map page covers (HEAPBLOCKS_PER_PAGE there) */
+#define VM_HEAPBLOCKS_PER_PAGE \
+	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData)) * (BITS_PER_BYTE / BITS_PER_HEAPBLOCK))
+
+/*
+ * Reads, under one share lock of the map page, the all-visible bits of
+ * blocks blkno.. (up to the window's size, the map page's end and the
+ * scan's end) and the page's LSN, their stamp.  A block without a map
+ * page is not all-visible.
+ */
+static void
+capture_vm_window(GpuTaskState *gts, BlockNumber blkno)
+{
+	BlockNumber last = Min(gts->nblocks, blkno + GPU_TASK_VM_WINDOW);
+	BlockNumber page_end = (blkno / VM_HEAPBLOCKS_PER_PAGE + 1) * VM_HEAPBLOCKS_PER_PAGE;
+	BlockNumber b;
+
+	last = Min(last, page_end);
+	gts->vm_win_first = blkno;
+	gts->vm_win_n = last - blkno;
+	gts->vm_win_stamp = 0;
+	gts->vm_win_visible[0] = VM_ALL_VISIBLE(gts->rel, blkno, &gts->vmbuffer);
+	if (!BufferIsValid(gts->vmbuffer))
+	{
+		memset(gts->vm_win_visible, 0, sizeof(bool) * gts->vm_win_n);
+		return;
+	}
+	LockBuffer(gts->vmbuffer, BUFFER_LOCK_SHARE);
+	gts->vm_win_stamp = PageGetLSN(BufferGetPage(gts->vmbuffer));
+	for (b = blkno; b < last; b++)
+		gts->vm_win_visible[b - blkno] = VM_ALL_VISIBLE(gts->rel, b, &gts->vmbuffer);
+	LockBuffer(gts->vmbuffer, BUFFER_LOCK_UNLOCK);
+}
+
+/*
+ * Whether block blkno is all-visible, and its stamp (0 when not), from the
+ * window, captured again when blkno lies outside it.
+ */
+static bool
+vm_window_all_visible(GpuTaskState *gts, BlockNumber blkno, uint64 *stamp)
+{
+	if (gts->vm_win_n == 0 || blkno < gts->vm_win_first ||
+		blkno - gts->vm_win_first >= gts->vm_win_n)
+		capture_vm_window(gts, blkno);
+	if (!gts->vm_win_visible[blkno - gts->vm_win_first])
+		return false;
+	*stamp = gts->vm_win_stamp;
+	return true;
 }
 
 /*
@@ -91,7 +160,7 @@ gpu_task_direct_begin(GpuTaskState *gts)
  * the file header); a dirty buffer's page is never sent by number.
  */
 static bool
-buffer_resident(Relation rel, BlockNumber blkno)
+buffer_resident(Relation rel, BlockNumber blkno, bool *dirty)
 {
 	BufferTag	tag;
 	uint32		hash;
@@ -103,6 +172,9 @@ buffer_resident(Relation rel, BlockNumber blkno)
 	lock = BufMappingPartitionLock(hash);
 	LWLockAcquire(lock, LW_SHARED);
 	buf_id = BufTableLookup(&tag, hash);
+	/* the mapping lock keeps the buffer's tag; BM_DIRTY is read as it is */
+	*dirty = buf_id >= 0 &&
+		(pg_atomic_read_u32(&GetBufferDescriptor(buf_id)->state) & BM_DIRTY) != 0;
 	LWLockRelease(lock);
 	return buf_id >= 0;
 }
@@ -113,14 +185,29 @@ buffer_resident(Relation rel, BlockNumber blkno)
  * through the buffer manager.
  */
 bool
-gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno)
+gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno, uint64 *stamp)
 {
+	bool		dirty;
+
+	*stamp = 0;
 	if (!gts->direct_read || gts->mode != GPU_TASK_MODE_GPU ||
 		gts->block_bounced || gts->redoing || blkno >= gts->nblocks)
 		return false;
+	if (gts->page_cache)
+	{
+		/* clean in shared buffers is fine: the file holds the same page */
+		if (!vm_window_all_visible(gts, blkno, stamp))
+			return false;
+		if (buffer_resident(gts->rel, blkno, &dirty) && dirty)
+		{
+			*stamp = 0;
+			return false;
+		}
+		return true;
+	}
 	if (!VM_ALL_VISIBLE(gts->rel, blkno, &gts->vmbuffer))
 		return false;
-	return !buffer_resident(gts->rel, blkno);
+	return !buffer_resident(gts->rel, blkno, &dirty);
 }
 
 /* the XpuDirectFile and block numbers of a direct-read chunk, in its buf */
@@ -135,6 +222,8 @@ gpu_task_direct_fill(GpuTaskState *gts, GpuTaskChunk *chunk)
 	df->dboid = rnode->dbNode;
 	df->relfilenode = rnode->relNode;
 	df->flags = DataChecksumsEnabled() ? XPU_DIRECT_CHECKSUMS : 0;
+	if (gts->page_cache)
+		df->flags |= XPU_DIRECT_STAMPS;
 	df->seg_blocks = RELSEG_SIZE;
 	df->rel_nblocks = gts->nblocks;
 	df->pg_major = PG_MAJORVERSION_NUM;
@@ -143,6 +232,15 @@ gpu_task_direct_fill(GpuTaskState *gts, GpuTaskChunk *chunk)
 					 "block numbers travel as uint32");
 	memcpy(chunk->buf + XPU_DIRECT_BLKNOS_OFFSET, chunk->blknos,
 		   sizeof(uint32) * chunk->nblocks);
+	if (gts->page_cache)
+	{
+		Size		pad = XPU_DIRECT_STAMPS_OFFSET(chunk->nblocks) -
+			(XPU_DIRECT_BLKNOS_OFFSET + sizeof(uint32) * chunk->nblocks);
+
+		memset(chunk->buf + XPU_DIRECT_BLKNOS_OFFSET + sizeof(uint32) * chunk->nblocks, 0, pad);
+		memcpy(chunk->buf + XPU_DIRECT_STAMPS_OFFSET(chunk->nblocks), chunk->stamps,
+			   sizeof(uint64) * chunk->nblocks);
+	}
 }
 
 /*
@@ -169,7 +267,8 @@ gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
 	res = (XpuChunkResult *) ((char *) msg + sizeof(PgStromMsgHeader));
 	entries = (const uint32 *) ((char *) res + sizeof(XpuChunkResult));
 	if (res->chunk_id != chunk->request_id || res->nitems > chunk->nblocks ||
-		res->ntuples != 0 || res->nrecheck != 0 ||
+		res->ntuples > (gts->page_cache ? chunk->nblocks - res->nitems : 0) ||
+		res->nrecheck != 0 ||
 		(uint64) msg->length != sizeof(PgStromMsgHeader) + sizeof(XpuChunkResult) +
 		(uint64) res->nitems * sizeof(uint32))
 	{
@@ -202,6 +301,7 @@ gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
 									 "failed its checksum" : "has an invalid header")));
 	}
 	chunk->report_seen = true;
+	gts->counters.npages_cached += res->ntuples;
 	pfree(msg);
 }
 
@@ -254,6 +354,7 @@ gpu_task_direct_end(GpuTaskState *gts)
 	gts->nbounce = 0;
 	gts->bounce_next = 0;
 	gts->block_bounced = false;
+	gts->vm_win_n = 0;
 }
 
 /*
@@ -275,11 +376,20 @@ gpu_task_direct_explain(GpuTaskState *gts, const GpuTaskCounters *c,
 		appendStringInfo(es->str,
 						 "Direct Read Blocks: " UINT64_FORMAT "  Shared Buffer Blocks: " UINT64_FORMAT "  Bounced Blocks: " UINT64_FORMAT "\n",
 						 direct, c->npages - direct, c->npages_bounced);
+		if (gts->page_cache || c->npages_cached > 0)
+		{
+			appendStringInfoSpaces(es->str, es->indent * 2);
+			appendStringInfo(es->str,
+							 "Device Page Cache: " UINT64_FORMAT " hits, " UINT64_FORMAT " read from files\n",
+							 c->npages_cached, direct - Min(direct, c->npages_cached));
+		}
 	}
 	else
 	{
 		ExplainPropertyUInteger("Direct Read Blocks", NULL, direct, es);
 		ExplainPropertyUInteger("Shared Buffer Blocks", NULL, c->npages - direct, es);
 		ExplainPropertyUInteger("Bounced Blocks", NULL, c->npages_bounced, es);
+		if (gts->page_cache || c->npages_cached > 0)
+			ExplainPropertyUInteger("Device Page Cache Hits", NULL, c->npages_cached, es);
 	}
 }

@@ -152,6 +152,7 @@ counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
 	dst->npages_redone += sign * (int64) (a->npages_redone - b->npages_redone);
 	dst->npages_direct += sign * (int64) (a->npages_direct - b->npages_direct);
 	dst->npages_bounced += sign * (int64) (a->npages_bounced - b->npages_bounced);
+	dst->npages_cached += sign * (int64) (a->npages_cached - b->npages_cached);
 	for (i = 0; i < GPU_TASK_NODE_COUNTERS; i++)
 		dst->node[i] += sign * (int64) (a->node[i] - b->node[i]);
 }

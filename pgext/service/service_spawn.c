@@ -70,6 +70,7 @@ pgstrom_build_config(PgStromCtlConfig *config)
 	config->shared_base = (uint64) (uintptr_t) BufferBlocks;
 	config->shared_nbuffers = (uint32) NBuffers;
 	config->shared_block_size = BLCKSZ;
+	config->page_cache_size = (int64_t) pgstrom_gpu_page_cache_size_mb * 1024 * 1024;
 
 	strlcpy(config->data_directory, DataDir, PGSTROM_PATH_LEN);
 	strlcpy(config->cuda_toolkit_basedir, pgstrom_cuda_toolkit_basedir,
