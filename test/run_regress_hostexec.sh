@@ -344,4 +344,17 @@ cluster_psql "$dir" "$port" -q -c "DROP TABLE hx_bad" || fail "drop hx_bad"
 echo "--- zero-copy checks (test/device/zerocopy_checks.sh, 300,000 rows)"
 HX_DIR=$dir HX_PORT=$port R=test/device/local_remote.sh ZC_ROWS=300000 \
 	bash test/device/zerocopy_checks.sh || fail "zero-copy checks"
+echo "--- device page cache checks (test/device/pagecache_checks.sh, a 64MB store)"
+cluster_psql "$dir" "$port" -q -c "ALTER SYSTEM SET pg_strom.gpu_page_cache_size = '64MB'" || fail "set the page cache size"
+cluster_stop "$dir"
+export PG_STROM_TEST_HOST_EXECUTOR=1
+cluster_start "$dir" "$port"
+unset PG_STROM_TEST_HOST_EXECUTOR
+for _ in $(seq 1 300); do
+	[ "$(cluster_psql "$dir" "$port" -Atc "SELECT state FROM pgstrom.gpu_service_status() LIMIT 1" 2>/dev/null)" = ready ] && break
+	sleep 0.2
+done
+grep -q "device page cache: 64 MB, 8192 pages" "$dir/server.log" || fail "the service did not open its page store"
+HX_DIR=$dir HX_PORT=$port R=test/device/local_remote.sh PC_ROWS=200000 \
+	bash test/device/pagecache_checks.sh || fail "page cache checks"
 echo "host executor: all checks passed"

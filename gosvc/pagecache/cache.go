@@ -84,6 +84,13 @@ func (c *Cache) Stats() Stats {
 	return s
 }
 
+// Summary is one line of the counters, for the service's log.
+func (c *Cache) Summary() string {
+	s := c.Stats()
+	return fmt.Sprintf("device page cache: %d of %d pages used; %d hits, %d misses, %d filled, %d evicted, %d refilled under a new stamp",
+		s.Used, s.Slots, s.Hits, s.Misses, s.Fills, s.Evicted, s.Stale)
+}
+
 // Plan is one chunk's use of the cache.  Hits are served from the store,
 // Fills copied into it; both are valid until Commit or Abort, exactly one
 // of which the caller makes.

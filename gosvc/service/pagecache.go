@@ -34,3 +34,9 @@ func openPageCache(exec nodekind.Executor, size uint64, log zerolog.Logger) *pag
 	log.Info().Msgf("device page cache: %d MB, %d pages", uint64(slots)*uint64(xpu.BlockSize)>>20, slots)
 	return cache
 }
+
+// pageCacheSummary logs a device's page cache counters with the gather
+// summaries (gather_log.go).
+type pageCacheSummary struct{ c *pagecache.Cache }
+
+func (p pageCacheSummary) GatherSummary() string { return p.c.Summary() }

@@ -252,6 +252,9 @@ func (s *service) startDevices() error {
 		}
 		s.servers = append(s.servers, srv)
 		s.watchGather(d.Index, exec, shared != 0)
+		if cache != nil {
+			s.gatherLogs = append(s.gatherLogs, &gatherLog{device: d.Index, r: pageCacheSummary{cache}})
+		}
 		devLog.Info().Msgf("listening on %s with %d workers", srv.SocketPath(), s.cfg.MaxAsyncTasks)
 	}
 	return nil

@@ -40,7 +40,10 @@
  * which gives the map page a new LSN (WAL-logged; unlogged relations get
  * no stamps), so an equal stamp with the bit set means the page has not
  * changed since it was read.  A dirty buffer's page still goes the
- * zero-copy way, and its block gets no stamp.
+ * zero-copy way, and its block gets no stamp.  Catalogs get none either:
+ * heap_inplace_update changes their tuples without touching the bit.
+ * (heap_lock_tuple leaves the bit set, but a lock changes no tuple's
+ * visibility, which is all an all-visible page's image is used for.)
  *
  * The service checks every page it reads (PD_ALL_VISIBLE, the checksum
  * when data_checksums is on, the header) and answers each chunk first with
@@ -99,7 +102,8 @@ gpu_task_direct_begin(GpuTaskState *gts)
 	gts->page_cache = (gts->direct_read &&
 					   pgstrom_gpu_page_cache_size_mb > 0 &&
 					   pgstrom_use_page_cache &&
-					   RelationNeedsWAL(rel));
+					   RelationNeedsWAL(rel) &&
+					   !IsCatalogRelation(rel));
 	gts->vm_win_n = 0;
 }
 

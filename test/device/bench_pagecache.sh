@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# There (the GPU machine), with .device staged by stage.sh: SSB at scale
+# factor SSB_SF (default 20) with the device page cache
+# (pg_strom.gpu_page_cache_size = PC_SIZE, default 32GB), in one command of
+# under 10 minutes: the load, a CHECKPOINT (dirty pages are never cached),
+# one fact-table scan timed cold (it fills the cache), warm and with
+# pg_strom.use_page_cache off, the 13 queries against PostgreSQL's two modes
+# (BENCH_RUNS timed runs after the bench's warm-up, which fills the cache),
+# then test/device/pagecache_checks.sh.  Results to $OUT.
+set -uo pipefail
+R=.device/remote.sh
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+B=.device/pgstrom-bench
+conf=$(mktemp)
+printf 'shared_buffers = %s\npg_strom.gpu_page_cache_size = %s\n' "${SSB_SHARED_BUFFERS:-24GB}" "${PC_SIZE:-32GB}" > "$conf"
+chmod 644 "$conf"
+. .device/hugepages.sh
+reserve_huge_pages 24
+bash $R start "$conf" || exit 1
+eval "$(bash $R env)"
+psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'
+psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
+	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+psql -X -c 'SHOW shared_buffers' -c 'SHOW pg_strom.gpu_page_cache_size' -c 'SELECT state, reason FROM pgstrom.gpu_service_status()'
+log=${PGDATA:-/data/pgstrom}/server.log
+grep -m2 -E "device page cache|no device page cache" "$log"
+
+t0=$SECONDS
+timeout "${BENCH_LOAD_TIMEOUT:-300}" $B load -sf "${SSB_SF:-20}" -tables ssb || echo "load failed: $?"
+echo "load: $((SECONDS - t0)) s"
+psql -X -q -c CHECKPOINT
+
+echo "=== one fact-table scan: cold (fills the cache), warm, warm, cache off"
+scan="SELECT lo_discount, count(*), sum(lo_extendedprice::bigint * lo_discount) FROM ssb_lineorder WHERE lo_quantity < 25 GROUP BY lo_discount"
+for label in cold warm warm off; do
+	set_off=
+	[ $label = off ] && set_off="SET pg_strom.use_page_cache = off;"
+	echo "--- $label"
+	psql -X -q -c "$set_off" -c '\timing on' -c "$scan" | grep -E "^Time"
+done
+psql -X -c "EXPLAIN (ANALYZE, COSTS OFF) $scan" | grep -E "Custom Scan|Direct Read|Device Page Cache|Execution Time"
+
+t0=$SECONDS
+timeout "${BENCH_RUN_TIMEOUT:-300}" $B run -tables ssb -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
+	-json "$OUT/bench-ssb.json" -png "$OUT/bench-ssb.png" -plans "$OUT/plans-ssb.txt" > "$OUT/bench-ssb.txt"
+echo "run ssb: exit $?, $((SECONDS - t0)) s"
+cat "$OUT/bench-ssb.txt"
+grep -E "page cache" "$log" | tail -3
+
+t0=$SECONDS
+PC_ROWS=${PC_ROWS:-2000000} R=$R timeout 180 bash .device/pagecache_checks.sh > "$OUT/pagecache_checks.txt" 2>&1
+echo "pagecache checks: exit $?, $((SECONDS - t0)) s"
+cat "$OUT/pagecache_checks.txt"
+bash $R stop >/dev/null
+grep -E "PANIC|terminated by signal|GPU service (failed|exited)" "$log" | head -5

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# There (the GPU machine), or here through test/device/local_remote.sh under
+# the host executor: the device page cache (pg_strom.gpu_page_cache_size,
+# which the caller set before the cluster started) against PostgreSQL's
+# own answers.
+#  - a scan fills the cache, the next one is served from it whole;
+#  - an UPDATE clears visibility-map bits: those pages go the zero-copy
+#    way, and the answers stay PostgreSQL's;
+#  - VACUUM sets the bits again under a new map LSN: the pages are read
+#    from the files again, not taken from the cache;
+#  - a REPEATABLE READ snapshot keeps its answers while another session
+#    updates, deletes and vacuums;
+#  - rows formed from cached pages, GpuJoin over them, pg_strom.use_page_cache
+#    off and unlogged tables (no cache).
+# Prints "pagecache checks: N passed, N failed"; exit 1 on a failure.
+set -uo pipefail
+R=${R:-.device/remote.sh}
+ROWS=${PC_ROWS:-200000}
+passed=0 failed=0
+psqlq() { bash $R psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+check() {
+	if [ "$2" = "$3" ]; then passed=$((passed + 1)); echo "ok: $1"
+	else failed=$((failed + 1)); echo "FAILED: $1: got '$2', want '$3'"; fi
+}
+
+size=$(psqlq -c "SHOW pg_strom.gpu_page_cache_size")
+[ "$size" != 0 ] || { echo "pagecache checks: pg_strom.gpu_page_cache_size is 0"; exit 1; }
+
+psqlq <<SQL || { echo "pagecache checks: setup failed"; exit 1; }
+DROP TABLE IF EXISTS pc_fact, pc_dim, pc_unlogged;
+CREATE TABLE pc_fact (id int, g int, v int, pad text) WITH (parallel_workers = 2, autovacuum_enabled = off);
+INSERT INTO pc_fact SELECT i, i % 17, (i * 7919) % 100003, repeat('p', 120) FROM generate_series(1, $ROWS) i;
+CREATE TABLE pc_dim (g int, name text);
+INSERT INTO pc_dim SELECT i, 'g' || i FROM generate_series(0, 16) i;
+CREATE UNLOGGED TABLE pc_unlogged AS SELECT * FROM pc_fact;
+VACUUM (FREEZE, ANALYZE) pc_fact;
+VACUUM (FREEZE, ANALYZE) pc_dim;
+VACUUM (FREEZE, ANALYZE) pc_unlogged;
+CHECKPOINT;
+-- pc_plan: EXPLAIN ANALYZE of query as one line
+CREATE OR REPLACE FUNCTION pc_plan(query text) RETURNS text LANGUAGE plpgsql AS \$\$
+DECLARE
+	line text;
+	plan text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+		plan := plan || line || ' | ';
+	END LOOP;
+	RETURN plan;
+END
+\$\$;
+-- pc_diff: rows of query that differ between pg_strom on and off
+CREATE OR REPLACE FUNCTION pc_diff(query text) RETURNS bigint LANGUAGE plpgsql AS \$\$
+DECLARE
+	diff bigint;
+BEGIN
+	EXECUTE 'CREATE TEMP TABLE pc_gpu AS ' || query;
+	PERFORM set_config('pg_strom.enabled', 'off', true);
+	EXECUTE 'SELECT (SELECT count(*) FROM (SELECT * FROM pc_gpu EXCEPT ALL (' || query || ')) a) +'
+		 || ' (SELECT count(*) FROM ((' || query || ') EXCEPT ALL SELECT * FROM pc_gpu) b)' INTO diff;
+	PERFORM set_config('pg_strom.enabled', 'on', true);
+	DROP TABLE pc_gpu;
+	RETURN diff;
+END
+\$\$;
+SQL
+
+# the settings of every query: GPU plans at any size, two workers
+SETS="SET pg_strom.regression_test_mode = on; SET pg_strom.gpu_setup_cost = 0; SET parallel_setup_cost = 0;
+SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2; SET client_min_messages = warning;"
+AGG="SELECT g, count(*), sum(v), min(id), max(pad) FROM pc_fact GROUP BY g"
+ROWSQ="SELECT id, v FROM pc_fact WHERE v % 97 = 1"
+JOIN="SELECT d.name, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON d.g = f.g GROUP BY d.name"
+
+# "hits files" of the Device Page Cache line of query's plan
+cache_line() {
+	psqlq -c "$SETS" -c "SELECT coalesce(substring(pc_plan(\$q\$$1\$q\$) FROM 'Device Page Cache: ([0-9]+ hits, [0-9]+) read'), 'none')" |
+		sed 's/ hits,//'
+}
+diff_of() { psqlq -c "$SETS" -c "SELECT pc_diff(\$q\$$1\$q\$)"; }
+hits_of() { echo "$1" | cut -d' ' -f1; }
+files_of() { echo "$1" | cut -d' ' -f2; }
+
+first=$(cache_line "$AGG")
+check "first scan: nothing cached yet, every page read from the files" "$(hits_of "$first") $([ "$(files_of "$first")" -gt 0 ] && echo read)" "0 read"
+second=$(cache_line "$AGG")
+check "second scan: every page from the cache" "$(files_of "$second") $([ "$(hits_of "$second")" -gt 0 ] && echo hits)" "0 hits"
+check "GpuPreAgg over cached pages equals PostgreSQL" "$(diff_of "$AGG")" 0
+check "GpuScan rows formed from cached pages equal PostgreSQL's" "$(diff_of "$ROWSQ")" 0
+check "GpuJoin over cached pages equals PostgreSQL" "$(diff_of "$JOIN")" 0
+
+psqlq -c "UPDATE pc_fact SET v = v + 1000000 WHERE id % 50 = 0"
+after_update=$(cache_line "$AGG")
+check "after an UPDATE: the changed pages are not served from the cache" \
+	"$([ "$(hits_of "$after_update")" -lt "$(hits_of "$second")" ] && echo fewer)" fewer
+check "after an UPDATE: GpuPreAgg equals PostgreSQL" "$(diff_of "$AGG")" 0
+check "after an UPDATE: GpuScan rows equal PostgreSQL's" "$(diff_of "$ROWSQ")" 0
+
+psqlq -c "VACUUM pc_fact" -c "CHECKPOINT"
+after_vacuum=$(cache_line "$AGG")
+check "after VACUUM: the map's new LSN sends pages back to the files" \
+	"$([ "$(files_of "$after_vacuum")" -gt 0 ] && echo read)" read
+check "after VACUUM: GpuPreAgg equals PostgreSQL" "$(diff_of "$AGG")" 0
+again=$(cache_line "$AGG")
+check "after VACUUM, scanned again: every page from the cache" "$(files_of "$again")" 0
+check "after VACUUM, from the cache: GpuScan rows equal PostgreSQL's" "$(diff_of "$ROWSQ")" 0
+
+# A snapshot taken before other sessions update, delete and vacuum keeps
+# seeing its rows, on the GPU as on the CPU.
+snap=$(psqlq <<SQL
+$SETS
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM pc_dim;
+CREATE TEMP TABLE pc_before AS $AGG;
+\! bash $R psql -X -q -c "UPDATE pc_fact SET v = -v WHERE id % 7 = 0" -c "DELETE FROM pc_fact WHERE id % 11 = 0" -c "VACUUM pc_fact" -c "CHECKPOINT"
+SELECT (SELECT count(*) FROM (TABLE pc_before EXCEPT ALL $AGG) a) + (SELECT count(*) FROM (($AGG) EXCEPT ALL TABLE pc_before) b);
+SET LOCAL pg_strom.enabled = off;
+SELECT (SELECT count(*) FROM (TABLE pc_before EXCEPT ALL $AGG) a) + (SELECT count(*) FROM (($AGG) EXCEPT ALL TABLE pc_before) b);
+COMMIT;
+SQL
+)
+check "REPEATABLE READ across UPDATE, DELETE and VACUUM: GPU and CPU keep the snapshot's answer" "$(echo $snap)" "17 0 0"
+check "after the concurrent writes: GpuPreAgg equals PostgreSQL" "$(diff_of "$AGG")" 0
+check "after the concurrent writes: GpuJoin equals PostgreSQL" "$(diff_of "$JOIN")" 0
+cache_line "$AGG" >/dev/null
+check "after the concurrent writes, from the cache: GpuPreAgg equals PostgreSQL" "$(diff_of "$AGG")" 0
+
+off=$(psqlq -c "$SETS" -c "SET pg_strom.use_page_cache = off" -c "SELECT pc_plan(\$q\$$AGG\$q\$) ~ 'Device Page Cache'")
+check "pg_strom.use_page_cache off: no cache in the plan" "$off" f
+unlogged=$(cache_line "SELECT g, count(*), sum(v) FROM pc_unlogged GROUP BY g")
+check "an unlogged table is never cached" "$unlogged" none
+check "an unlogged table: GpuPreAgg equals PostgreSQL" "$(diff_of "SELECT g, count(*), sum(v) FROM pc_unlogged GROUP BY g")" 0
+
+psqlq -c "DROP TABLE pc_fact, pc_dim, pc_unlogged" -c "DROP FUNCTION pc_plan(text), pc_diff(text)"
+echo "pagecache checks: $passed passed, $failed failed"
+[ "$failed" = 0 ]
