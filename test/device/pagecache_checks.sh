@@ -68,7 +68,7 @@ SQL
 # the settings of every query: GPU plans at any size, two workers
 SETS="SET pg_strom.regression_test_mode = on; SET pg_strom.gpu_setup_cost = 0; SET parallel_setup_cost = 0;
 SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2; SET client_min_messages = warning;"
-AGG="SELECT g, count(*), sum(v), min(id), max(pad) FROM pc_fact GROUP BY g"
+AGG="SELECT g, count(*), sum(v), min(id), max(v) FROM pc_fact GROUP BY g"
 ROWSQ="SELECT id, v FROM pc_fact WHERE v % 97 = 1"
 JOIN="SELECT d.name, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON d.g = f.g GROUP BY d.name"
 
