@@ -402,6 +402,13 @@ typedef struct XpuPageRef
  * Unlogged and temporary relations are never stamped.  In the read report
  * ntuples counts the blocks served from the cache; with a cache the backend
  * also sends blocks whose pages lie clean in shared buffers by number.
+ *
+ * XPU_DIRECT_CACHE_ONLY (only with XPU_DIRECT_STAMPS): the backend sent the
+ * blocks without asking whether their files are current (it skipped the
+ * buffer mapping lookup, the largest part of its cost a block), so the
+ * service reads no file for this chunk: a block the cache does not hold
+ * under its stamp is bounced with XPU_BOUNCE_NOT_CACHED, and the backend
+ * decides it again the ordinary way.
  */
 #define XPU_BUFFER_DIRECT			0xfffffffeU
 #define XPU_DEFAULT_TABLESPACE		1663	/* DEFAULTTABLESPACE_OID: base/ */
@@ -409,7 +416,10 @@ typedef struct XpuPageRef
 #define XPU_DIRECT_MAX_SEG_BLOCKS	(1U << 22)	/* 32GB segments at 8kB */
 #define XPU_DIRECT_CHECKSUMS		0x0001	/* data_checksums is on */
 #define XPU_DIRECT_STAMPS			0x0002	/* stamps follow the block numbers */
-#define XPU_DIRECT_FLAGS_MASK		0x0003
+#define XPU_DIRECT_CACHE_ONLY		0x0004	/* with STAMPS: bounce what the
+											 * cache does not hold, read no
+											 * file (XPU_BOUNCE_NOT_CACHED) */
+#define XPU_DIRECT_FLAGS_MASK		0x0007
 
 typedef struct XpuDirectFile
 {
@@ -433,6 +443,8 @@ typedef struct XpuDirectFile
 #define XPU_BOUNCE_NOT_ALL_VISIBLE	1	/* PD_ALL_VISIBLE is off */
 #define XPU_BOUNCE_CHECKSUM			2	/* the checksum does not match */
 #define XPU_BOUNCE_BAD_HEADER		3	/* PageIsVerified would refuse it */
+#define XPU_BOUNCE_NOT_CACHED		4	/* XPU_DIRECT_CACHE_ONLY: not in the
+										 * cache under that stamp */
 
 /*
  * TaskExec replies (SUCCESS_HALFWAY parts, then SUCCESS; see

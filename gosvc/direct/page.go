@@ -32,6 +32,9 @@ const (
 	BounceNotAllVisible = Verdict(xpu.BounceNotAllVisible)
 	BounceChecksum      = Verdict(xpu.BounceChecksum)
 	BounceBadHeader     = Verdict(xpu.BounceBadHeader)
+	// PageNotCached: a cache-only chunk's block the cache did not hold;
+	// not read (the server's read report, not CheckPage's).
+	PageNotCached = Verdict(xpu.BounceNotCached)
 )
 
 // Bounced reports whether the backend must read the page through the
@@ -82,3 +85,7 @@ func CheckPage(page []byte, blkno uint32, checksums bool) Verdict {
 // hideTuples zeroes the page's header, so that the kernels take it for a
 // new page without tuples.
 func hideTuples(page []byte) { clear(page[:pageHeaderSize]) }
+
+// HidePage is hideTuples for a page the service bounces without reading it
+// (XPU_BOUNCE_NOT_CACHED): its bytes are whatever the buffer held.
+func HidePage(page []byte) { hideTuples(page) }

@@ -88,7 +88,13 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 			skip[m.Index] = true
 		}
 	}
-	rep, err := sess.directFiles(s.cfg.DataDir).ReadChunkSkipping(d.file, d.blknos, body[:n], skip)
+	var rep direct.Report
+	var err error
+	if d.file.CacheOnly {
+		rep = bounceUncached(plan, body[:n], len(d.blknos))
+	} else {
+		rep, err = sess.directFiles(s.cfg.DataDir).ReadChunkSkipping(d.file, d.blknos, body[:n], skip)
+	}
 	if err == nil {
 		var hits int
 		if plan != nil {
@@ -109,6 +115,23 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 		pages.Cache = cacheMoves(plan)
 	}
 	return inline, pages, done, nil
+}
+
+// bounceUncached is the read report of a cache-only chunk
+// (XPU_DIRECT_CACHE_ONLY): no file is read, and every block the cache
+// does not serve is bounced as not cached, its page hidden from the
+// kernels.  Without a cache (plan nil) that is every block.
+func bounceUncached(plan *pagecache.Plan, pages []byte, nblocks int) direct.Report {
+	rep := direct.Report{Verdicts: make([]direct.Verdict, nblocks)}
+	for i := 0; i < nblocks; i++ {
+		if plan != nil && plan.Hit(i) {
+			continue
+		}
+		direct.HidePage(pages[i*xpu.BlockSize : (i+1)*xpu.BlockSize])
+		rep.Verdicts[i] = direct.PageNotCached
+		rep.Bounced = append(rep.Bounced, uint32(i)|xpu.BounceNotCached<<xpu.BounceShift)
+	}
+	return rep
 }
 
 // fillable lists the pages that were read (not skipped) and that the

@@ -148,6 +148,36 @@ func TestPageCacheServesEqualStampsOnly(t *testing.T) {
 	if st := cache.Stats(); st.Used != 3 {
 		t.Fatalf("cache %+v: want 3 slots used", st)
 	}
+
+	// cache-only: no file is read; what the cache lacks is bounced as not
+	// cached and hidden from the kernels
+	f.CacheOnly = true
+	if _, err := c.Write(xputest.StampedDirectChunkMessage(6, 6, f, blknos, stamps(5))); err != nil {
+		t.Fatal(err)
+	}
+	report, _, err := protocol.ReadMessage(c, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, items, err := xpu.DecodeChunkResult(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := protocol.ReadMessage(c, 0); err != nil {
+		t.Fatal(err)
+	}
+	cs := <-seen
+	// blocks 3 and 1 are cached under stamp 5, block 0 under stamp 6 now,
+	// blocks 2 and 4 are not cacheable: two hits
+	var bounced []string
+	for _, it := range items {
+		bounced = append(bounced, fmt.Sprintf("%d/%d", it&xpu.BounceIndexMask, it>>xpu.BounceShift))
+	}
+	want := fmt.Sprintf("[1/%d 2/%d 3/%d]", xpu.BounceNotCached, xpu.BounceNotCached, xpu.BounceNotCached)
+	if r.NTuples != 2 || fmt.Sprint(bounced) != want || fmt.Sprint(cs.markers) != "[13 0 0 0 11]" || cs.fills != 0 {
+		t.Fatalf("cache-only: %d hits, bounced %v, pages %v, %d fills; want 2 hits, %s, [13 0 0 0 11], 0 fills",
+			r.NTuples, bounced, cs.markers, cs.fills, want)
+	}
 }
 
 func openPageCacheForTest(t *testing.T, ex nodekind.PageStore, slots int) *pagecache.Cache {

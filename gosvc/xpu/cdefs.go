@@ -183,6 +183,7 @@ const (
 	DirectMaxSegBlocks    = uint32(C.XPU_DIRECT_MAX_SEG_BLOCKS)
 	DirectChecksums       = uint32(C.XPU_DIRECT_CHECKSUMS)
 	DirectStamps          = uint32(C.XPU_DIRECT_STAMPS)
+	DirectCacheOnly       = uint32(C.XPU_DIRECT_CACHE_ONLY)
 	DirectFlagsMask       = uint32(C.XPU_DIRECT_FLAGS_MASK)
 	DirectFileSize        = int(C.sizeof_XpuDirectFile)
 	DirectFileOffset      = int(C.XPU_DIRECT_FILE_OFFSET)
@@ -200,6 +201,7 @@ const (
 	BounceNotAllVisible   = uint32(C.XPU_BOUNCE_NOT_ALL_VISIBLE)
 	BounceChecksum        = uint32(C.XPU_BOUNCE_CHECKSUM)
 	BounceBadHeader       = uint32(C.XPU_BOUNCE_BAD_HEADER)
+	BounceNotCached       = uint32(C.XPU_BOUNCE_NOT_CACHED)
 	directFileOffsetCheck = uint(DirectFileOffset - ChunkEnd) // fails to compile if the XpuDirectFile overlaps XpuChunk
 	directBlknosCheck     = uint(DirectBlknosOffset - DirectFileOffset - DirectFileSize)
 )

@@ -18,6 +18,9 @@ type DirectFile struct {
 	// Stamps: the chunk carries one visibility-map stamp per block
 	// (XPU_DIRECT_STAMPS), which ParseDirect returns.
 	Stamps bool
+	// CacheOnly: read no file; bounce what the cache does not hold
+	// (XPU_DIRECT_CACHE_ONLY, only with Stamps).
+	CacheOnly bool
 }
 
 // DirectStampsOffset is XPU_DIRECT_STAMPS_OFFSET(n): where the stamps of a
@@ -58,10 +61,13 @@ func parseDirectFile(c Chunk, msg []byte) (DirectFile, []uint32, error) {
 		PgMajor:    le.Uint32(msg[offDirPgMajor:]),
 		Catversion: le.Uint32(msg[offDirCatversion:]),
 		Stamps:     flags&DirectStamps != 0,
+		CacheOnly:  flags&DirectCacheOnly != 0,
 	}
 	switch {
 	case flags&^DirectFlagsMask != 0:
 		return DirectFile{}, nil, protoErr("xpu chunk %d: direct-read flags %#x, only %#x are defined", c.ChunkID, flags, DirectFlagsMask)
+	case f.CacheOnly && !f.Stamps:
+		return DirectFile{}, nil, protoErr("xpu chunk %d: direct-read flags %#x: XPU_DIRECT_CACHE_ONLY without XPU_DIRECT_STAMPS", c.ChunkID, flags)
 	case f.Spc == 0 || f.DB == 0 || f.RelNode == 0:
 		return DirectFile{}, nil, protoErr("xpu chunk %d: direct-read file %d/%d/%d names OID 0", c.ChunkID, f.Spc, f.DB, f.RelNode)
 	case f.Spc == GlobalTablespace:

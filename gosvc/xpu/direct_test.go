@@ -77,14 +77,15 @@ func TestParseDirectStamps(t *testing.T) {
 
 func TestParseDirectRefusesBadFields(t *testing.T) {
 	cases := map[string]func(f *xpu.DirectFile, b *[]uint32){
-		"OID 0":                func(f *xpu.DirectFile, b *[]uint32) { f.RelNode = 0 },
-		"shared catalog":       func(f *xpu.DirectFile, b *[]uint32) { f.Spc = xpu.GlobalTablespace },
-		"blocks per segment":   func(f *xpu.DirectFile, b *[]uint32) { f.SegBlocks = 0 },
-		"not below":            func(f *xpu.DirectFile, b *[]uint32) { (*b)[1] = f.RelNBlocks },
-		"version directory":    func(f *xpu.DirectFile, b *[]uint32) { f.Spc = 16500; f.Catversion = 0 },
-		"huge segment":         func(f *xpu.DirectFile, b *[]uint32) { f.SegBlocks = xpu.DirectMaxSegBlocks + 1 },
-		"block 0xffffffff":     func(f *xpu.DirectFile, b *[]uint32) { f.RelNBlocks = ^uint32(0); (*b)[0] = ^uint32(0) },
-		"database OID 0 again": func(f *xpu.DirectFile, b *[]uint32) { f.DB = 0 },
+		"OID 0":                 func(f *xpu.DirectFile, b *[]uint32) { f.RelNode = 0 },
+		"shared catalog":        func(f *xpu.DirectFile, b *[]uint32) { f.Spc = xpu.GlobalTablespace },
+		"blocks per segment":    func(f *xpu.DirectFile, b *[]uint32) { f.SegBlocks = 0 },
+		"not below":             func(f *xpu.DirectFile, b *[]uint32) { (*b)[1] = f.RelNBlocks },
+		"version directory":     func(f *xpu.DirectFile, b *[]uint32) { f.Spc = 16500; f.Catversion = 0 },
+		"huge segment":          func(f *xpu.DirectFile, b *[]uint32) { f.SegBlocks = xpu.DirectMaxSegBlocks + 1 },
+		"block 0xffffffff":      func(f *xpu.DirectFile, b *[]uint32) { f.RelNBlocks = ^uint32(0); (*b)[0] = ^uint32(0) },
+		"database OID 0 again":  func(f *xpu.DirectFile, b *[]uint32) { f.DB = 0 },
+		"cache-only, no stamps": func(f *xpu.DirectFile, b *[]uint32) { f.CacheOnly = true },
 	}
 	for name, mutate := range cases {
 		f := goodDirectFile()

@@ -29,7 +29,7 @@ size=$(psqlq -c "SHOW pg_strom.gpu_page_cache_size")
 psqlq <<SQL || { echo "pagecache checks: setup failed"; exit 1; }
 DROP TABLE IF EXISTS pc_fact, pc_dim, pc_unlogged;
 CREATE TABLE pc_fact (id int, g int, v int, pad text) WITH (parallel_workers = 2, autovacuum_enabled = off);
-INSERT INTO pc_fact SELECT i, i % 17, (i * 7919) % 100003, repeat('p', 120) FROM generate_series(1, $ROWS) i;
+INSERT INTO pc_fact SELECT i, i % 17, ((i::bigint * 7919) % 100003)::int, repeat('p', 120) FROM generate_series(1, $ROWS) i;
 CREATE TABLE pc_dim (g int, name text);
 INSERT INTO pc_dim SELECT i, 'g' || i FROM generate_series(0, 16) i;
 CREATE UNLOGGED TABLE pc_unlogged AS SELECT * FROM pc_fact;

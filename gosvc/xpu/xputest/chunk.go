@@ -86,6 +86,9 @@ func DirectChunkMessage(requestID, chunkID uint32, f xpu.DirectFile, blknos []ui
 	if f.Stamps { // without the stamps themselves: StampedDirectChunkMessage adds them
 		flags |= xpu.DirectStamps
 	}
+	if f.CacheOnly {
+		flags |= xpu.DirectCacheOnly
+	}
 	// XpuDirectFile's fields, in order, 4 bytes each
 	for i, v := range []uint32{f.Spc, f.DB, f.RelNode, flags, f.SegBlocks, f.RelNBlocks, f.PgMajor, f.Catversion} {
 		le.PutUint32(msg[xpu.DirectFileOffset+4*i:], v)
