@@ -160,6 +160,8 @@ typedef struct GpuTaskChunk
 	bool		direct;
 	bool		report_seen;	/* the read report came (first reply) */
 	bool	   *bounced;		/* [capacity]: the service sent it back */
+	bool	   *not_cached;		/* [capacity]: of those, as not cached */
+	bool		cache_only;		/* XPU_DIRECT_CACHE_ONLY */
 	uint64	   *stamps;			/* [capacity]: visibility-map stamps, when
 								 * the scan uses the page cache */
 	uint32		nbounced;
@@ -315,6 +317,9 @@ struct GpuTaskState
 	 * that page.
 	 */
 	bool		page_cache;		/* direct blocks carry stamps */
+	bool		cache_first;	/* until a block is not cached: send
+								 * all-visible blocks cache-only, without
+								 * the buffer mapping lookup */
 	BlockNumber vm_win_first;	/* window [first, first + n) */
 	uint32		vm_win_n;
 	uint64		vm_win_stamp;
@@ -326,6 +331,11 @@ struct GpuTaskState
 	uint32		bounce_next;
 	uint32		bounce_cap;
 	bool		block_bounced;	/* the last block came from bounce */
+	BlockNumber *uncached;		/* blocks a cache-only chunk sent back, to
+								 * decide again the ordinary way */
+	uint32		nuncached;
+	uint32		uncached_next;
+	uint32		uncached_cap;
 
 	/* GPU service */
 	GpuTaskMode mode;

@@ -54,6 +54,8 @@ free_chunk(GpuTaskChunk *chunk)
 		pfree(chunk->bounced);
 	if (chunk->stamps)
 		pfree(chunk->stamps);
+	if (chunk->not_cached)
+		pfree(chunk->not_cached);
 	pfree(chunk);
 }
 
@@ -104,6 +106,7 @@ get_chunk_buffer(GpuTaskState *gts, bool direct)
 		chunk->buf = palloc0(XPU_DIRECT_STAMPS_OFFSET(capacity) +
 							 (Size) capacity * sizeof(uint64));
 		chunk->bounced = palloc0(sizeof(bool) * capacity);
+		chunk->not_cached = palloc0(sizeof(bool) * capacity);
 		chunk->stamps = palloc0(sizeof(uint64) * capacity);
 	}
 	else if (zero_copy)
@@ -145,6 +148,8 @@ start_chunk(GpuTaskState *gts, bool direct)
 	chunk->cur_offset = InvalidOffsetNumber;
 	chunk->report_seen = false;
 	chunk->nbounced = 0;
+	/* blocks decided without the buffer mapping lookup may not be read from files */
+	chunk->cache_only = direct && gts->cache_first;
 	return chunk;
 }
 

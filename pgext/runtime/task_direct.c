@@ -82,6 +82,9 @@ StaticAssertDecl(DEFAULTTABLESPACE_OID == XPU_DEFAULT_TABLESPACE &&
 				 GLOBALTABLESPACE_OID == XPU_GLOBAL_TABLESPACE,
 				 "the service's tablespace OIDs differ from PostgreSQL's");
 
+static void queue_block(GpuTaskState *gts, BlockNumber **queue, uint32 *n,
+						uint32 *cap, BlockNumber blkno);
+
 /*
  * Decides, when the scan starts, whether its blocks may go by number.
  */
@@ -104,6 +107,7 @@ gpu_task_direct_begin(GpuTaskState *gts)
 					   pgstrom_use_page_cache &&
 					   RelationNeedsWAL(rel) &&
 					   !IsCatalogRelation(rel));
+	gts->cache_first = gts->page_cache;
 	gts->vm_win_n = 0;
 }
 
@@ -202,6 +206,9 @@ gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno, uint64 *stamp)
 		/* clean in shared buffers is fine: the file holds the same page */
 		if (!vm_window_all_visible(gts, blkno, stamp))
 			return false;
+		/* a cache-only chunk reads no file: whether it is current is moot */
+		if (gts->cache_first)
+			return true;
 		if (buffer_resident(gts->rel, blkno, &dirty) && dirty)
 		{
 			*stamp = 0;
@@ -228,6 +235,8 @@ gpu_task_direct_fill(GpuTaskState *gts, GpuTaskChunk *chunk)
 	df->flags = DataChecksumsEnabled() ? XPU_DIRECT_CHECKSUMS : 0;
 	if (gts->page_cache)
 		df->flags |= XPU_DIRECT_STAMPS;
+	if (chunk->cache_only)
+		df->flags |= XPU_DIRECT_CACHE_ONLY;
 	df->seg_blocks = RELSEG_SIZE;
 	df->rel_nblocks = gts->nblocks;
 	df->pg_major = PG_MAJORVERSION_NUM;
@@ -280,6 +289,7 @@ gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
 		gpu_task_protocol_violation(gts, "malformed read report");
 	}
 	memset(chunk->bounced, 0, sizeof(bool) * chunk->nblocks);
+	memset(chunk->not_cached, 0, sizeof(bool) * chunk->nblocks);
 	chunk->nbounced = 0;
 	for (i = 0; i < res->nitems; i++)
 	{
@@ -287,7 +297,8 @@ gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
 		uint32		reason = entries[i] >> XPU_BOUNCE_SHIFT;
 
 		if (bidx >= chunk->nblocks || (int64) bidx <= prev ||
-			reason < XPU_BOUNCE_NOT_ALL_VISIBLE || reason > XPU_BOUNCE_BAD_HEADER)
+			reason < XPU_BOUNCE_NOT_ALL_VISIBLE ||
+			reason > (chunk->cache_only ? XPU_BOUNCE_NOT_CACHED : XPU_BOUNCE_BAD_HEADER))
 		{
 			pfree(msg);
 			gpu_task_protocol_violation(gts, "malformed read report");
@@ -295,7 +306,13 @@ gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
 		prev = bidx;
 		chunk->bounced[bidx] = true;
 		chunk->nbounced++;
-		if (reason != XPU_BOUNCE_NOT_ALL_VISIBLE)
+		if (reason == XPU_BOUNCE_NOT_CACHED)
+		{
+			/* the rest of the scan looks blocks up before sending them */
+			chunk->not_cached[bidx] = true;
+			gts->cache_first = false;
+		}
+		else if (reason != XPU_BOUNCE_NOT_ALL_VISIBLE)
 			ereport(DEBUG1,
 					(errmsg_internal("%s on \"%s\": block %u read from the file %s, reading it through shared buffers",
 									 gpu_task_node_name(gts),
@@ -330,13 +347,43 @@ gpu_task_direct_answered(GpuTaskState *gts, GpuTaskChunk *chunk)
 	}
 	for (i = 0; i < chunk->nblocks; i++)
 	{
-		if (chunk->bounced[i])
+		if (!chunk->bounced[i])
+			continue;
+		if (chunk->not_cached[i])
+		{
+			queue_block(gts, &gts->uncached, &gts->nuncached, &gts->uncached_cap,
+						chunk->blknos[i]);
+			/* counted again when it is sent again */
+			gts->counters.npages_direct--;
+		}
+		else
+		{
 			gts->bounce[gts->nbounce++] = chunk->blknos[i];
+			gts->counters.npages_bounced++;
+		}
 	}
-	/* counted once, when read through the buffer manager */
+	/* counted once, when read again */
 	gts->counters.npages -= chunk->nbounced;
-	gts->counters.npages_bounced += chunk->nbounced;
 	gts->source_done = false;
+}
+
+/* appends blkno to a queue of blocks to read again */
+static void
+queue_block(GpuTaskState *gts, BlockNumber **queue, uint32 *n, uint32 *cap,
+			BlockNumber blkno)
+{
+	if (*n == *cap)
+	{
+		uint32		newcap = Max(*cap * 2, 1024);
+		MemoryContext oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
+
+		*queue = *queue ?
+			repalloc_huge(*queue, sizeof(BlockNumber) * (Size) newcap) :
+			MemoryContextAllocHuge(CurrentMemoryContext, sizeof(BlockNumber) * (Size) newcap);
+		MemoryContextSwitchTo(oldcxt);
+		*cap = newcap;
+	}
+	(*queue)[(*n)++] = blkno;
 }
 
 /* releases the page the chunk read for its rows, if any */
@@ -358,6 +405,8 @@ gpu_task_direct_end(GpuTaskState *gts)
 	gts->nbounce = 0;
 	gts->bounce_next = 0;
 	gts->block_bounced = false;
+	gts->nuncached = 0;
+	gts->uncached_next = 0;
 	gts->vm_win_n = 0;
 }
 

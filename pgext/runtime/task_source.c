@@ -75,6 +75,8 @@ gpu_task_next_block(GpuTaskState *gts)
 	gts->block_bounced = (gts->bounce_next < gts->nbounce);
 	if (gts->block_bounced)
 		return gts->bounce[gts->bounce_next++];
+	if (gts->uncached_next < gts->nuncached)
+		return gts->uncached[gts->uncached_next++];
 	if (gts->source_done)
 		return InvalidBlockNumber;
 	if (gts->redoing)
