@@ -49,6 +49,15 @@ echo "run ssb: exit $?, $((SECONDS - t0)) s"
 cat "$OUT/bench-ssb.txt"
 grep -E "page cache" "$log" | tail -3
 
+echo "=== EXPLAIN ANALYZE of the slowest joins (GPU mode, warm cache)"
+q31="SELECT c_nation, s_nation, d_year, sum(lo_revenue) AS revenue FROM ssb_customer, ssb_lineorder, ssb_supplier, ssb_date WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_orderdate = d_datekey AND c_region = 'ASIA' AND s_region = 'ASIA' AND d_year >= 1992 AND d_year <= 1997 GROUP BY c_nation, s_nation, d_year ORDER BY d_year ASC, revenue DESC"
+q41="SELECT d_year, c_nation, sum(lo_revenue - lo_supplycost) AS profit FROM ssb_date, ssb_customer, ssb_supplier, ssb_part, ssb_lineorder WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_partkey = p_partkey AND lo_orderdate = d_datekey AND c_region = 'AMERICA' AND s_region = 'AMERICA' AND (p_mfgr = 'MFGR#1' OR p_mfgr = 'MFGR#2') GROUP BY d_year, c_nation ORDER BY d_year, c_nation"
+for q in "$q31" "$q41"; do
+	psql -X -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
+		-c "EXPLAIN (ANALYZE, COSTS OFF) $q" > "$OUT/analyze-$(echo "$q" | md5sum | cut -c1-6).txt" 2>&1
+	grep -E "Custom Scan|Depth|Inner|Chunks|Direct Read|Device Page Cache|Execution Time|Planning Time|actual time" "$OUT/analyze-$(echo "$q" | md5sum | cut -c1-6).txt" | cut -c1-200
+done
+
 t0=$SECONDS
 PC_ROWS=${PC_ROWS:-2000000} R=$R timeout 180 bash .device/pagecache_checks.sh > "$OUT/pagecache_checks.txt" 2>&1
 echo "pagecache checks: exit $?, $((SECONDS - t0)) s"
