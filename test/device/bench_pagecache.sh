@@ -42,6 +42,28 @@ for label in cold warm warm off; do
 done
 psql -X -c "EXPLAIN (ANALYZE, COSTS OFF) $scan" | grep -E "Custom Scan|Direct Read|Device Page Cache|Execution Time"
 
+q31="SELECT c_nation, s_nation, d_year, sum(lo_revenue) AS revenue FROM ssb_customer, ssb_lineorder, ssb_supplier, ssb_date WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_orderdate = d_datekey AND c_region = 'ASIA' AND s_region = 'ASIA' AND d_year >= 1992 AND d_year <= 1997 GROUP BY c_nation, s_nation, d_year ORDER BY d_year ASC, revenue DESC"
+q41="SELECT d_year, c_nation, sum(lo_revenue - lo_supplycost) AS profit FROM ssb_date, ssb_customer, ssb_supplier, ssb_part, ssb_lineorder WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_partkey = p_partkey AND lo_orderdate = d_datekey AND c_region = 'AMERICA' AND s_region = 'AMERICA' AND (p_mfgr = 'MFGR#1' OR p_mfgr = 'MFGR#2') GROUP BY d_year, c_nation ORDER BY d_year, c_nation"
+# PC_TASKS="12 24 48": pg_strom.max_async_tasks (the service's workers, so
+# chunks in flight on the device) against three warm queries, two runs
+# each; the bench then runs with the fastest
+best_tasks=
+if [ -n "${PC_TASKS:-}" ]; then
+	q11="SELECT sum(lo_extendedprice::bigint * lo_discount) AS revenue FROM ssb_lineorder, ssb_date WHERE lo_orderdate = d_datekey AND d_year = 1993 AND lo_discount BETWEEN 1 AND 3 AND lo_quantity < 25"
+	best_ms=
+	for n in $PC_TASKS; do
+		psql -X -q -c "SET pg_strom.max_async_tasks = $n"
+		sleep 1
+		ms=$(for q in "$q11" "$q31" "$q41" "$q11" "$q31" "$q41"; do
+			psql -X -q -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" -c '\timing on' -c "$q" | grep -E "^Time" | sed 's/Time: \([0-9.]*\) ms.*/\1/'
+		done | awk '{s += $1} END {printf "%d", s}')
+		echo "max_async_tasks = $n: $ms ms (Q1.1, Q3.1, Q4.1, twice)"
+		if [ -z "$best_ms" ] || [ "$ms" -lt "$best_ms" ]; then best_ms=$ms best_tasks=$n; fi
+	done
+	psql -X -q -c "SET pg_strom.max_async_tasks = $best_tasks"
+	echo "bench with pg_strom.max_async_tasks = $best_tasks"
+fi
+
 t0=$SECONDS
 timeout "${BENCH_RUN_TIMEOUT:-300}" $B run -tables ssb -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
 	-json "$OUT/bench-ssb.json" -png "$OUT/bench-ssb.png" -plans "$OUT/plans-ssb.txt" > "$OUT/bench-ssb.txt"
@@ -50,13 +72,17 @@ cat "$OUT/bench-ssb.txt"
 grep -E "page cache" "$log" | tail -3
 
 echo "=== EXPLAIN ANALYZE of the slowest joins (GPU mode, warm cache)"
-q31="SELECT c_nation, s_nation, d_year, sum(lo_revenue) AS revenue FROM ssb_customer, ssb_lineorder, ssb_supplier, ssb_date WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_orderdate = d_datekey AND c_region = 'ASIA' AND s_region = 'ASIA' AND d_year >= 1992 AND d_year <= 1997 GROUP BY c_nation, s_nation, d_year ORDER BY d_year ASC, revenue DESC"
-q41="SELECT d_year, c_nation, sum(lo_revenue - lo_supplycost) AS profit FROM ssb_date, ssb_customer, ssb_supplier, ssb_part, ssb_lineorder WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_partkey = p_partkey AND lo_orderdate = d_datekey AND c_region = 'AMERICA' AND s_region = 'AMERICA' AND (p_mfgr = 'MFGR#1' OR p_mfgr = 'MFGR#2') GROUP BY d_year, c_nation ORDER BY d_year, c_nation"
 for q in "$q31" "$q41"; do
 	psql -X -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
 		-c "EXPLAIN (ANALYZE, COSTS OFF) $q" > "$OUT/analyze-$(echo "$q" | md5sum | cut -c1-6).txt" 2>&1
 	grep -E "Custom Scan|Depth|Inner|Chunks|Direct Read|Device Page Cache|Execution Time|Planning Time|actual time" "$OUT/analyze-$(echo "$q" | md5sum | cut -c1-6).txt" | cut -c1-200
 done
+
+echo "=== Q3.1's per-participant timeline (DEBUG1)"
+from=$(wc -l < "$log")
+psql -X -q -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" -c "SET log_min_messages = debug1" \
+	-c "$q31" > /dev/null
+tail -n +"$((from + 1))" "$log" | grep "timeline" | sed 's/.*DEBUG: *//' | cut -c1-330 | tee "$OUT/timeline-q31.txt"
 
 t0=$SECONDS
 PC_ROWS=${PC_ROWS:-2000000} R=$R timeout 180 bash .device/pagecache_checks.sh > "$OUT/pagecache_checks.txt" 2>&1
