@@ -18,6 +18,8 @@ mkdir -p "$OUT"
 B=.device/pgstrom-bench
 conf=$(mktemp)
 echo "shared_buffers = ${DIRECT_SHARED_BUFFERS:-4GB}" > "$conf"
+# DIRECT_EXTRA_CONF: more lines, e.g. "pg_strom.gpu_page_cache_size = 32GB"
+[ -n "${DIRECT_EXTRA_CONF:-}" ] && echo "$DIRECT_EXTRA_CONF" >> "$conf"
 chmod 644 "$conf"
 . .device/hugepages.sh
 reserve_huge_pages ${DIRECT_HUGE_GB:-4}
@@ -37,7 +39,7 @@ psql -X -c "CHECKPOINT" -c "SELECT pg_size_pretty(pg_relation_size('w1_narrow'))
 for q in "SELECT c, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY c" \
 	"SELECT a % 10 AS k, count(*), sum(x), avg(y) FROM w1_narrow WHERE e < 9000 GROUP BY 1"; do
 	psql -X -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
-		-c "EXPLAIN (ANALYZE, COSTS OFF) $q" 2>&1 | grep -E "Custom Scan|Chunks|Direct Read|Page Copies|CPU Path|Workers Launched|Execution Time"
+		-c "EXPLAIN (ANALYZE, COSTS OFF) $q" 2>&1 | grep -E "Custom Scan|Chunks|Direct Read|Device Page Cache|Page Copies|CPU Path|Workers Launched|Execution Time"
 done
 if [ -n "${COLD:-}" ]; then
 	pgdata=$(psql -X -At -c "SHOW data_directory")
@@ -67,10 +69,13 @@ if [ -n "${COLD:-}" ]; then
 	fi
 fi
 runs=${BENCH_RUNS:-2}
-for dr in on ${DIRECT_OFF:+off}; do
+# PC_OFF=1 (with a page cache): also a run with pg_strom.use_page_cache off
+for dr in on ${DIRECT_OFF:+off} ${PC_OFF:+cacheoff}; do
 	t0=$SECONDS
+	set_gpu="pg_strom.direct_read=$dr"
+	[ "$dr" = cacheoff ] && set_gpu="pg_strom.direct_read=on,pg_strom.use_page_cache=off"
 	timeout "${BENCH_RUN_TIMEOUT:-200}" $B run -tables w1_narrow -queries group_8,preagg_10 -runs "$runs" \
-		-gpu-set "pg_strom.direct_read=$dr" -json "$OUT/direct-$dr.json" -plans "$OUT/direct-plans-$dr.txt" \
+		-gpu-set "$set_gpu" -json "$OUT/direct-$dr.json" -plans "$OUT/direct-plans-$dr.txt" \
 		> "$OUT/direct-$dr.txt"
 	echo "run direct_read=$dr: exit $?, $((SECONDS - t0)) s"
 	cat "$OUT/direct-$dr.txt"
