@@ -64,6 +64,15 @@ SET pg_strom.gpu_mempool_min_ratio = 0.1;
 SET pg_strom.gpu_mempool_release_delay = '10s';
 SET pg_strom.cuda_toolkit_basedir = '/opt/cuda';
 SET pg_strom.cuda_stack_limit = '64kB';
+SET pg_strom.gpu_page_cache_size = '1GB';
+
+-- the device page cache: its size is taken at start; its use is per session
+SHOW pg_strom.gpu_page_cache_size;
+SHOW pg_strom.use_page_cache;
+SET pg_strom.use_page_cache = 'maybe';
+SET pg_strom.use_page_cache = off;
+SHOW pg_strom.use_page_cache;
+RESET pg_strom.use_page_cache;
 
 -- non-superusers may change planner parameters only
 CREATE ROLE regress_pgstrom_user;
