@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -117,8 +118,8 @@ func (t *task) copyCachedPages() error {
 		staged = make([]byte, 8*n) // pageable: the copy is staged before it returns
 	}
 	put := func(k int, src, dst uint32) {
-		*(*uint32)(unsafe.Pointer(&staged[8*k])) = src
-		*(*uint32)(unsafe.Pointer(&staged[8*k+4])) = dst
+		binary.LittleEndian.PutUint32(staged[8*k:], src)
+		binary.LittleEndian.PutUint32(staged[8*k+4:], dst)
 	}
 	for k, h := range m.Hits {
 		put(k, h.Slot, h.Index)

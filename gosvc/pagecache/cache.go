@@ -16,14 +16,12 @@ package pagecache
 import (
 	"fmt"
 	"sync"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 )
 
 // Key names a relation's main fork: tablespace, database, relfilenode.
 type Key struct{ Spc, DB, Rel uint32 }
-
-// Move is one page's copy between the chunk's page area and the store:
-// page Index of the chunk, slot Slot of the store.
-type Move struct{ Index, Slot uint32 }
 
 // Stats count what the cache did since it was made.
 type Stats struct {
@@ -98,13 +96,29 @@ type Plan struct {
 	c     *Cache
 	rel   *relation
 	hit   []bool // per chunk index
-	Hits  []Move
-	Fills []Move
+	Hits  []nodekind.PageMove
+	Fills []nodekind.PageMove
 	ended bool
 }
 
 // Hit reports whether page i of the chunk is served from the store.
 func (p *Plan) Hit(i int) bool { return p.hit != nil && p.hit[i] }
+
+// HitMask is Hit for every page of the chunk; nil when none is a hit.
+func (p *Plan) HitMask() []bool {
+	if len(p.Hits) == 0 {
+		return nil
+	}
+	return p.hit
+}
+
+// Moves are the chunk's copies as the executor takes them; nil when none.
+func (p *Plan) Moves() *nodekind.CacheMoves {
+	if len(p.Hits) == 0 && len(p.Fills) == 0 {
+		return nil
+	}
+	return &nodekind.CacheMoves{Hits: p.Hits, Fills: p.Fills}
+}
 
 // Lookup finds the blocks blknos of relation k whose images the store holds
 // under the same stamp (a stamp of 0 never matches) and pins their slots.
@@ -128,7 +142,7 @@ func (c *Cache) Lookup(k Key, blknos []uint32, stamps []uint64) *Plan {
 		if e := &c.slots[s]; e.ready && e.stamp == stamps[i] {
 			e.pins++
 			p.hit[i] = true
-			p.Hits = append(p.Hits, Move{Index: uint32(i), Slot: uint32(s)})
+			p.Hits = append(p.Hits, nodekind.PageMove{Index: uint32(i), Slot: uint32(s)})
 		}
 	}
 	c.stats.Hits += uint64(len(p.Hits))
@@ -182,7 +196,7 @@ func (p *Plan) Reserve(k Key, blknos []uint32, stamps []uint64, candidates []int
 			r.count++
 		}
 		c.slots[s] = slot{rel: r, blkno: b, stamp: stamps[i], pins: 1}
-		p.Fills = append(p.Fills, Move{Index: uint32(i), Slot: uint32(s)})
+		p.Fills = append(p.Fills, nodekind.PageMove{Index: uint32(i), Slot: uint32(s)})
 	}
 }
 

@@ -35,15 +35,20 @@ func all(n int) []int {
 // fill runs one chunk that fills what it misses and commits.
 func fill(c *Cache, k Key, blknos []uint32, stamps []uint64) *Plan {
 	p := c.Lookup(k, blknos, stamps)
+	p.Reserve(k, blknos, stamps, missed(p, len(blknos)))
+	p.Commit()
+	return p
+}
+
+// missed lists the pages of a chunk of n that p does not serve.
+func missed(p *Plan, n int) []int {
 	var miss []int
-	for i := range blknos {
+	for i := 0; i < n; i++ {
 		if !p.Hit(i) {
 			miss = append(miss, i)
 		}
 	}
-	p.Reserve(k, blknos, stamps, miss)
-	p.Commit()
-	return p
+	return miss
 }
 
 func TestHitOnlyWithTheSameStampAfterCommit(t *testing.T) {
@@ -213,13 +218,7 @@ func TestConcurrentChunksNeverShareASlot(t *testing.T) {
 					}
 				}
 				mu.Unlock()
-				var miss []int
-				for i := range blknos {
-					if !p.Hit(i) {
-						miss = append(miss, i)
-					}
-				}
-				p.Reserve(k, blknos, stamps, miss)
+				p.Reserve(k, blknos, stamps, missed(p, len(blknos)))
 				mu.Lock()
 				for _, m := range p.Fills {
 					shadow[m.Slot] = tag{k, blknos[m.Index], stamps[m.Index]}

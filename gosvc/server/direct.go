@@ -82,11 +82,8 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 		}
 	}
 	var skip []bool
-	if plan != nil && len(plan.Hits) > 0 {
-		skip = make([]bool, len(d.blknos))
-		for _, m := range plan.Hits {
-			skip[m.Index] = true
-		}
+	if plan != nil {
+		skip = plan.HitMask()
 	}
 	var rep direct.Report
 	var err error
@@ -112,7 +109,7 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 	pages := nodekind.Pages{Bytes: body[:n], Pinned: pinned}
 	if plan != nil {
 		plan.Reserve(key, d.blknos, d.stamps, fillable(rep.Verdicts, skip))
-		pages.Cache = cacheMoves(plan)
+		pages.Cache = plan.Moves()
 	}
 	return inline, pages, done, nil
 }
@@ -144,19 +141,4 @@ func fillable(verdicts []direct.Verdict, skip []bool) []int {
 		}
 	}
 	return out
-}
-
-// cacheMoves is the plan as the executor takes it.
-func cacheMoves(p *pagecache.Plan) *nodekind.CacheMoves {
-	if len(p.Hits) == 0 && len(p.Fills) == 0 {
-		return nil
-	}
-	m := &nodekind.CacheMoves{Hits: make([]nodekind.PageMove, len(p.Hits)), Fills: make([]nodekind.PageMove, len(p.Fills))}
-	for i, h := range p.Hits {
-		m.Hits[i] = nodekind.PageMove(h)
-	}
-	for i, f := range p.Fills {
-		m.Fills[i] = nodekind.PageMove(f)
-	}
-	return m
 }

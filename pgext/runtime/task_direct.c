@@ -140,6 +140,7 @@ capture_vm_window(GpuTaskState *gts, BlockNumber blkno)
 	}
 	LockBuffer(gts->vmbuffer, BUFFER_LOCK_SHARE);
 	gts->vm_win_stamp = PageGetLSN(BufferGetPage(gts->vmbuffer));
+	/* blkno's bit again: the read above, which pinned the page, was unlocked */
 	for (b = blkno; b < last; b++)
 		gts->vm_win_visible[b - blkno] = VM_ALL_VISIBLE(gts->rel, b, &gts->vmbuffer);
 	LockBuffer(gts->vmbuffer, BUFFER_LOCK_UNLOCK);
@@ -334,17 +335,6 @@ gpu_task_direct_answered(GpuTaskState *gts, GpuTaskChunk *chunk)
 
 	if (chunk->nbounced == 0)
 		return;
-	if (gts->nbounce + chunk->nbounced > gts->bounce_cap)
-	{
-		uint32		cap = Max(gts->bounce_cap * 2, gts->nbounce + chunk->nbounced);
-		MemoryContext oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
-
-		gts->bounce = gts->bounce ?
-			repalloc_huge(gts->bounce, sizeof(BlockNumber) * (Size) cap) :
-			MemoryContextAllocHuge(CurrentMemoryContext, sizeof(BlockNumber) * (Size) cap);
-		MemoryContextSwitchTo(oldcxt);
-		gts->bounce_cap = cap;
-	}
 	for (i = 0; i < chunk->nblocks; i++)
 	{
 		if (!chunk->bounced[i])
@@ -358,7 +348,8 @@ gpu_task_direct_answered(GpuTaskState *gts, GpuTaskChunk *chunk)
 		}
 		else
 		{
-			gts->bounce[gts->nbounce++] = chunk->blknos[i];
+			queue_block(gts, &gts->bounce, &gts->nbounce, &gts->bounce_cap,
+						chunk->blknos[i]);
 			gts->counters.npages_bounced++;
 		}
 	}
