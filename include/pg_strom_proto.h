@@ -136,8 +136,10 @@ typedef struct PgStromMsgLinkProbeReply
  *
  * A piece with first_row 0 asks for the depth: if it is loaded the reply
  * is LOADED at once (nothing copied; the session takes a reference); if
- * another live session is loading it, BUSY (send the same first piece
- * again later); otherwise this session becomes its loader and the piece
+ * another live session is loading it, the service holds the piece until
+ * that load ends (then LOADED, or, if the loader gave up, this session
+ * becomes the loader) but for at most 100 ms, after which the reply is
+ * BUSY (send the same first piece again later); otherwise this session becomes its loader and the piece
  * is taken.  nrows and row_size must match an existing entry.  A loader's
  * pieces are consecutive (first_row = rows so far); the last one
  * (first_row + piece_rows = nrows; nrows 0 is one empty piece) uploads

@@ -69,33 +69,68 @@ func protoErr(format string, args ...any) error {
 	return fmt.Errorf("%w: GpuJoin: %s", protocol.ErrProtocol, fmt.Sprintf(format, args...))
 }
 
+// BusyWait is how long a first piece of a depth that another session is
+// loading waits here for that load to end before it is answered BUSY.
+// Waiting here wakes the participants the moment the depth is built; a
+// client that polled would add up to its sleep to every depth it waits
+// for (the backend used to sleep 10 ms, which staggered the sessions of a
+// 3-depth join over 50 ms).  Bounded, so that the client still applies
+// its own timeout.
+var BusyWait = 100 * time.Millisecond
+
 // LoadInner takes one JOIN_INNER piece (pg_strom_proto.h says what each
 // state means).  Any error while this session loads the depth drops the
 // load: the next first piece of any session of the plan starts it anew.
+// A first piece that finds the depth busy waits up to BusyWait for the
+// loader, then claims again: it takes the loaded depth, or the load when
+// the loader gave up.
 func (s *Session[I]) LoadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerReply, error) {
+	deadline := time.Now().Add(BusyWait)
+	for {
+		reply, settled, err := s.loadInner(r)
+		if err != nil || reply.State != protocol.JoinInnerBusy {
+			return reply, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 || settled == nil {
+			return reply, nil
+		}
+		timer := time.NewTimer(left)
+		select {
+		case <-settled:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// loadInner is one attempt of LoadInner; with BUSY, what closes when the
+// loader publishes or abandons the depth.
+func (s *Session[I]) loadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerReply, <-chan struct{}, error) {
 	switch {
 	case r.PlanID != s.planID:
-		return protocol.JoinInnerReply{}, protoErr("JoinInner for plan %#x on a session of plan %#x", r.PlanID, s.planID)
+		return protocol.JoinInnerReply{}, nil, protoErr("JoinInner for plan %#x on a session of plan %#x", r.PlanID, s.planID)
 	case r.Depth >= uint32(len(s.join.Depths)):
-		return protocol.JoinInnerReply{}, protoErr("JoinInner for depth %d of a join of %d depths", r.Depth, len(s.join.Depths))
+		return protocol.JoinInnerReply{}, nil, protoErr("JoinInner for depth %d of a join of %d depths", r.Depth, len(s.join.Depths))
 	case r.RowSize != s.join.Depths[r.Depth].RowSize:
-		return protocol.JoinInnerReply{}, protoErr("JoinInner depth %d: row_size %d, the descriptor says %d", r.Depth, r.RowSize, s.join.Depths[r.Depth].RowSize)
+		return protocol.JoinInnerReply{}, nil, protoErr("JoinInner depth %d: row_size %d, the descriptor says %d", r.Depth, r.RowSize, s.join.Depths[r.Depth].RowSize)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ref := &s.depths[r.Depth]
 	switch {
 	case ref.load != nil:
-		return s.piece(ref, r)
+		reply, err := s.piece(ref, r)
+		return reply, nil, err
 	case ref.entry != nil:
 		l := ref.entry.Value().(*loaded[I])
 		if r.FirstRow != 0 || r.NRows != l.nrows {
-			return protocol.JoinInnerReply{}, protoErr("JoinInner depth %d rows [%d, %d) of %d: the depth is loaded already (%d rows)",
+			return protocol.JoinInnerReply{}, nil, protoErr("JoinInner depth %d rows [%d, %d) of %d: the depth is loaded already (%d rows)",
 				r.Depth, r.FirstRow, r.FirstRow+r.PieceRows, r.NRows, l.nrows)
 		}
-		return protocol.JoinInnerReply{State: protocol.JoinInnerLoaded, Bytes: l.inner.Bytes()}, nil
+		return protocol.JoinInnerReply{State: protocol.JoinInnerLoaded, Bytes: l.inner.Bytes()}, nil, nil
 	case r.FirstRow != 0:
-		return protocol.JoinInnerReply{}, protoErr("JoinInner depth %d: a piece from row %d, but this session is not loading the depth (the first piece starts at row 0)", r.Depth, r.FirstRow)
+		return protocol.JoinInnerReply{}, nil, protoErr("JoinInner depth %d: a piece from row %d, but this session is not loading the depth (the first piece starts at row 0)", r.Depth, r.FirstRow)
 	}
 	fresh := &loading[I]{nrows: r.NRows, rowSize: r.RowSize}
 	entry, st := s.tables.Claim(s.key(int(r.Depth)), func() any { return fresh })
@@ -104,27 +139,28 @@ func (s *Session[I]) LoadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerR
 		l := entry.Value().(*loaded[I])
 		if l.nrows != r.NRows || l.rowSize != r.RowSize {
 			err := s.release(entry)
-			return protocol.JoinInnerReply{}, errors.Join(protoErr("JoinInner depth %d: %d rows of %d bytes, but the plan's depth has %d of %d",
+			return protocol.JoinInnerReply{}, nil, errors.Join(protoErr("JoinInner depth %d: %d rows of %d bytes, but the plan's depth has %d of %d",
 				r.Depth, r.NRows, r.RowSize, l.nrows, l.rowSize), err)
 		}
 		ref.entry = entry
-		return protocol.JoinInnerReply{State: protocol.JoinInnerLoaded, Bytes: l.inner.Bytes()}, nil
+		return protocol.JoinInnerReply{State: protocol.JoinInnerLoaded, Bytes: l.inner.Bytes()}, nil, nil
 	case querybuf.Busy:
 		if l, ok := entry.Value().(*loading[I]); ok && (l.nrows != r.NRows || l.rowSize != r.RowSize) {
-			return protocol.JoinInnerReply{}, protoErr("JoinInner depth %d: %d rows of %d bytes, but another session loads %d of %d",
+			return protocol.JoinInnerReply{}, nil, protoErr("JoinInner depth %d: %d rows of %d bytes, but another session loads %d of %d",
 				r.Depth, r.NRows, r.RowSize, l.nrows, l.rowSize)
 		}
-		return protocol.JoinInnerReply{State: protocol.JoinInnerBusy}, nil
+		return protocol.JoinInnerReply{State: protocol.JoinInnerBusy}, entry.Settled(), nil
 	}
 	*ref = depthRef[I]{entry: entry, load: fresh}
 	start := time.Now()
 	inner, err := s.ex.NewInner(int(r.Depth), r.NRows, r.RowSize)
 	fresh.took += time.Since(start)
 	if err != nil {
-		return protocol.JoinInnerReply{}, errors.Join(fmt.Errorf("GpuJoin depth %d: inner buffer of %d rows: %w", r.Depth, r.NRows, err), s.abandon(ref))
+		return protocol.JoinInnerReply{}, nil, errors.Join(fmt.Errorf("GpuJoin depth %d: inner buffer of %d rows: %w", r.Depth, r.NRows, err), s.abandon(ref))
 	}
 	fresh.inner = inner
-	return s.piece(ref, r)
+	reply, err := s.piece(ref, r)
+	return reply, nil, err
 }
 
 // piece copies one piece of the depth this session loads; the last one

@@ -50,7 +50,7 @@ func (t *Table) Claim(key Key, loading func() any) (*Entry, ClaimState) {
 		e.refs++
 		return e, Loaded
 	}
-	e := &Entry{table: t, key: key, refs: 1, value: loading()}
+	e := &Entry{table: t, key: key, refs: 1, value: loading(), settled: make(chan struct{})}
 	e.cond = sync.NewCond(&t.mu)
 	t.entries[key] = e
 	return e, Loading
@@ -69,6 +69,7 @@ func (t *Table) Publish(e *Entry, v any) error {
 	e.rw.Unlock()
 	e.ready = true
 	e.cond.Broadcast()
+	e.settle()
 	return nil
 }
 
@@ -84,5 +85,14 @@ func (t *Table) Abandon(e *Entry) error {
 	e.ready, e.setupErr, e.refs = true, ErrAbandoned, 0
 	delete(t.entries, e.key)
 	e.cond.Broadcast()
+	e.settle()
 	return nil
+}
+
+// settle closes settled, for a Claim'ed entry (Publish and Abandon refuse
+// an entry that is ready, so it runs once).
+func (e *Entry) settle() {
+	if e.settled != nil {
+		close(e.settled)
+	}
 }

@@ -60,3 +60,39 @@ func TestAbandonLetsTheNextClaimLoad(t *testing.T) {
 		t.Fatalf("claim after abandon: %s, want loading", st)
 	}
 }
+
+func TestSettledClosesOnPublishAndAbandon(t *testing.T) {
+	tab := NewTable()
+	for _, publish := range []bool{true, false} {
+		key := Key{PlanID: 3}
+		a, _ := tab.Claim(key, func() any { return 1 })
+		b, st := tab.Claim(key, nil)
+		if st != Busy {
+			t.Fatalf("second claim: %s, want busy", st)
+		}
+		select {
+		case <-b.Settled():
+			t.Fatal("settled before the load ended")
+		default:
+		}
+		var err error
+		if publish {
+			err = tab.Publish(a, 2)
+		} else {
+			err = tab.Abandon(a)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-b.Settled():
+		default:
+			t.Fatalf("not settled after publish=%v", publish)
+		}
+		if publish {
+			if _, err := tab.Release(a, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -9,6 +9,9 @@ type Entry struct {
 	table *Table
 	key   Key
 	cond  *sync.Cond // on table.mu; signalled when setup ends
+	// settled is closed when a Claim'ed entry is published or abandoned
+	// (nil for an entry made by Acquire, whose waiters use cond).
+	settled chan struct{}
 
 	// Guarded by table.mu.
 	refs     int
@@ -22,6 +25,13 @@ type Entry struct {
 // Key returns the entry's key.
 func (e *Entry) Key() Key {
 	return e.key
+}
+
+// Settled is closed once a Claim'ed entry is published or abandoned, so
+// that a Busy caller can wait for the load without holding the table lock
+// (nil, which never closes, for an entry made by Acquire).
+func (e *Entry) Settled() <-chan struct{} {
+	return e.settled
 }
 
 // Value returns the current value. Use Shared to keep it from being

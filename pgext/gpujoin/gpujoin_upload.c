@@ -7,9 +7,11 @@
  *
  * The service keeps each depth once per plan and device: the first piece
  * of a depth answers LOADED when another session of the plan (a parallel
- * participant) loaded it already, and BUSY while one is loading it, in
- * which case the same first piece is sent again after a short sleep,
- * for at most pg_strom.gpu_task_timeout.  Transport failures and Error
+ * participant) loaded it already.  While one is loading it, the service
+ * holds the first piece until that load ends (up to 100 ms) and answers
+ * LOADED then, so the participants start together; BUSY means the load
+ * is still going after that wait, and the same first piece is sent again
+ * after a short sleep, for at most pg_strom.gpu_task_timeout.  Transport failures and Error
  * replies go through the runtime's CPU-fallback policy, like any other
  * request.
  *
@@ -26,7 +28,7 @@
 #include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
 
-#define GPUJOIN_BUSY_SLEEP_MS	10
+#define GPUJOIN_BUSY_SLEEP_MS	1
 
 /* one piece of depth d's rows as a message (palloc'd) */
 static PgStromMsgHeader *
