@@ -62,6 +62,8 @@
 #define GPU_TASK_REASON_LEN			256
 #define GPU_TASK_NODE_COUNTERS		4
 #define GPU_TASK_MIN_ZERO_COPY_BLOCKS	16
+#define GPU_TASK_CHUNKS_PER_PARTICIPANT	4	/* a parallel scan's fair share */
+#define GPU_TASK_MIN_SHARED_CHUNK_BLOCKS	64
 
 /* ----------------------------------------------------------------
  * counters (EXPLAIN ANALYZE)
@@ -96,6 +98,7 @@ typedef struct GpuTaskCounters
 typedef struct GpuTaskShared
 {
 	uint64		plan_id;		/* the same for every participant */
+	int			nparticipants;	/* planned workers and the leader */
 	slock_t		mutex;			/* protects the fields below */
 	GpuTaskCounters counters;	/* sum over all participants */
 	char		cpu_reason[GPU_TASK_REASON_LEN];	/* first CPU path reason */
@@ -291,6 +294,7 @@ struct GpuTaskState
 	BufferAccessStrategy strategy;
 	BlockNumber nblocks;		/* non-parallel: blocks at scan start */
 	BlockNumber next_blkno;		/* non-parallel: next block to read */
+	uint32		chunk_fill_limit;	/* a chunk goes out at this many blocks */
 	bool		source_done;	/* no more blocks */
 	bool		started;		/* scan begun (PredicateLockRelation...) */
 

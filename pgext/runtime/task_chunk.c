@@ -255,7 +255,8 @@ gpu_task_build_chunk(GpuTaskState *gts)
 		}
 		else
 			(void) gpu_task_load_page(gts, chunk, blkno);
-		if (chunk->nblocks == chunk->capacity)
+		if (chunk->nblocks == chunk->capacity ||
+			chunk->nblocks >= gts->chunk_fill_limit)
 		{
 			*slot = NULL;
 			return finish_chunk(gts, chunk);

@@ -87,6 +87,7 @@ gpu_task_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	ConditionVariableInit(&shared->collect_cv);
 	gts->shared = NULL;
 	shared->plan_id = gpu_task_make_plan_id(gts);
+	shared->nparticipants = pcxt->nworkers + 1;
 
 	attach_shared(gts, coordinate);
 	table_parallelscan_initialize(gts->rel, (ParallelTableScanDesc) gts->pscan,

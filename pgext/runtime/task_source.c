@@ -7,7 +7,15 @@
  * heap_beginscan does), or, in a parallel scan, from the shared parallel
  * block scan so that each block goes to exactly one participant.
  *
- * Chunk size.  A zero-copy chunk keeps every page it names pinned until
+ * Chunk size.  In a parallel scan no chunk takes more than a fair share
+ * of the relation, 1/GPU_TASK_CHUNKS_PER_PARTICIPANT of a participant's
+ * (but at least GPU_TASK_MIN_SHARED_CHUNK_BLOCKS): the leader starts
+ * before the workers, and with whole 4096-block chunks it took most of a
+ * small relation (8196 of a 9330-block inner table of SSB) in its first
+ * milliseconds and then produced its rows alone while the workers found
+ * nothing left.  Large relations are not affected.
+ *
+ * A zero-copy chunk keeps every page it names pinned until
  * its rows are emitted, and a participant has up to max_inflight chunks in
  * flight plus the one being emitted.  So that no mix of concurrent scans
  * can pin every shared buffer, a backend pins at most its share of them,
@@ -32,6 +40,22 @@
 #include "core/pg_strom.h"
 #include "runtime/gpu_task.h"
 
+/* blocks at which a chunk goes out (see the header) */
+static uint32
+fair_share(GpuTaskState *gts)
+{
+	uint64		participants;
+	uint64		share;
+
+	if (gts->shared == NULL || gts->shared->nparticipants <= 1)
+		return GPU_TASK_CHUNK_MAX_BLOCKS;
+	participants = (uint64) gts->shared->nparticipants;
+	share = ((uint64) gts->nblocks + participants * GPU_TASK_CHUNKS_PER_PARTICIPANT - 1) /
+		(participants * GPU_TASK_CHUNKS_PER_PARTICIPANT);
+	return (uint32) Min(Max(share, (uint64) GPU_TASK_MIN_SHARED_CHUNK_BLOCKS),
+						(uint64) GPU_TASK_CHUNK_MAX_BLOCKS);
+}
+
 /*
  * Called once per scan (and again after a rescan) before the first chunk.
  */
@@ -52,6 +76,7 @@ gpu_task_source_begin(GpuTaskState *gts)
 	/* as heap_beginscan() for a sequential scan */
 	if (IsMVCCSnapshot(gts->snapshot))
 		PredicateLockRelation(gts->rel, gts->snapshot);
+	gts->chunk_fill_limit = fair_share(gts);
 	gpu_task_direct_begin(gts);
 }
 
