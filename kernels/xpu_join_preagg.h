@@ -396,8 +396,8 @@ xpu_join_preagg_local_reset(XpuPreAggLocal *local)
  * everything as kern_gpupreagg_block (geometry, items, counters, retry
  * passes, kern_gpupreagg_rehash for growing), plus the built inner
  * buffers of every depth.  Rows of a block need no lock-step rounds (see
- * xpu_join_preagg_target), so a page's tuples simply spread over the
- * threads.
+ * xpu_join_preagg_target), so the tuples of a batch of pages simply
+ * spread over the threads.
  */
 
 /* thread 0 loads and checks the program, the join, the grouping, the buffers */
@@ -477,36 +477,53 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 
 		for (batch = blockIdx.x; batch * XPU_PREAGG_BATCH_PAGES < nblocks; batch += gridDim.x)
 		{
-			uint32_t	blk;
+			uint32_t	first = (uint32_t) (batch * XPU_PREAGG_BATCH_PAGES);
+			uint32_t	nb = nblocks - first < XPU_PREAGG_BATCH_PAGES ?
+				nblocks - first : XPU_PREAGG_BATCH_PAGES;
+			int			nitems[XPU_PREAGG_BATCH_PAGES];
+			int			total = 0;
+			uint32_t	k;
 
-			for (blk = (uint32_t) (batch * XPU_PREAGG_BATCH_PAGES);
-				 blk < nblocks && blk < (batch + 1) * XPU_PREAGG_BATCH_PAGES; blk++)
+			/*
+			 * The batch's tuples spread over the threads as one range: a
+			 * page holds far fewer tuples than the block has threads (76 of
+			 * SSB's lineorder), so a page at a time left most of them idle.
+			 * A bad page folds nothing: it is checked whole first.
+			 */
+			for (k = 0; k < nb; k++)
 			{
-				const char *page = pages + (size_t) blk * XPU_BLCKSZ;
-				int			n = xpu_page_checked_nitems(page);
+				int			n = xpu_page_checked_nitems(pages + (size_t) (first + k) * XPU_BLCKSZ);
 
-				/* a bad page folds nothing: it is checked whole first */
 				if (n < 0)
 				{
 					if (tid == 0)
 						xpu_set_status(counters, XPU_STATUS_BAD_PAGE);
-					continue;
+					n = 0;
 				}
-				/* a page holds up to 291 line pointers: more than the threads */
-				for (i = tid; i < n; i += nthreads)
-				{
-					uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * i);
-					int			res;
+				nitems[k] = n;
+				total += n;
+			}
+			for (i = tid; i < total; i += nthreads)
+			{
+				int			j = i;
+				uint32_t	blk = first;
+				const char *page;
+				uint32_t	lp;
+				int			res;
 
-					if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
-						continue;
-					ntuples++;
-					res = xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab, &local, lt,
-												page + xpu_lp_off(lp),
-												(int32_t) xpu_lp_len(lp), slots);
-					xpu_preagg_emit(res, (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (i + 1),
-									items, counters, &nrecheck);
-				}
+				for (k = 0; j >= nitems[k]; k++)
+					j -= nitems[k];
+				blk += k;
+				page = pages + (size_t) blk * XPU_BLCKSZ;
+				lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * j);
+				if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
+					continue;
+				ntuples++;
+				res = xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab, &local, lt,
+											page + xpu_lp_off(lp),
+											(int32_t) xpu_lp_len(lp), slots);
+				xpu_preagg_emit(res, (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (j + 1),
+								items, counters, &nrecheck);
 			}
 		}
 		if (lt != NULL)

@@ -6,7 +6,9 @@
 # one fact-table scan timed cold (it fills the cache), warm and with
 # pg_strom.use_page_cache off, the 13 queries against PostgreSQL's two modes
 # (BENCH_RUNS timed runs after the bench's warm-up, which fills the cache),
-# then test/device/pagecache_checks.sh.  Results to $OUT.
+# the DEBUG1 timelines of Q1.1, Q3.1 and Q4.1, the kernel variants of
+# .device/variants (kernel_variants.sh) if staged, then
+# test/device/pagecache_checks.sh (PC_CHECKS=0: not).  Results to $OUT.
 set -uo pipefail
 R=.device/remote.sh
 OUT=${OUT:-/tmp/out}
@@ -42,6 +44,7 @@ for label in cold warm warm off; do
 done
 psql -X -c "EXPLAIN (ANALYZE, COSTS OFF) $scan" | grep -E "Custom Scan|Direct Read|Device Page Cache|Execution Time"
 
+q11="SELECT sum(lo_extendedprice::bigint * lo_discount) AS revenue FROM ssb_lineorder, ssb_date WHERE lo_orderdate = d_datekey AND d_year = 1993 AND lo_discount BETWEEN 1 AND 3 AND lo_quantity < 25"
 q31="SELECT c_nation, s_nation, d_year, sum(lo_revenue) AS revenue FROM ssb_customer, ssb_lineorder, ssb_supplier, ssb_date WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_orderdate = d_datekey AND c_region = 'ASIA' AND s_region = 'ASIA' AND d_year >= 1992 AND d_year <= 1997 GROUP BY c_nation, s_nation, d_year ORDER BY d_year ASC, revenue DESC"
 q41="SELECT d_year, c_nation, sum(lo_revenue - lo_supplycost) AS profit FROM ssb_date, ssb_customer, ssb_supplier, ssb_part, ssb_lineorder WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_partkey = p_partkey AND lo_orderdate = d_datekey AND c_region = 'AMERICA' AND s_region = 'AMERICA' AND (p_mfgr = 'MFGR#1' OR p_mfgr = 'MFGR#2') GROUP BY d_year, c_nation ORDER BY d_year, c_nation"
 # PC_TASKS="12 24 48": pg_strom.max_async_tasks (the service's workers, so
@@ -49,7 +52,6 @@ q41="SELECT d_year, c_nation, sum(lo_revenue - lo_supplycost) AS profit FROM ssb
 # each; the bench then runs with the fastest
 best_tasks=
 if [ -n "${PC_TASKS:-}" ]; then
-	q11="SELECT sum(lo_extendedprice::bigint * lo_discount) AS revenue FROM ssb_lineorder, ssb_date WHERE lo_orderdate = d_datekey AND d_year = 1993 AND lo_discount BETWEEN 1 AND 3 AND lo_quantity < 25"
 	best_ms=
 	for n in $PC_TASKS; do
 		psql -X -q -c "SET pg_strom.max_async_tasks = $n"
@@ -78,15 +80,29 @@ for q in "$q31" "$q41"; do
 	grep -E "Custom Scan|Depth|Inner|Chunks|Direct Read|Device Page Cache|Execution Time|Planning Time|actual time" "$OUT/analyze-$(echo "$q" | md5sum | cut -c1-6).txt" | cut -c1-200
 done
 
-echo "=== Q3.1's per-participant timeline (DEBUG1)"
-from=$(wc -l < "$log")
-psql -X -q -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" -c "SET log_min_messages = debug1" \
-	-c "$q31" > /dev/null
-tail -n +"$((from + 1))" "$log" | grep "timeline" | sed 's/.*DEBUG: *//' | cut -c1-330 | tee "$OUT/timeline-q31.txt"
+for q in q11 q31 q41; do
+	echo "=== ${q}'s per-participant timeline (DEBUG1)"
+	from=$(wc -l < "$log")
+	psql -X -q -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" -c "SET log_min_messages = debug1" \
+		-c "${!q}" > /dev/null
+	tail -n +"$((from + 1))" "$log" | grep "timeline" | sed 's/.*DEBUG: *//' | cut -c1-330 > "$OUT/timeline-$q.txt"
+	grep -E "leader|GpuPreAgg" "$OUT/timeline-$q.txt" | cut -c1-200 | head -4
+done
 
-t0=$SECONDS
-PC_ROWS=${PC_ROWS:-2000000} R=$R timeout 180 bash .device/pagecache_checks.sh > "$OUT/pagecache_checks.txt" 2>&1
-echo "pagecache checks: exit $?, $((SECONDS - t0)) s"
-cat "$OUT/pagecache_checks.txt"
+# kernel variants staged by stage_variants.sh: the queries in the GPU mode
+# with each (the cluster restarts on each one)
+if [ -d .device/variants ]; then
+	t0=$SECONDS
+	R=$R timeout "${KV_TIMEOUT:-240}" bash .device/kernel_variants.sh "$OUT/plans-ssb.txt" > "$OUT/kernel-variants.txt" 2>&1
+	echo "kernel variants: exit $?, $((SECONDS - t0)) s"
+	cat "$OUT/kernel-variants.txt"
+fi
+
+if [ "${PC_CHECKS:-1}" = 1 ]; then
+	t0=$SECONDS
+	PC_ROWS=${PC_ROWS:-2000000} R=$R timeout 180 bash .device/pagecache_checks.sh > "$OUT/pagecache_checks.txt" 2>&1
+	echo "pagecache checks: exit $?, $((SECONDS - t0)) s"
+	cat "$OUT/pagecache_checks.txt"
+fi
 bash $R stop >/dev/null
 grep -E "PANIC|terminated by signal|GPU service (failed|exited)" "$log" | head -5
