@@ -45,6 +45,51 @@ xpu_join_prepare(const xpu_join *jn, const xpu_datum *slots, xpu_join_probe *pr)
 }
 
 /*
+ * xpu_join_no_combination - true when an outer row (its outer stage
+ * evaluated) can have no combination at all: at some INNER or SEMI depth
+ * its key is NULL or matches no inner row.  Every depth's keys are outer
+ * columns, so this needs no choice of another depth; it is necessary for
+ * a combination whatever the residual quals decide, so a row it rejects
+ * would fold nothing and emit nothing.  LEFT and ANTI depths never reject
+ * (an ANTI match may still fail its residual qual).
+ */
+XPU_FUNC bool
+xpu_join_no_combination(const xpu_join *jn, const xpu_join_inner *inners,
+						const xpu_datum *slots)
+{
+	int			d;
+
+	for (d = 0; d < (int) jn->ndepths; d++)
+	{
+		const xpu_join_depth *jd = &jn->depths[d];
+		bool		nullkey;
+		uint32_t	hash;
+
+		if (jd->join_type != XPU_JOIN_INNER && jd->join_type != XPU_JOIN_SEMI)
+			continue;
+		hash = xpu_join_outer_hash(jd, slots, &nullkey);
+		if (nullkey || xpu_join_probe_first(jd, &inners[d], slots, hash) == XPU_JOIN_NONE)
+			return true;
+	}
+	return false;
+}
+
+/* whether xpu_join_no_combination can ever reject a row of this join */
+XPU_FUNC bool
+xpu_join_can_reject(const xpu_join *jn)
+{
+	int			d;
+
+	for (d = 0; d < (int) jn->ndepths; d++)
+	{
+		if (jn->depths[d].join_type == XPU_JOIN_INNER ||
+			jn->depths[d].join_type == XPU_JOIN_SEMI)
+			return true;
+	}
+	return false;
+}
+
+/*
  * xpu_join_first - the first choice at depth d: an inner row, NO_INNER
  * (LEFT without a match, SEMI with one, ANTI without one), or NONE when
  * the outer row has no continuation at this depth.

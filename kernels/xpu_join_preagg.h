@@ -400,6 +400,9 @@ xpu_join_preagg_local_reset(XpuPreAggLocal *local)
  * spread over the threads.
  */
 
+static_assert(XPU_PREAGG_BATCH_PAGES <= 128 && XPU_MAX_TUPLES_PER_PAGE <= 512,
+			  "a queued row (page << 9 | line pointer index) must fit 16 bits");
+
 /* thread 0 loads and checks the program, the join, the grouping, the buffers */
 __device__ static bool
 xpu_join_preagg_setup_block(const char *session, XpuPreAggTable *table,
@@ -448,6 +451,11 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 	__shared__ int s_status;
 	__shared__ uint32_t s_ntuples;
 	__shared__ uint32_t s_nrecheck;
+	/* the first phase's rows for the second: page in the batch << 9 | line
+	 * pointer index */
+	__shared__ uint16_t s_queue[XPU_PREAGG_BATCH_PAGES * XPU_MAX_TUPLES_PER_PAGE];
+	__shared__ uint32_t s_nqueued;
+	__shared__ bool s_queue_rows;
 	XpuJoinInner *hdrs[XPU_JOIN_MAX_DEPTHS] = {inner0, inner1, inner2, inner3};
 	xpu_datum	slots[XPU_GPUSCAN_MAX_SLOTS];
 	const int	tid = threadIdx.x;
@@ -468,6 +476,7 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 		s_nrecheck = 0;
 		s_use_local = retry == NULL &&
 			xpu_preagg_local_open(&local, pa.entry_size, &local_tab);
+		s_queue_rows = xpu_join_can_reject(&jn);
 		local.nentries = 0;
 	}
 	for (i = tid; i < XPU_PREAGG_LOCAL_SLOTS; i += nthreads)
@@ -488,6 +497,7 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 				nblocks - first : XPU_PREAGG_BATCH_PAGES;
 			int			nitems[XPU_PREAGG_BATCH_PAGES];
 			int			total = 0;
+			uint32_t	nqueued;
 			uint32_t	k;
 
 			/*
@@ -495,7 +505,18 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 			 * page holds far fewer tuples than the block has threads (76 of
 			 * SSB's lineorder), so a page at a time left most of them idle.
 			 * A bad page folds nothing: it is checked whole first.
+			 *
+			 * Two phases.  The first evaluates every row's outer stage and
+			 * drops the rows that can have no combination (a key without a
+			 * match at an INNER or SEMI depth: most rows of a star join);
+			 * the second walks and folds the rest.  Done by each thread for
+			 * its own rows in one go, a warp waited for its one row that
+			 * found a match at every depth and folded it while the other 31
+			 * threads idled; queued, the walks run side by side.
 			 */
+			__syncthreads();	/* the previous batch's second phase is over */
+			if (tid == 0)
+				s_nqueued = 0;
 			for (k = 0; k < nb; k++)
 			{
 				int			n = xpu_page_checked_nitems(pages + (size_t) (first + k) * XPU_BLCKSZ);
@@ -525,10 +546,36 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 				if (xpu_lp_flags(lp) != XPU_LP_NORMAL)
 					continue;
 				ntuples++;
+				res = xpu_eval_tuple(&prog, page + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp), slots);
+				if (res == XPU_ROW_MATCH)
+				{
+					if (s_queue_rows)
+					{
+						if (!xpu_join_no_combination(&jn, inners, slots))
+							s_queue[atomicAdd(&s_nqueued, 1)] = (uint16_t) ((k << 9) | (uint32_t) j);
+						continue;
+					}
+					res = xpu_join_preagg_row(&prog, &jn, &pa, inners, &tab, &local, lt, slots);
+				}
+				xpu_preagg_emit(res, (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (j + 1),
+								items, counters, &nrecheck);
+			}
+			/* second phase: the rows that may have combinations, densely */
+			__syncthreads();
+			nqueued = s_nqueued;
+			for (i = tid; i < (int) nqueued; i += nthreads)
+			{
+				uint32_t	entry = s_queue[i];
+				uint32_t	blk = first + (entry >> 9);
+				uint32_t	j = entry & 511;
+				const char *page = pages + (size_t) blk * XPU_BLCKSZ;
+				uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * j);
+				int			res;
+
 				res = xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab, &local, lt,
 											page + xpu_lp_off(lp),
 											(int32_t) xpu_lp_len(lp), slots);
-				xpu_preagg_emit(res, (blk << XPU_ITEM_BLOCK_SHIFT) | (uint32_t) (j + 1),
+				xpu_preagg_emit(res, (blk << XPU_ITEM_BLOCK_SHIFT) | (j + 1),
 								items, counters, &nrecheck);
 			}
 		}

@@ -17,7 +17,7 @@ for v in ${VARIANTS:-}; do
 	cp -r kernels include "$tree/"
 	case $spec in
 	lb:*)
-		sed -i "s/__launch_bounds__(XPU_GPUSCAN_THREADS, 2)\$/__launch_bounds__(XPU_GPUSCAN_THREADS, ${spec#lb:})/" "$tree/kernels/xpu_join_preagg.h"
+		sed -i "s/__launch_bounds__(XPU_GPUSCAN_THREADS, [0-9]*)\$/__launch_bounds__(XPU_GPUSCAN_THREADS, ${spec#lb:})/" "$tree/kernels/xpu_join_preagg.h"
 		grep -q "__launch_bounds__(XPU_GPUSCAN_THREADS, ${spec#lb:})" "$tree/kernels/xpu_join_preagg.h" || { echo "stage_variants: $name: no launch bounds to change" >&2; exit 1; }
 		;;
 	rev:*)
