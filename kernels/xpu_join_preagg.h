@@ -295,17 +295,19 @@ xpu_join_preagg_target(const xpu_preagg *pa, const xpu_preagg_table *tab,
 }
 
 /*
- * xpu_join_preagg_row - fold every combination of an outer row whose
+ * xpu_join_preagg_fold - fold every combination of an outer row whose
  * outer stage is evaluated and whose qual is true, or none of them.
  * XPU_ROW_MATCH when folded (also for a row without combinations),
  * XPU_ROW_RECHECK when a combination cannot be evaluated on the device,
  * XPU_ROW_RETRY when a combination's group is new and the table is full.
+ * The caller has found that the row may have combinations
+ * (xpu_join_preagg_row).
  */
 XPU_NOINLINE int
-xpu_join_preagg_row(const xpu_program *prog, const xpu_join *jn, const xpu_preagg *pa,
-					const xpu_join_inner *inners, const xpu_preagg_table *tab,
-					XpuPreAggLocal *local, const xpu_preagg_table *lt,
-					xpu_datum *slots)
+xpu_join_preagg_fold(const xpu_program *prog, const xpu_join *jn, const xpu_preagg *pa,
+					 const xpu_join_inner *inners, const xpu_preagg_table *tab,
+					 XpuPreAggLocal *local, const xpu_preagg_table *lt,
+					 xpu_datum *slots)
 {
 	xpu_join_walk w;
 	char	   *e;
@@ -352,6 +354,24 @@ xpu_join_preagg_row(const xpu_program *prog, const xpu_join *jn, const xpu_preag
 			xpu_preagg_accumulate(pa, e, slots);
 	}
 	return XPU_ROW_MATCH;
+}
+
+/*
+ * xpu_join_preagg_row - xpu_join_preagg_fold for a row that may have
+ * combinations; XPU_ROW_MATCH (nothing to fold) for one that cannot
+ * (xpu_join_no_combination), before any node of the combinations' stages
+ * runs: such a row is never RECHECK for a value that PostgreSQL, which
+ * evaluates those nodes for combinations only, would not compute either.
+ */
+XPU_FUNC int
+xpu_join_preagg_row(const xpu_program *prog, const xpu_join *jn, const xpu_preagg *pa,
+					const xpu_join_inner *inners, const xpu_preagg_table *tab,
+					XpuPreAggLocal *local, const xpu_preagg_table *lt,
+					xpu_datum *slots)
+{
+	if (xpu_join_no_combination(jn, inners, slots))
+		return XPU_ROW_MATCH;
+	return xpu_join_preagg_fold(prog, jn, pa, inners, tab, local, lt, slots);
 }
 
 /*
@@ -572,9 +592,10 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 				uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * j);
 				int			res;
 
-				res = xpu_join_preagg_tuple(&prog, &jn, &pa, inners, &tab, &local, lt,
-											page + xpu_lp_off(lp),
-											(int32_t) xpu_lp_len(lp), slots);
+				/* the first phase found it may have combinations */
+				res = xpu_eval_tuple(&prog, page + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp), slots);
+				if (res == XPU_ROW_MATCH)
+					res = xpu_join_preagg_fold(&prog, &jn, &pa, inners, &tab, &local, lt, slots);
 				xpu_preagg_emit(res, (blk << XPU_ITEM_BLOCK_SHIFT) | (j + 1),
 								items, counters, &nrecheck);
 			}

@@ -4,6 +4,12 @@ export PATH=/usr/local/go/bin:$PATH
 PG_CONFIG=${PG_CONFIG:-$(command -v pg_config)}
 PGBIN=$("$PG_CONFIG" --bindir)
 PGSTROM_TEST_USER=${PGSTROM_TEST_USER:-pgstrom_test}
+# The go command does not hash the kernel headers that gosvc/hostexec's C++
+# includes from kernels/ and include/, so a cached host executor built from
+# older kernels could be the one tested; their hash in the flags, which it
+# does hash, rebuilds it when they change.
+_pgstrom_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export CGO_CXXFLAGS="-g -O2 -DPGSTROM_KERNEL_SOURCES=$(cat "$_pgstrom_root"/kernels/*.h "$_pgstrom_root"/include/*.h | sha256sum | cut -c1-16)"
 
 ensure_test_user() {
 	if [ "$(id -u)" = 0 ]; then

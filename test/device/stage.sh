@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 shared=${PGSTROM_SHARED:-$(cd .. && pwd)/shared}
 export PATH=/usr/local/go/bin:$PATH
+# CGO_CXXFLAGS with the kernels' hash: gpu.test links the host executor
+. test/lib.sh
 PGC=/opt/pg15/bin/pg_config
 [ -x $PGC ] || tar xzf "$shared/device/pg15-opt.tgz" -C /
 make -s clean PG_CONFIG=$PGC >/dev/null

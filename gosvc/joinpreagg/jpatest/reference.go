@@ -32,10 +32,13 @@ func (g Group) Key() string { return fmt.Sprintf("%d/%d/%v", g.A, g.P, g.PNull) 
 
 // Reference is what the device must end with over the star: the groups
 // of the combinations of every row that is not RECHECK, and the RECHECK
-// rows' items (sorted).  A row is RECHECK when p_0 + p_0 overflows where
-// the kernel evaluates it: with any residual qual, at every depth-0 match
-// of the row (that stage is evaluated as depth 0's choice is made, before
-// its qual); without, in the row's combinations.
+// rows' items (sorted).  A row whose key matches no inner row at some
+// INNER or SEMI depth has no combination and is never RECHECK (the kernel
+// drops it before any combination's stage).  Another row is RECHECK when
+// p_0 + p_0 overflows where the kernel evaluates it: with any residual
+// qual, at every depth-0 match of the row (that stage is evaluated as
+// depth 0's choice is made, before its qual); without, in the row's
+// combinations.
 func (s *Star) Reference() (map[string]Group, []uint32) {
 	groups := map[string]*acc{}
 	var recheck []uint32
@@ -45,6 +48,9 @@ func (s *Star) Reference() (map[string]Group, []uint32) {
 	}
 	for _, o := range s.Outer {
 		if o.A <= s.QualMin {
+			continue
+		}
+		if s.noCombination(o) {
 			continue
 		}
 		combos := s.combinations(o, 0, nil)
@@ -83,6 +89,17 @@ func (s *Star) NCombinations(item uint32) int {
 		}
 	}
 	return 0
+}
+
+// noCombination: at an INNER or SEMI depth the row's key (NULL matches
+// nothing) equals no inner row's, whatever the residual quals say.
+func (s *Star) noCombination(o Outer) bool {
+	for d, t := range s.Types {
+		if (t == xpu.JoinInner || t == xpu.JoinSemi) && len(s.matches(o, d)) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Star) overflows(d int, r uint32) bool {
