@@ -29,6 +29,16 @@
 #include "gpujoin/gpujoin.h"
 
 #define GPUJOIN_BUSY_SLEEP_MS	1
+/*
+ * The first piece of a depth asks for it: every participant sends one, and
+ * all but the loader are answered LOADED without their rows being used.
+ * Whole 64 MB first pieces sent all of the depth's rows from every
+ * participant (17 x 7 MB for an SSB customer side), and the service read
+ * each in full before it answered: 25-55 ms before the probe began.  So
+ * the first piece is small (the service reads up to 64 kB at once) and
+ * only the loader sends the rest.
+ */
+#define GPUJOIN_FIRST_PIECE_BYTES	(64 * 1024)
 
 /* one piece of depth d's rows as a message (palloc'd) */
 static PgStromMsgHeader *
@@ -107,6 +117,7 @@ upload_depth(GpuJoinState *gjs, int d)
 {
 	GpuJoinInner *inner = &gjs->inner[d];
 	uint32		max_rows = Max(1, PGSTROM_JOIN_INNER_MAX_PIECE / inner->row_size);
+	uint32		first_rows = Max(1, Min(max_rows, GPUJOIN_FIRST_PIECE_BYTES / inner->row_size));
 	uint32		first_row = 0;
 	instr_time	start,
 				now;
@@ -114,7 +125,8 @@ upload_depth(GpuJoinState *gjs, int d)
 	INSTR_TIME_SET_CURRENT(start);
 	for (;;)
 	{
-		uint32		piece_rows = Min(inner->nrows - first_row, max_rows);
+		uint32		piece_rows = Min(inner->nrows - first_row,
+									 first_row == 0 ? first_rows : max_rows);
 		int			state = send_piece(gjs, d, first_row, piece_rows);
 
 		switch (state)
