@@ -136,10 +136,11 @@ typedef struct PgStromMsgLinkProbeReply
  *
  * A piece with first_row 0 asks for the depth: if it is loaded the reply
  * is LOADED at once (nothing copied; the session takes a reference); if
- * another live session is loading it, the service holds the piece until
- * that load ends (then LOADED, or, if the loader gave up, this session
- * becomes the loader) but for at most 100 ms, after which the reply is
- * BUSY (send the same first piece again later); otherwise this session becomes its loader and the piece
+ * another live session is loading it, BUSY (send the same first piece
+ * again later; while the loader runs its last piece the service may hold
+ * the request up to 20 ms and answer LOADED the moment the depth is
+ * built, or take this session as the loader if that load failed);
+ * otherwise this session becomes its loader and the piece
  * is taken.  nrows and row_size must match an existing entry.  A loader's
  * pieces are consecutive (first_row = rows so far); the last one
  * (first_row + piece_rows = nrows; nrows 0 is one empty piece) uploads

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -45,6 +46,7 @@ type loading[I Inner] struct {
 	nrows, rowSize uint32
 	inner          I
 	rows           uint32        // rows copied so far (loader only)
+	final          atomic.Bool   // the loader runs its last piece
 	took           time.Duration // copies and build (loader only)
 }
 
@@ -70,29 +72,39 @@ func protoErr(format string, args ...any) error {
 }
 
 // BusyWait is how long a first piece of a depth that another session is
-// loading waits here for that load to end before it is answered BUSY.
+// loading may wait here for that load to end before it is answered BUSY.
 // Waiting here wakes the participants the moment the depth is built; a
 // client that polled would add up to its sleep to every depth it waits
 // for (the backend used to sleep 10 ms, which staggered the sessions of a
-// 3-depth join over 50 ms).  Bounded, so that the client still applies
-// its own timeout.
-var BusyWait = 100 * time.Millisecond
+// 3-depth join over 50 ms).
+//
+// A waiter holds one of the server's workers, so it waits only while the
+// loader runs its last piece (the load needs no other worker then), at
+// most MaxBusyWaiters at once, and for at most BusyWait: other sessions'
+// requests, and a loader's later pieces, are never held up behind it.
+// Others are answered BUSY at once and ask again.
+var (
+	BusyWait       = 20 * time.Millisecond
+	MaxBusyWaiters = int32(4)
+	busyWaiters    atomic.Int32
+)
 
 // LoadInner takes one JOIN_INNER piece (pg_strom_proto.h says what each
 // state means).  Any error while this session loads the depth drops the
 // load: the next first piece of any session of the plan starts it anew.
-// A first piece that finds the depth busy waits up to BusyWait for the
+// A first piece that finds the depth busy may wait (BusyWait) for the
 // loader, then claims again: it takes the loaded depth, or the load when
 // the loader gave up.
 func (s *Session[I]) LoadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerReply, error) {
 	deadline := time.Now().Add(BusyWait)
 	for {
 		reply, settled, err := s.loadInner(r)
-		if err != nil || reply.State != protocol.JoinInnerBusy {
+		if err != nil || reply.State != protocol.JoinInnerBusy || settled == nil {
 			return reply, err
 		}
 		left := time.Until(deadline)
-		if left <= 0 || settled == nil {
+		if left <= 0 || busyWaiters.Add(1) > MaxBusyWaiters {
+			busyWaiters.Add(-1)
 			return reply, nil
 		}
 		timer := time.NewTimer(left)
@@ -101,11 +113,13 @@ func (s *Session[I]) LoadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerR
 		case <-timer.C:
 		}
 		timer.Stop()
+		busyWaiters.Add(-1)
 	}
 }
 
 // loadInner is one attempt of LoadInner; with BUSY, what closes when the
-// loader publishes or abandons the depth.
+// loader publishes or abandons the depth, if it runs its last piece now
+// (nil otherwise: not worth a worker's wait).
 func (s *Session[I]) loadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerReply, <-chan struct{}, error) {
 	switch {
 	case r.PlanID != s.planID:
@@ -133,6 +147,7 @@ func (s *Session[I]) loadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerR
 		return protocol.JoinInnerReply{}, nil, protoErr("JoinInner depth %d: a piece from row %d, but this session is not loading the depth (the first piece starts at row 0)", r.Depth, r.FirstRow)
 	}
 	fresh := &loading[I]{nrows: r.NRows, rowSize: r.RowSize}
+	fresh.final.Store(r.Last())
 	entry, st := s.tables.Claim(s.key(int(r.Depth)), func() any { return fresh })
 	switch st {
 	case querybuf.Loaded:
@@ -149,7 +164,10 @@ func (s *Session[I]) loadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerR
 			return protocol.JoinInnerReply{}, nil, protoErr("JoinInner depth %d: %d rows of %d bytes, but another session loads %d of %d",
 				r.Depth, r.NRows, r.RowSize, l.nrows, l.rowSize)
 		}
-		return protocol.JoinInnerReply{State: protocol.JoinInnerBusy}, entry.Settled(), nil
+		if l, ok := entry.Value().(*loading[I]); ok && l.final.Load() {
+			return protocol.JoinInnerReply{State: protocol.JoinInnerBusy}, entry.Settled(), nil
+		}
+		return protocol.JoinInnerReply{State: protocol.JoinInnerBusy}, nil, nil
 	}
 	*ref = depthRef[I]{entry: entry, load: fresh}
 	start := time.Now()
@@ -171,6 +189,9 @@ func (s *Session[I]) piece(ref *depthRef[I], r protocol.JoinInnerRequest) (proto
 		err := protoErr("JoinInner depth %d: rows [%d, %d) of %d, but %d rows of %d are loaded so far (pieces come in order)",
 			r.Depth, r.FirstRow, r.FirstRow+r.PieceRows, r.NRows, l.rows, l.nrows)
 		return protocol.JoinInnerReply{}, errors.Join(err, s.abandon(ref))
+	}
+	if r.Last() {
+		l.final.Store(true)
 	}
 	start := time.Now()
 	if err := s.ex.CopyRows(l.inner, r.FirstRow, r.Rows); err != nil {

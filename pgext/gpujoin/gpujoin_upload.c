@@ -7,11 +7,11 @@
  *
  * The service keeps each depth once per plan and device: the first piece
  * of a depth answers LOADED when another session of the plan (a parallel
- * participant) loaded it already.  While one is loading it, the service
- * holds the first piece until that load ends (up to 100 ms) and answers
- * LOADED then, so the participants start together; BUSY means the load
- * is still going after that wait, and the same first piece is sent again
- * after a short sleep, for at most pg_strom.gpu_task_timeout.  Transport failures and Error
+ * participant) loaded it already.  While one is loading it the answer is
+ * BUSY (the service may first hold the piece a little while the loader
+ * runs its last piece, and answer LOADED when it is done), and the same
+ * first piece is sent again after a short sleep, for at most
+ * pg_strom.gpu_task_timeout.  Transport failures and Error
  * replies go through the runtime's CPU-fallback policy, like any other
  * request.
  *
@@ -31,14 +31,15 @@
 #define GPUJOIN_BUSY_SLEEP_MS	1
 /*
  * The first piece of a depth asks for it: every participant sends one, and
- * all but the loader are answered LOADED without their rows being used.
- * Whole 64 MB first pieces sent all of the depth's rows from every
- * participant (17 x 7 MB for an SSB customer side), and the service read
- * each in full before it answered: 25-55 ms before the probe began.  So
- * the first piece is small (the service reads up to 64 kB at once) and
- * only the loader sends the rest.
+ * all but the loader are answered LOADED without their rows being used, or
+ * BUSY while the loader is still sending, and then ask again.  Whole 64 MB
+ * first pieces sent all of the depth's rows from every participant (17 x
+ * 7 MB for an SSB customer side), each read in full by the service before
+ * it answered.  So the first piece is small and only the loader sends the
+ * rest; the service holds a first piece only while the loader runs its
+ * last one.
  */
-#define GPUJOIN_FIRST_PIECE_BYTES	(64 * 1024)
+#define GPUJOIN_FIRST_PIECE_BYTES	8192
 
 /* one piece of depth d's rows as a message (palloc'd) */
 static PgStromMsgHeader *
