@@ -53,6 +53,13 @@ xpu_join_prepare(const xpu_join *jn, const xpu_datum *slots, xpu_join_probe *pr)
  * would fold nothing and emit nothing.  LEFT and ANTI depths never reject
  * (an ANTI match may still fail its residual qual).
  */
+/* an INNER or SEMI depth: a row without a match there has no continuation */
+XPU_FUNC bool
+xpu_join_depth_needs_match(const xpu_join_depth *jd)
+{
+	return jd->join_type == XPU_JOIN_INNER || jd->join_type == XPU_JOIN_SEMI;
+}
+
 XPU_FUNC bool
 xpu_join_no_combination(const xpu_join *jn, const xpu_join_inner *inners,
 						const xpu_datum *slots)
@@ -65,7 +72,7 @@ xpu_join_no_combination(const xpu_join *jn, const xpu_join_inner *inners,
 		bool		nullkey;
 		uint32_t	hash;
 
-		if (jd->join_type != XPU_JOIN_INNER && jd->join_type != XPU_JOIN_SEMI)
+		if (!xpu_join_depth_needs_match(jd))
 			continue;
 		hash = xpu_join_outer_hash(jd, slots, &nullkey);
 		if (nullkey || xpu_join_probe_first(jd, &inners[d], slots, hash) == XPU_JOIN_NONE)
@@ -82,8 +89,7 @@ xpu_join_can_reject(const xpu_join *jn)
 
 	for (d = 0; d < (int) jn->ndepths; d++)
 	{
-		if (jn->depths[d].join_type == XPU_JOIN_INNER ||
-			jn->depths[d].join_type == XPU_JOIN_SEMI)
+		if (xpu_join_depth_needs_match(&jn->depths[d]))
 			return true;
 	}
 	return false;

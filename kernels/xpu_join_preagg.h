@@ -420,8 +420,11 @@ xpu_join_preagg_local_reset(XpuPreAggLocal *local)
  * spread over the threads.
  */
 
-static_assert(XPU_PREAGG_BATCH_PAGES <= 128 && XPU_MAX_TUPLES_PER_PAGE <= 512,
-			  "a queued row (page << 9 | line pointer index) must fit 16 bits");
+/* a queued row: its page in the batch << QUEUE_SHIFT | line pointer index */
+#define XPU_JOIN_PREAGG_QUEUE_SHIFT	9
+static_assert(XPU_PREAGG_BATCH_PAGES <= (1 << (16 - XPU_JOIN_PREAGG_QUEUE_SHIFT)) &&
+			  XPU_MAX_TUPLES_PER_PAGE <= (1 << XPU_JOIN_PREAGG_QUEUE_SHIFT),
+			  "a queued row must fit 16 bits");
 
 /* thread 0 loads and checks the program, the join, the grouping, the buffers */
 __device__ static bool
@@ -471,8 +474,7 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 	__shared__ int s_status;
 	__shared__ uint32_t s_ntuples;
 	__shared__ uint32_t s_nrecheck;
-	/* the first phase's rows for the second: page in the batch << 9 | line
-	 * pointer index */
+	/* the first phase's rows for the second (XPU_JOIN_PREAGG_QUEUE_SHIFT) */
 	__shared__ uint16_t s_queue[XPU_PREAGG_BATCH_PAGES * XPU_MAX_TUPLES_PER_PAGE];
 	__shared__ uint32_t s_nqueued;
 	__shared__ bool s_queue_rows;
@@ -572,7 +574,8 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 					if (s_queue_rows)
 					{
 						if (!xpu_join_no_combination(&jn, inners, slots))
-							s_queue[atomicAdd(&s_nqueued, 1)] = (uint16_t) ((k << 9) | (uint32_t) j);
+							s_queue[atomicAdd(&s_nqueued, 1)] =
+								(uint16_t) ((k << XPU_JOIN_PREAGG_QUEUE_SHIFT) | (uint32_t) j);
 						continue;
 					}
 					res = xpu_join_preagg_row(&prog, &jn, &pa, inners, &tab, &local, lt, slots);
@@ -586,8 +589,8 @@ kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,
 			for (i = tid; i < (int) nqueued; i += nthreads)
 			{
 				uint32_t	entry = s_queue[i];
-				uint32_t	blk = first + (entry >> 9);
-				uint32_t	j = entry & 511;
+				uint32_t	blk = first + (entry >> XPU_JOIN_PREAGG_QUEUE_SHIFT);
+				uint32_t	j = entry & ((1u << XPU_JOIN_PREAGG_QUEUE_SHIFT) - 1);
 				const char *page = pages + (size_t) blk * XPU_BLCKSZ;
 				uint32_t	lp = xpu_load_u32(page + XPU_SIZE_OF_PAGE_HEADER + 4 * j);
 				int			res;

@@ -160,14 +160,16 @@ func (s *Session[I]) loadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerR
 		ref.entry = entry
 		return protocol.JoinInnerReply{State: protocol.JoinInnerLoaded, Bytes: l.inner.Bytes()}, nil, nil
 	case querybuf.Busy:
-		if l, ok := entry.Value().(*loading[I]); ok && (l.nrows != r.NRows || l.rowSize != r.RowSize) {
+		busy := protocol.JoinInnerReply{State: protocol.JoinInnerBusy}
+		l, ok := entry.Value().(*loading[I])
+		switch {
+		case ok && (l.nrows != r.NRows || l.rowSize != r.RowSize):
 			return protocol.JoinInnerReply{}, nil, protoErr("JoinInner depth %d: %d rows of %d bytes, but another session loads %d of %d",
 				r.Depth, r.NRows, r.RowSize, l.nrows, l.rowSize)
+		case ok && l.final.Load():
+			return busy, entry.Settled(), nil
 		}
-		if l, ok := entry.Value().(*loading[I]); ok && l.final.Load() {
-			return protocol.JoinInnerReply{State: protocol.JoinInnerBusy}, entry.Settled(), nil
-		}
-		return protocol.JoinInnerReply{State: protocol.JoinInnerBusy}, nil, nil
+		return busy, nil, nil
 	}
 	*ref = depthRef[I]{entry: entry, load: fresh}
 	start := time.Now()

@@ -100,7 +100,9 @@ func TestPageCacheServesEqualStampsOnly(t *testing.T) {
 	blknos := []uint32{3, 0, 2, 4, 1}
 	stamps := func(v uint64) []uint64 { return []uint64{v, v, v, v, v} }
 
-	run := func(req uint32, st []uint64) (uint32, chunkSeen) {
+	// run sends one chunk and returns its read report (hits in NTuples,
+	// bounced blocks in items) and what the kernels saw
+	run := func(req uint32, st []uint64) (xpu.ChunkResult, []uint32, chunkSeen) {
 		t.Helper()
 		if _, err := c.Write(xputest.StampedDirectChunkMessage(req, req, f, blknos, st)); err != nil {
 			t.Fatal(err)
@@ -109,7 +111,7 @@ func TestPageCacheServesEqualStampsOnly(t *testing.T) {
 		if err != nil || h.Tag != protocol.TagSuccessHalfway {
 			t.Fatalf("first reply %s, %v", h.Tag, err)
 		}
-		r, _, err := xpu.DecodeChunkResult(report)
+		r, items, err := xpu.DecodeChunkResult(report)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,29 +122,30 @@ func TestPageCacheServesEqualStampsOnly(t *testing.T) {
 		if cs.cacheInvalid != nil {
 			t.Fatal(cs.cacheInvalid)
 		}
-		return r.NTuples, cs
+		return r, items, cs
 	}
+	hitsOf := func(r xpu.ChunkResult, _ []uint32, cs chunkSeen) (uint32, chunkSeen) { return r.NTuples, cs }
 
 	// a failed chunk fills nothing
 	fail = true
-	if hits, cs := run(2, stamps(5)); hits != 0 || cs.fills != 3 {
+	if hits, cs := hitsOf(run(2, stamps(5))); hits != 0 || cs.fills != 3 {
 		t.Fatalf("first read: %d hits, %d fills, want 0 and 3 (blocks 3, 0, 1)", hits, cs.fills)
 	}
 	fail = false
-	if hits, cs := run(3, stamps(5)); hits != 0 || cs.fills != 3 || fmt.Sprint(cs.markers) != "[13 10 0 0 11]" {
+	if hits, cs := hitsOf(run(3, stamps(5))); hits != 0 || cs.fills != 3 || fmt.Sprint(cs.markers) != "[13 10 0 0 11]" {
 		t.Fatalf("after a failed chunk: %d hits, %d fills, pages %v", hits, cs.fills, cs.markers)
 	}
 	// the file changes; the same stamps are served from the store
 	if err := os.WriteFile(filepath.Join(dir, "base", "5", "16384"), append(directPage(99, true), directPage(98, true)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if hits, cs := run(4, stamps(5)); hits != 3 || cs.hits != 3 || cs.fills != 0 || fmt.Sprint(cs.markers) != "[13 10 0 0 11]" {
+	if hits, cs := hitsOf(run(4, stamps(5))); hits != 3 || cs.hits != 3 || cs.fills != 0 || fmt.Sprint(cs.markers) != "[13 10 0 0 11]" {
 		t.Fatalf("same stamps: %d hits (report %d), %d fills, pages %v; want 3 hits and the cached [13 10 0 0 11]", cs.hits, hits, cs.fills, cs.markers)
 	}
 	// a new stamp for block 0 only, and stamp 0 (do not cache) for block 3
 	st := stamps(5)
 	st[1], st[0] = 6, 0
-	if hits, cs := run(5, st); hits != 1 || fmt.Sprint(cs.markers) != "[13 99 0 0 11]" || cs.fills != 1 {
+	if hits, cs := hitsOf(run(5, st)); hits != 1 || fmt.Sprint(cs.markers) != "[13 99 0 0 11]" || cs.fills != 1 {
 		t.Fatalf("new stamp: %d hits, %d fills, pages %v; want 1 hit (block 1), block 0 read again and refilled", hits, cs.fills, cs.markers)
 	}
 	if st := cache.Stats(); st.Used != 3 {
@@ -152,21 +155,7 @@ func TestPageCacheServesEqualStampsOnly(t *testing.T) {
 	// cache-only: no file is read; what the cache lacks is bounced as not
 	// cached and hidden from the kernels
 	f.CacheOnly = true
-	if _, err := c.Write(xputest.StampedDirectChunkMessage(6, 6, f, blknos, stamps(5))); err != nil {
-		t.Fatal(err)
-	}
-	report, _, err := protocol.ReadMessage(c, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, items, err := xpu.DecodeChunkResult(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := protocol.ReadMessage(c, 0); err != nil {
-		t.Fatal(err)
-	}
-	cs := <-seen
+	r, items, cs := run(6, stamps(5))
 	// blocks 3 and 1 are cached under stamp 5, block 0 under stamp 6 now,
 	// blocks 2 and 4 are not cacheable: two hits
 	var bounced []string
