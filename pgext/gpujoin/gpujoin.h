@@ -75,6 +75,16 @@ typedef struct GpuJoinDepthInfo
 	bool		inner_partial;	/* the inner plan is partial: in a parallel
 								 * plan each participant runs it and loads
 								 * its share */
+	/*
+	 * Residual join quals (INNER and LEFT depths): the join's other
+	 * clauses, implicitly ANDed, over the planner's Vars (EXPLAIN of a
+	 * fused node, the fused path's columns), and the same over the join
+	 * row, Var(INDEX_VAR, k + 1) for its column k (what the executor and
+	 * the device evaluate).  A LEFT depth NULL-extends an outer row whose
+	 * key matches all fail them.
+	 */
+	List	   *join_quals;
+	List	   *row_quals;
 } GpuJoinDepthInfo;
 
 typedef struct GpuJoinInfo
@@ -121,9 +131,14 @@ typedef struct GpuJoinCpuHash
 typedef struct GpuJoinCpuRow
 {
 	bool		active;
+	bool		fresh;			/* no combination returned yet */
 	uint32	   *choices[GPUJOIN_MAX_DEPTHS];
 	uint32		nchoices[GPUJOIN_MAX_DEPTHS];
-	uint32		pos[GPUJOIN_MAX_DEPTHS];
+	uint32		pos[GPUJOIN_MAX_DEPTHS];	/* index into choices */
+	bool		null_extended[GPUJOIN_MAX_DEPTHS];	/* a LEFT depth whose
+													 * matches all failed
+													 * its qual */
+	uint32		rows[GPUJOIN_MAX_DEPTHS];	/* the current combination */
 } GpuJoinCpuRow;
 
 /*
@@ -240,7 +255,25 @@ typedef struct GpuJoinState
 	/* the row being joined on the CPU, and its chunk position */
 	GpuJoinCpuRow cpu_row;
 	MemoryContext row_cxt;
+
+	/*
+	 * Residual join quals: each depth's over the join row in row_slot
+	 * (NULL: none).  A plain GpuJoin's device does not evaluate them: an
+	 * INNER depth's filter its records, and an outer row with a match at
+	 * a LEFT depth that has quals is joined on the CPU, once per chunk
+	 * (cpu_joined: a bit per tuple of the chunk).
+	 */
+	TupleTableSlot *row_slot;
+	ExprState  *row_qual_state[GPUJOIN_MAX_DEPTHS];
+	bool		has_row_quals;
+	bool		left_row_quals;
+	bits8	   *cpu_joined;
+	Size		cpu_joined_bytes;
 } GpuJoinState;
+
+/* GpuJoin's own counters (GpuTaskCounters.node) */
+#define GPUJOIN_COUNTER_CPU_JOINED	0	/* outer rows joined on the CPU for
+										 * a LEFT depth's residual quals */
 
 /* gpujoin_path.c */
 extern void pgstrom_init_gpujoin(void);
@@ -262,6 +295,8 @@ extern List *gpujoin_info_to_list(const GpuJoinInfo *info);
 extern GpuJoinInfo *gpujoin_info_from_list(List *private);
 extern void gpujoin_plan_columns(GpuJoinInfo *info, List *vars,
 								 List *custom_plans);
+extern void gpujoin_plan_row_quals(GpuJoinInfo *info, List *vars);
+extern List *gpujoin_quals_vars(const GpuJoinInfo *info);
 extern List *gpujoin_plan_keys(GpuJoinInfo *info, List *custom_plans);
 extern void pgstrom_init_gpujoin_plan(void);
 
@@ -306,6 +341,8 @@ extern void gpujoin_init_build_barrier(GpuJoinShared *js);
 /* gpujoin_cpu.c */
 extern bool gpujoin_cpu_start_row(GpuJoinState *gjs);
 extern bool gpujoin_cpu_next_combination(GpuJoinState *gjs, uint32 *rows);
+extern bool gpujoin_row_quals_pass(GpuJoinState *gjs, const uint32 *rows,
+								   int first, int upto, bool inner_only);
 extern void gpujoin_cpu_reset(GpuJoinState *gjs);
 
 /* gpujoin_codegen.c: the program's nodes of the join */
@@ -314,6 +351,8 @@ typedef struct GpuJoinNodes
 	int			key_node[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
 	int			key_xtype[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
 	int			root;
+	int			qual_node[GPUJOIN_MAX_DEPTHS];	/* fused: -1 none */
+	bool		has_quals;
 } GpuJoinNodes;
 
 struct CgContext;
@@ -337,6 +376,7 @@ extern Node *gpujoin_create_state(CustomScan *cscan);
 extern void gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info,
 							  List *inner_plans, TupleTableSlot *outer_slot,
 							  EState *estate, int eflags);
+extern void gpujoin_init_row_quals(GpuJoinState *gjs, TupleTableSlot *row_slot);
 extern void gpujoin_form_row(GpuJoinState *gjs, const uint32 *rows,
 							 TupleTableSlot *slot);
 extern void gpujoin_fix_outer_varnos(GpuJoinInfo *info, Index scanrelid);
@@ -352,6 +392,6 @@ extern void gpujoin_explain(CustomScanState *node, List *ancestors,
 							ExplainState *es);
 extern void gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys,
 								  List *context, bool useprefix,
-								  ExplainState *es);
+								  bool on_device, ExplainState *es);
 
 #endif							/* PGSTROM_GPUJOIN_H */

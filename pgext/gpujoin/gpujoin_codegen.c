@@ -28,9 +28,12 @@ gpujoin_emit_program(CgContext *ctx, const GpuJoinInfo *info, GpuJoinNodes *jn)
 	int			d;
 	ListCell   *lc;
 
+	jn->has_quals = false;
 	for (d = 0; d < info->ndepths; d++)
 	{
 		int			k = 0;
+
+		jn->qual_node[d] = -1;
 
 		foreach(lc, info->depths[d].outer_keys)
 		{
@@ -135,7 +138,8 @@ gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
 
 /*
  * Appends XpuJoinDesc | XpuJoinDepth[ndepths] | XpuJoinKey[nkeys] |
- * XpuJoinCol[ncols] (16-byte aligned each) to the message in buf and sets
+ * XpuJoinCol[ncols] | int32 qual node[ndepths] (with residual quals only;
+ * 16-byte aligned each) to the message in buf and sets
  * the header's length; returns the descriptor's offset, 0 if the message
  * would be too large.
  */
@@ -150,6 +154,7 @@ gpujoin_append_desc(StringInfo buf, GpuJoinState *gjs, const GpuJoinNodes *jnp,
 				depths_off,
 				keys_off,
 				cols_off,
+				quals_off,
 				total;
 	PgStromMsgHeader *hdr;
 	XpuJoinDesc *desc;
@@ -164,7 +169,8 @@ gpujoin_append_desc(StringInfo buf, GpuJoinState *gjs, const GpuJoinNodes *jnp,
 	depths_off = CG_ALIGN16(desc_off + sizeof(XpuJoinDesc));
 	keys_off = CG_ALIGN16(depths_off + sizeof(XpuJoinDepth) * info->ndepths);
 	cols_off = CG_ALIGN16(keys_off + sizeof(XpuJoinKey) * nkeys);
-	total = CG_ALIGN16(cols_off + sizeof(XpuJoinCol) * ncols);
+	quals_off = CG_ALIGN16(cols_off + sizeof(XpuJoinCol) * ncols);
+	total = CG_ALIGN16(quals_off + (jn.has_quals ? sizeof(int32) * info->ndepths : 0));
 	if (total > (size_t) PGSTROM_MSG_MAX_LENGTH)
 		return 0;
 	enlargeStringInfo(buf, (int) (total - buf->len));
@@ -185,6 +191,17 @@ gpujoin_append_desc(StringInfo buf, GpuJoinState *gjs, const GpuJoinNodes *jnp,
 		desc->ncols = ncols;
 		desc->cols_offset = (uint32) cols_off;
 		memcpy(buf->data + cols_off, cols, sizeof(XpuJoinCol) * ncols);
+	}
+	if (jn.has_quals)
+	{
+		/* each depth's residual qual node, -1 none (fused sessions) */
+		desc->quals_offset = (uint32) quals_off;
+		for (d = 0; d < info->ndepths; d++)
+		{
+			int32		node = jn.qual_node[d];
+
+			memcpy(buf->data + quals_off + sizeof(int32) * d, &node, sizeof(int32));
+		}
 	}
 	depths = (XpuJoinDepth *) (buf->data + depths_off);
 	keys = (XpuJoinKey *) (buf->data + keys_off);

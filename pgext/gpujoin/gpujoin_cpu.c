@@ -13,12 +13,18 @@
  * matches nothing.
  *
  * Every key is an outer-table expression, so a depth's matches do not
- * depend on the other depths: an outer row's output is the product of each
- * depth's choices, as the device enumerates them (kernels/JOIN.md):
+ * depend on the other depths: without residual quals an outer row's output
+ * is the product of each depth's choices, as the device enumerates them
+ * (kernels/JOIN.md):
  *	INNER	every match (none: no row)
  *	LEFT	every match, or one NO_INNER when there is none
  *	SEMI	one NO_INNER when there is a match (none: no row)
  *	ANTI	one NO_INNER when there is none (a match: no row)
+ * A depth's residual quals read the choices of the depths before it, so
+ * the combinations are walked in the same order, depth by depth: a match
+ * whose quals are not true is skipped, and a LEFT depth whose matches all
+ * fail for the choices before it takes one NO_INNER instead, as
+ * PostgreSQL's LEFT join NULL-extends a row that no inner row joins.
  *
  *-------------------------------------------------------------------------
  */
@@ -188,7 +194,79 @@ depth_choices(GpuJoinState *gjs, int d, const Datum *ovalues, const bool *onull)
 	}
 	cr->nchoices[d] = n;
 	cr->pos[d] = 0;
+	cr->null_extended[d] = false;
 	return n > 0;
+}
+
+/*
+ * The residual quals of depths first..upto over the outer row and rows
+ * (each depth's choice; NO_INNER past upto), the INNER depths' only with
+ * inner_only.  A depth whose choice is NO_INNER has no match to check.
+ */
+bool
+gpujoin_row_quals_pass(GpuJoinState *gjs, const uint32 *rows, int first,
+					   int upto, bool inner_only)
+{
+	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
+	uint32		formed[GPUJOIN_MAX_DEPTHS];
+	bool		is_formed = false;
+	int			d;
+
+	for (d = first; d <= upto; d++)
+	{
+		ExprState  *state = gjs->row_qual_state[d];
+
+		if (state == NULL || rows[d] == GPUJOIN_NO_INNER ||
+			(inner_only && gjs->info->depths[d].join_type != JOIN_INNER))
+			continue;
+		if (!is_formed)
+		{
+			int			i;
+
+			for (i = 0; i < gjs->info->ndepths; i++)
+				formed[i] = i <= upto ? rows[i] : GPUJOIN_NO_INNER;
+			gpujoin_form_row(gjs, formed, gjs->row_slot);
+			is_formed = true;
+		}
+		econtext->ecxt_scantuple = gjs->row_slot;
+		if (!ExecQual(state, econtext))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Depth d's next choice for the combination being walked (its first when
+ * descend): true with it in cr->rows[d], false when the depth has no more
+ * for the choices before it.
+ */
+static bool
+next_choice(GpuJoinState *gjs, int d, bool descend)
+{
+	GpuJoinCpuRow *cr = &gjs->cpu_row;
+	uint32		i;
+
+	if (!descend && cr->null_extended[d])
+		return false;
+	for (i = descend ? 0 : cr->pos[d] + 1; i < cr->nchoices[d]; i++)
+	{
+		cr->rows[d] = cr->choices[d][i];
+		if (gpujoin_row_quals_pass(gjs, cr->rows, d, d, false))
+		{
+			cr->pos[d] = i;
+			cr->null_extended[d] = false;
+			return true;
+		}
+	}
+	/* a LEFT depth with matches, none of which passed: NULL-extended once */
+	if (descend && gjs->info->depths[d].join_type == JOIN_LEFT &&
+		cr->nchoices[d] > 0)
+	{
+		cr->rows[d] = GPUJOIN_NO_INNER;
+		cr->null_extended[d] = true;
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -232,29 +310,45 @@ gpujoin_cpu_start_row(GpuJoinState *gjs)
 	}
 	MemoryContextSwitchTo(oldcxt);
 	cr->active = true;
+	cr->fresh = true;
 	return true;
 }
 
-/* the next combination of the row being joined: rows[d] per depth */
+/*
+ * The next combination of the row being joined: rows[d] per depth, the
+ * last depth varying fastest, as on the device.
+ */
 bool
 gpujoin_cpu_next_combination(GpuJoinState *gjs, uint32 *rows)
 {
 	GpuJoinCpuRow *cr = &gjs->cpu_row;
-	int			d;
+	int			last = gjs->info->ndepths - 1;
+	bool		descend = cr->fresh;
+	int			d = descend ? 0 : last;
 
 	if (!cr->active)
 		return false;
-	for (d = 0; d < gjs->info->ndepths; d++)
-		rows[d] = cr->choices[d][cr->pos[d]];
-	/* the last depth varies fastest, as on the device */
-	for (d = gjs->info->ndepths - 1; d >= 0; d--)
+	cr->fresh = false;
+	for (;;)
 	{
-		if (++cr->pos[d] < cr->nchoices[d])
+		CHECK_FOR_INTERRUPTS();
+		if (!next_choice(gjs, d, descend))
+		{
+			if (d == 0)
+			{
+				cr->active = false;
+				return false;
+			}
+			d--;
+			descend = false;
+			continue;
+		}
+		if (d == last)
 			break;
-		cr->pos[d] = 0;
+		d++;
+		descend = true;
 	}
-	if (d < 0)
-		cr->active = false;
+	memcpy(rows, cr->rows, sizeof(uint32) * (last + 1));
 	return true;
 }
 

@@ -20,6 +20,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "executor/executor.h"
 #include "executor/nodeSubplan.h"
 #include "miscadmin.h"
@@ -129,6 +130,54 @@ bad_record(GpuJoinState *gjs, GpuTaskChunk *chunk, const uint32 *rec)
 					   chunk->next_item, chunk->nitems)));
 }
 
+/* a record that matched at a LEFT depth with residual quals */
+static bool
+left_qual_match(GpuJoinState *gjs, const uint32 *rows)
+{
+	int			d;
+
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		if (gjs->row_qual_state[d] != NULL && rows[d] != GPUJOIN_NO_INNER &&
+			gjs->info->depths[d].join_type == JOIN_LEFT)
+			return true;
+	}
+	return false;
+}
+
+/* before the chunk's first record: no outer row of it joined on the CPU */
+static void
+cpu_joined_reset(GpuJoinState *gjs, GpuTaskChunk *chunk)
+{
+	Size		bytes = ((Size) chunk->nblocks * MaxHeapTuplesPerPage + 7) / 8;
+
+	if (bytes > gjs->cpu_joined_bytes)
+	{
+		if (gjs->cpu_joined)
+			pfree(gjs->cpu_joined);
+		gjs->cpu_joined = MemoryContextAllocHuge(gjs->gts.css.ss.ps.state->es_query_cxt,
+												 bytes);
+		gjs->cpu_joined_bytes = bytes;
+	}
+	memset(gjs->cpu_joined, 0, bytes);
+}
+
+/*
+ * Whether the outer row (bidx, off) of the chunk was joined on the CPU
+ * already; marks it so.  Its records, which the device interleaves with
+ * other rows', all come in the chunk's replies.
+ */
+static bool
+cpu_joined_test_and_set(GpuJoinState *gjs, uint32 bidx, OffsetNumber off)
+{
+	Size		bit = (Size) bidx * MaxHeapTuplesPerPage + (off - 1);
+	bits8		mask = (bits8) (1 << (bit % 8));
+	bool		was = (gjs->cpu_joined[bit / 8] & mask) != 0;
+
+	gjs->cpu_joined[bit / 8] |= mask;
+	return was;
+}
+
 static bool
 gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 					 TupleTableSlot *slot)
@@ -147,6 +196,8 @@ gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 
 		if (cpu_row_next(gjs, slot))
 			return true;
+		if (gjs->left_row_quals && chunk->cur_reply == 0 && chunk->next_item == 0)
+			cpu_joined_reset(gjs, chunk);
 		if (!gpu_task_chunk_next_item(gts, chunk, &item))
 			return false;
 		memcpy(rec, item, sizeof(uint32) * (1 + ndepths));
@@ -182,6 +233,26 @@ gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 			check_inner_field(gjs, d, rec[1 + d]);
 		if (gjs->info->host_quals != NIL && !outer_passes(gjs, false))
 			continue;
+		if (gjs->has_row_quals)
+		{
+			/*
+			 * The device returned every key match.  Whether a LEFT depth
+			 * NULL-extends depends on all of the row's matches: such a row
+			 * is joined on the CPU, at its first record.  The INNER
+			 * depths' quals filter records one by one.
+			 */
+			if (gjs->left_row_quals && left_qual_match(gjs, rec + 1))
+			{
+				if (!cpu_joined_test_and_set(gjs, bidx, off))
+				{
+					gts->counters.node[GPUJOIN_COUNTER_CPU_JOINED]++;
+					gpujoin_cpu_start_row(gjs);
+				}
+				continue;
+			}
+			if (!gpujoin_row_quals_pass(gjs, rec + 1, 0, ndepths - 1, true))
+				continue;
+		}
 		gpujoin_form_row(gjs, rec + 1, slot);
 		gts->counters.nrows_out++;
 		return true;
@@ -348,6 +419,35 @@ gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info, List *inner_plans,
 										 ALLOCSET_DEFAULT_SIZES);
 }
 
+/*
+ * The residual join quals over the join row in row_slot (the node's scan
+ * slot, or the fused GpuPreAgg's join row), compiled for any slot type:
+ * the node's own scan ops may be fixed to the outer heap tuple's.
+ */
+void
+gpujoin_init_row_quals(GpuJoinState *gjs, TupleTableSlot *row_slot)
+{
+	PlanState  *ps = &gjs->task->css.ss.ps;
+	bool		fixed = ps->scanopsfixed;
+	int			d;
+
+	gjs->row_slot = row_slot;
+	ps->scanopsfixed = false;
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		GpuJoinDepthInfo *dp = &gjs->info->depths[d];
+
+		gjs->row_qual_state[d] = NULL;
+		if (dp->row_quals == NIL)
+			continue;
+		gjs->row_qual_state[d] = ExecInitQual(dp->row_quals, ps);
+		gjs->has_row_quals = true;
+		if (dp->join_type == JOIN_LEFT)
+			gjs->left_row_quals = true;
+	}
+	ps->scanopsfixed = fixed;
+}
+
 static void
 gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -365,6 +465,7 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 											 RelationGetDescr(node->ss.ss_currentRelation),
 											 &TTSOpsHeapTuple),
 					  estate, eflags);
+	gpujoin_init_row_quals(gjs, node->ss.ss_ScanTupleSlot);
 	/* as the keys: the projection was compiled already, for the join row */
 	scanops = node->ss.ps.scanops;
 	node->ss.ps.scanops = &TTSOpsHeapTuple;

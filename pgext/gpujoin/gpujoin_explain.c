@@ -7,7 +7,9 @@
  *		counters and, per depth, the inner rows and bytes the backend kept,
  *		the device's bytes and build time (from the JoinInner reply), the
  *		backend's build time of the inner rows, and why the node ran on the
- *		CPU if it did.
+ *		CPU if it did.  A depth's residual join quals follow it, with where
+ *		they run: on the CPU under GpuJoin, on the GPU fused under
+ *		GpuPreAgg.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,13 +39,18 @@ join_type_name(JoinType jt)
 	}
 }
 
+/*
+ * keys: list_make3(outer keys, inner keys, residual join quals) to deparse;
+ * on_device: where the quals are evaluated.
+ */
 void
 gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
-			  bool useprefix, ExplainState *es)
+					  bool useprefix, bool on_device, ExplainState *es)
 {
 	GpuJoinDepthInfo *dp = &gjs->info->depths[d];
 	List	   *outer_keys = linitial(keys);
 	List	   *inner_keys = lsecond(keys);
+	List	   *quals = lthird(keys);
 	StringInfoData buf;
 	char		label[32];
 	ListCell   *lc1,
@@ -90,6 +97,15 @@ gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
 	snprintf(label, sizeof(label), "Depth %d", d + 1);
 	ExplainPropertyText(label, buf.data, es);
 	pfree(buf.data);
+	if (quals != NIL)
+	{
+		snprintf(label, sizeof(label), "Depth %d Join Filter (%s)", d + 1,
+				 on_device ? "GPU" : "CPU");
+		ExplainPropertyText(label,
+							deparse_expression((Node *) make_ands_explicit(quals),
+											   context, useprefix, false),
+							es);
+	}
 
 	/*
 	 * After the last depth (GpuJoin's EXPLAIN and the fused GpuPreAgg's
@@ -121,7 +137,7 @@ gpujoin_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									   ancestors);
 	useprefix = (list_length(es->rtable) > 1 || es->verbose);
 	foreach(lc, (List *) lthird(cscan->custom_exprs))
-		gpujoin_explain_depth(gjs, d++, lfirst(lc), context, useprefix, es);
+		gpujoin_explain_depth(gjs, d++, lfirst(lc), context, useprefix, false, es);
 
 	if (!es->analyze)
 		return;
@@ -134,8 +150,12 @@ gpujoin_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{"Rows In", c->nrows_in},
 			{"Rows Out", c->nrows_out},
 			{"Recheck Rows", c->nrecheck},
+			{"CPU Joined Rows", c->node[GPUJOIN_COUNTER_CPU_JOINED]},
 		};
 
-		gpu_task_explain_counters(gts, items, lengthof(items), es);
+		/* the last only where a LEFT depth has residual quals */
+		gpu_task_explain_counters(gts, items,
+								  lengthof(items) - (gjs->left_row_quals ? 0 : 1),
+								  es);
 	}
 }

@@ -20,8 +20,13 @@
  *	  the list below, text under a deterministic collation), its outer side
  *	  an expression the device computes over the outer table and its inner
  *	  side any expression of the inner relation; 1 to GPUJOIN_MAX_KEYS of
- *	  them.  Other join clauses keep PostgreSQL's plan (no residual quals
- *	  yet);
+ *	  them.  At an INNER or LEFT depth the join's other clauses are its
+ *	  residual quals (residual_qual_ok: plain columns, nothing volatile, no
+ *	  sub-select); at a SEMI or ANTI depth any other clause keeps
+ *	  PostgreSQL's plan.  A plain GpuJoin checks them on the CPU (an INNER
+ *	  depth's filter the device's records; an outer row with a match at a
+ *	  LEFT depth with quals is joined on the CPU), a fused GpuPreAgg on the
+ *	  device;
  *	- the join's output is plain columns of the relations;
  *	- the inner relation is expected to have no more rows than the outer
  *	  table (its rows are kept and sent to the device whole: the other way
@@ -51,7 +56,9 @@
  *			+ outer pages * cpu_tuple_cost * GPUJOIN_RECORDS_PAGE_TUPLES
  *			  (the service returning the records)
  *			+ join rows * cpu_tuple_cost (forming the rows)
- * where the last four lines are divided among parallel participants.  In
+ *			+ join rows * (each depth's residual quals' cost, and
+ *			  cpu_tuple_cost for a LEFT depth with quals)
+ * where the last five lines are divided among parallel participants.  In
  * regression test mode the costs are scaled down as GpuScan's.
  *
  *-------------------------------------------------------------------------
@@ -225,6 +232,59 @@ classify_key(RestrictInfo *rinfo, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	return true;
 }
 
+/* what a residual join qual must not contain */
+static bool
+residual_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		/* a column the join row can carry (no system or whole-row ones) */
+		return var->varlevelsup != 0 || var->varattno <= 0;
+	}
+	/*
+	 * Sub-selects and placeholders are not columns of the relations, and
+	 * a PARAM_EXEC (a correlated outer value, an initplan's output) would
+	 * have to reach expressions set_plan_refs does not see.
+	 */
+	if (IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) ||
+		IsA(node, PlaceHolderVar) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
+		IsA(node, GroupingFunc))
+		return true;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		return true;
+	return expression_tree_walker(node, residual_walker, context);
+}
+
+/*
+ * A join clause that is not a key may be a residual qual of the depth: at
+ * an INNER or LEFT depth (a SEMI or ANTI one keeps PostgreSQL's plan), a
+ * clause of the join itself (not a filter above an outer join), over
+ * plain columns of the joined relations, with no volatile function (it
+ * may be evaluated more than once for a row: on the device and on the
+ * CPU).
+ */
+static bool
+residual_qual_ok(RestrictInfo *rinfo, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel, JoinType jointype)
+{
+	if (jointype != JOIN_INNER && jointype != JOIN_LEFT)
+		return false;
+	if (rinfo->pseudoconstant)
+		return false;
+	if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+		return false;
+	if (!bms_is_subset(rinfo->clause_relids,
+					   bms_union(outerrel->relids, innerrel->relids)))
+		return false;
+	if (contain_volatile_functions((Node *) rinfo->clause))
+		return false;
+	return !residual_walker((Node *) rinfo->clause, NULL);
+}
+
 /*
  * The outer table's restriction clauses: device quals as GpuScan takes
  * them, the rest host quals.  False if the table is not one the runtime
@@ -286,6 +346,31 @@ gpujoin_records_cost(RelOptInfo *outer, int parallel_workers)
 	return outer->pages * cpu_tuple_cost * GPUJOIN_RECORDS_PAGE_TUPLES / divisor;
 }
 
+/*
+ * The residual join quals, evaluated on the CPU over every key match: at
+ * least the join's rows (a LEFT depth's matches are joined again on the
+ * CPU, one cpu_tuple_cost more each).
+ */
+static Cost
+residual_cost(PlannerInfo *root, const GpuJoinInfo *info, double join_rows)
+{
+	Cost		cost = 0.0;
+	int			d;
+
+	for (d = 0; d < info->ndepths; d++)
+	{
+		QualCost	qcost;
+
+		if (info->depths[d].join_quals == NIL)
+			continue;
+		cost_qual_eval(&qcost, info->depths[d].join_quals, root);
+		cost += join_rows * qcost.per_tuple;
+		if (info->depths[d].join_type == JOIN_LEFT)
+			cost += join_rows * cpu_tuple_cost;
+	}
+	return cost;
+}
+
 static void
 gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 			 const GpuJoinInfo *info, int parallel_workers)
@@ -318,7 +403,8 @@ gpujoin_cost(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cpath,
 	run_cost = outer->tuples * (pgstrom_gpu_tuple_cost +
 						   pgstrom_gpu_operator_cost * (dev_operators + nkeys))
 		+ outer->rows * pgstrom_gpu_operator_cost * nkeys
-		+ joinrel->rows * cpu_tuple_cost;
+		+ joinrel->rows * cpu_tuple_cost
+		+ residual_cost(root, info, joinrel->rows);
 	startup_cost += path->pathtarget->cost.startup;
 	run_cost += path->pathtarget->cost.per_tuple * joinrel->rows;
 
@@ -493,9 +579,14 @@ classify_depth(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
 	depth->plan_rows = inner_total_rows(inner_path, inner_partial);
 	foreach(lc, extra->restrictlist)
 	{
-		if (!classify_key(lfirst_node(RestrictInfo, lc), joinrel, outerrel,
-						  innerrel, jointype, outer_relid, depth))
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (classify_key(rinfo, joinrel, outerrel, innerrel, jointype,
+						 outer_relid, depth))
+			continue;
+		if (!residual_qual_ok(rinfo, joinrel, outerrel, innerrel, jointype))
 			return false;
+		depth->join_quals = lappend(depth->join_quals, rinfo->clause);
 	}
 	return depth->outer_keys != NIL &&
 		list_length(depth->outer_keys) <= GPUJOIN_MAX_KEYS;

@@ -23,9 +23,14 @@
  *	Integer outer_relid, dev_quals, host_quals, depths, col_source,
  *	col_attno; each depth a List (Integer join_type, outer_keys,
  *	inner_keys, key_opnos, key_collids, String plan_rows, Boolean
- *	inner_partial).
+ *	inner_partial, join_quals, row_quals).
  * custom_exprs: list_make3(dev_quals, host_quals, per depth
- *	list_make2(outer_keys, inner_keys)).
+ *	list_make3(outer_keys, inner_keys, join_quals)).
+ *
+ * A depth's residual join quals are evaluated over the join row (the scan
+ * tuple here, the fused GpuPreAgg's join row there): row_quals are
+ * join_quals with each Var replaced by Var(INDEX_VAR, k + 1) of its column
+ * k, computed where the row's columns are fixed.
  *
  *-------------------------------------------------------------------------
  */
@@ -71,6 +76,8 @@ gpujoin_info_to_list(const GpuJoinInfo *info)
 		l = lappend(l, dp->key_collids);
 		l = lappend(l, makeString(psprintf("%.0f", dp->plan_rows)));
 		l = lappend(l, makeBoolean(dp->inner_partial));
+		l = lappend(l, dp->join_quals);
+		l = lappend(l, dp->row_quals);
 		depths = lappend(depths, l);
 	}
 	return lappend(list_make5(makeInteger((int) info->outer_relid), info->dev_quals,
@@ -94,7 +101,7 @@ gpujoin_info_from_list(List *private)
 		List	   *l = lfirst(lc);
 		GpuJoinDepthInfo *dp = &info->depths[info->ndepths++];
 
-		if (list_length(l) != 7 || info->ndepths > GPUJOIN_MAX_DEPTHS)
+		if (list_length(l) != 9 || info->ndepths > GPUJOIN_MAX_DEPTHS)
 			elog(ERROR, "GpuJoin: malformed depth in custom_private");
 		dp->join_type = (JoinType) intVal(linitial(l));
 		dp->outer_keys = lsecond(l);
@@ -103,6 +110,8 @@ gpujoin_info_from_list(List *private)
 		dp->key_collids = list_nth(l, 4);
 		dp->plan_rows = strtod(strVal(list_nth(l, 5)), NULL);
 		dp->inner_partial = boolVal(list_nth(l, 6));
+		dp->join_quals = list_nth(l, 7);
+		dp->row_quals = list_nth(l, 8);
 	}
 	info->col_source = list_nth(private, 4);
 	info->col_attno = list_nth(private, 5);
@@ -181,6 +190,7 @@ gpujoin_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		vars = list_concat(vars, pull_var_clause((Node *) info->depths[d].outer_keys, 0));
 		vars = list_concat(vars, pull_var_clause((Node *) info->depths[d].inner_keys, 0));
 	}
+	vars = list_concat(vars, gpujoin_quals_vars(info));
 	foreach(lc, vars)
 	{
 		if (!tlist_member(lfirst(lc), scan_tlist))
@@ -194,6 +204,7 @@ gpujoin_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	foreach(lc, scan_tlist)
 		vars = lappend(vars, ((TargetEntry *) lfirst(lc))->expr);
 	gpujoin_plan_columns(info, vars, custom_plans);
+	gpujoin_plan_row_quals(info, vars);
 	exprs_depths = gpujoin_plan_keys(info, custom_plans);
 
 	cscan->scan.plan.targetlist = tlist;
@@ -271,8 +282,9 @@ gpujoin_plan_keys(GpuJoinInfo *info, List *custom_plans)
 		InnerVarContext cxt = {list_nth(custom_plans, d)};
 
 		exprs_depths = lappend(exprs_depths,
-							   list_make2(copyObject(dp->outer_keys),
-										  copyObject(dp->inner_keys)));
+							   list_make3(copyObject(dp->outer_keys),
+										  copyObject(dp->inner_keys),
+										  copyObject(dp->join_quals)));
 		dp->inner_keys = (List *) to_inner_var_mutator((Node *) dp->inner_keys, &cxt);
 		fix_opfuncids((Node *) dp->inner_keys);
 		fix_opfuncids((Node *) dp->outer_keys);
@@ -280,6 +292,70 @@ gpujoin_plan_keys(GpuJoinInfo *info, List *custom_plans)
 	fix_opfuncids((Node *) info->dev_quals);
 	fix_opfuncids((Node *) info->host_quals);
 	return exprs_depths;
+}
+
+/* the Vars of every depth's residual join quals */
+List *
+gpujoin_quals_vars(const GpuJoinInfo *info)
+{
+	List	   *vars = NIL;
+	int			d;
+
+	for (d = 0; d < info->ndepths; d++)
+		vars = list_concat(vars, pull_var_clause((Node *) info->depths[d].join_quals, 0));
+	return vars;
+}
+
+/* a Var of the join row's columns (vars) -> Var(INDEX_VAR, its position) */
+static Node *
+to_row_var_mutator(Node *node, List *vars)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		Var		   *var = (Var *) node;
+		ListCell   *lc;
+		int			k = 0;
+
+		foreach(lc, vars)
+		{
+			Var		   *col = lfirst(lc);
+
+			if (IsA(col, Var) && col->varno == var->varno &&
+				col->varattno == var->varattno)
+			{
+				Var		   *nv = copyObject(var);
+
+				nv->varno = INDEX_VAR;
+				nv->varattno = k + 1;
+				nv->varnosyn = 0;
+				nv->varattnosyn = 0;
+				return (Node *) nv;
+			}
+			k++;
+		}
+		elog(ERROR, "GpuJoin: join qual column not in the join row");
+	}
+	return expression_tree_mutator(node, to_row_var_mutator, (void *) vars);
+}
+
+/*
+ * Each depth's residual join quals over the join row whose columns are
+ * vars (in order), as the executor and the device evaluate them.
+ */
+void
+gpujoin_plan_row_quals(GpuJoinInfo *info, List *vars)
+{
+	int			d;
+
+	for (d = 0; d < info->ndepths; d++)
+	{
+		GpuJoinDepthInfo *dp = &info->depths[d];
+
+		dp->row_quals = (List *) to_row_var_mutator((Node *) dp->join_quals, vars);
+		fix_opfuncids((Node *) dp->row_quals);
+	}
 }
 
 void

@@ -284,10 +284,15 @@ join_row_mutator(Node *node, JoinRowMap *map)
 		Var		   *var = (Var *) copyObject(node);
 		int			k = var->varattno - 1;
 
-		if (var->varno != map->scanrelid || k < 0 || k >= map->gjs->ncols)
+		/* keys and arguments name the scan relation, join quals INDEX_VAR */
+		if ((var->varno != map->scanrelid && var->varno != INDEX_VAR) ||
+			k < 0 || k >= map->gjs->ncols)
 			elog(ERROR, "GpuPreAgg: a column outside the join row");
 		if (map->col_index[k] < 0)
+		{
+			var->varno = map->scanrelid;
 			var->varattno = map->gjs->col_attno[k];
+		}
 		else
 		{
 			var->varno = INNER_VAR;
@@ -315,6 +320,31 @@ emit_outer_vars(CgContext *ctx, List *exprs, Index scanrelid)
 	return true;
 }
 
+/*
+ * Each depth's residual join quals, ANDed into one new BOOL node after
+ * everything emitted so far: depth by depth, before the keys and
+ * arguments, so that no node before a depth's qual reads a deeper depth
+ * (the stage rule of kernels/JOIN.md).
+ */
+static bool
+emit_join_quals(CgContext *ctx, List **quals, int ndepths, GpuJoinNodes *jn)
+{
+	int			d;
+
+	jn->has_quals = false;
+	for (d = 0; d < ndepths; d++)
+	{
+		jn->qual_node[d] = -1;
+		if (quals[d] == NIL)
+			continue;
+		jn->qual_node[d] = cg_emit_quals_root(ctx, quals[d], ctx->nnodes - 1);
+		if (jn->qual_node[d] < 0)
+			return false;
+		jn->has_quals = true;
+	}
+	return true;
+}
+
 StringInfo
 gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 {
@@ -330,6 +360,7 @@ gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 	PreAggNodes pn;
 	StringInfo	buf;
 	List	   *exprs = NIL;
+	List	   *quals[GPUJOIN_MAX_DEPTHS];
 	XpuSession *sess;
 	size_t		join_off,
 				preagg_off;
@@ -377,6 +408,12 @@ gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 		exprs = lappend(exprs, agg->filter);
 	}
 	exprs = list_concat(exprs, dev.keys);
+	for (k = 0; k < gjs->info->ndepths; k++)
+	{
+		quals[k] = (List *) join_row_mutator((Node *) gjs->info->depths[k].row_quals,
+											 &map);
+		exprs = list_concat(exprs, list_copy(quals[k]));
+	}
 
 	cg_init_context(&ctx, true, scanrelid, gts->css.ss.ps.ps_ExprContext,
 					CODEGEN_MAX_NODES);
@@ -384,7 +421,8 @@ gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 		!gpujoin_emit_program(&ctx, gjs->info, &jn))
 		goto refused;
 	ctx.inner_vars = true;
-	if (!emit_preagg_values(&ctx, &dev, &pn, &max_used))
+	if (!emit_join_quals(&ctx, quals, gjs->info->ndepths, &jn) ||
+		!emit_preagg_values(&ctx, &dev, &pn, &max_used))
 		goto refused;
 	for (k = 0; k < list_length(dev.keys); k++)
 	{

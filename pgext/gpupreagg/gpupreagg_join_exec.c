@@ -134,6 +134,7 @@ gpa_join_begin(GpuPreAggState *pas, List *join_private, List *inner_plans,
 	desc = join_row_desc(gjs, gts->rel);
 	set_payload(gjs, desc);
 	pas->join_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
+	gpujoin_init_row_quals(gjs, pas->join_slot);
 	return desc;
 }
 
@@ -307,6 +308,39 @@ inner_output_mutator(Node *node, Plan *inner)
 }
 
 /*
+ * Var(INDEX_VAR, k + 1) of a residual join qual (column k of the join row)
+ * -> the outer table's column, or that column of its depth's inner plan
+ */
+static Node *
+join_row_output_mutator(Node *node, GpuJoinState *gjs)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		Var		   *var = (Var *) node;
+		int			k = var->varattno - 1;
+		Var		   *col;
+
+		if (k < 0 || k >= gjs->ncols)
+			elog(ERROR, "GpuPreAgg: a join qual column outside the join row");
+		if (gjs->col_source[k] > 0)
+		{
+			col = copyObject(var);
+			col->varno = INNER_VAR;
+			col->varattno = gjs->col_attno[k];
+			return inner_output_mutator((Node *) col,
+										gjs->inner_ps[gjs->col_source[k] - 1]->plan);
+		}
+		col = copyObject(var);
+		col->varno = gjs->info->outer_relid;
+		col->varattno = gjs->col_attno[k];
+		return (Node *) col;
+	}
+	return expression_tree_mutator(node, join_row_output_mutator, (void *) gjs);
+}
+
+/*
  * EXPLAIN: each depth of the join, as GpuJoin shows it.  The inner keys
  * are read through the inner plans' output, whose Vars set_plan_refs has
  * numbered for the final range table (a subquery's are offset).
@@ -322,10 +356,12 @@ gpa_join_explain(GpuPreAggState *pas, List *context, bool useprefix,
 	{
 		GpuJoinDepthInfo *dp = &gjs->info->depths[d];
 		List	   *inner_keys;
+		List	   *quals;
 
 		inner_keys = (List *) inner_output_mutator((Node *) dp->inner_keys,
 												   gjs->inner_ps[d]->plan);
-		gpujoin_explain_depth(gjs, d, list_make2(dp->outer_keys, inner_keys),
-							  context, useprefix, es);
+		quals = (List *) join_row_output_mutator((Node *) dp->row_quals, gjs);
+		gpujoin_explain_depth(gjs, d, list_make3(dp->outer_keys, inner_keys, quals),
+							  context, useprefix, true, es);
 	}
 }

@@ -16,7 +16,11 @@
  *	  of the outer table or of the inner relation of an INNER or LEFT depth
  *	  (SEMI and ANTI depths have no matched row);
  *	- the keys, arguments and FILTERs are what GpuPreAgg takes over one
- *	  table, with the join row's columns as that table's.
+ *	  table, with the join row's columns as that table's;
+ *	- each depth's residual join quals, ANDed, are a qual the device takes
+ *	  over the join row (their columns join it), which it evaluates as it
+ *	  chooses the depth's matches (kernels/JOIN.md, "Residual join
+ *	  quals").
  * The join row: Var(outer_relid, k + 1) stands for column k of cols.  The
  * same mapping serves every GpuJoin path of the relation, whatever its
  * order of depths, since a column is named by its Var.
@@ -37,6 +41,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 
+#include "codegen/codegen.h"
 #include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
 #include "gpupreagg/gpupreagg_internal.h"
@@ -227,6 +232,33 @@ columns_fit(GpaJoinInput *join, CustomPath *gj)
 	return true;
 }
 
+/*
+ * The GpuJoin path's residual join quals run on the device: their columns
+ * join the join row, and each depth's must be a qual the device takes.
+ */
+static bool
+quals_fit(GpaJoinInput *join, CustomPath *gj)
+{
+	GpuJoinInfo *jinfo = gpujoin_info_from_list(gj->custom_private);
+	int			d;
+
+	for (d = 0; d < jinfo->ndepths; d++)
+	{
+		List	   *quals = jinfo->depths[d].join_quals;
+		char	   *reason = NULL;
+		Node	   *mapped;
+
+		if (quals == NIL)
+			continue;
+		mapped = gpa_join_map_expr(join, (Node *) make_ands_explicit(quals),
+								   &reason);
+		if (mapped == NULL ||
+			!pgstrom_codegen_qual_supported((Expr *) mapped, join->outer_relid))
+			return false;
+	}
+	return true;
+}
+
 static CustomPath *
 fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 		   PathTarget *partial_target, GpuPreAggInfo *info,
@@ -237,6 +269,12 @@ fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 	double		scale = pgstrom_regression_test_mode ? REGRESSION_COST_SCALE : 1.0;
 	Cost		cost;
 
+	if (!quals_fit(join, gj))
+	{
+		ereport(DEBUG2,
+				(errmsg_internal("GpuPreAgg not fused over a GpuJoin path: a residual join qual the device cannot evaluate")));
+		return NULL;
+	}
 	if (!columns_fit(join, gj))
 	{
 		ereport(DEBUG2,
@@ -258,7 +296,8 @@ fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 	cpath->custom_private = list_make3(gpupreagg_info_to_list(info),
 									   partial_aggs,
 									   list_make3(gj->custom_private,
-												  join->cols, orig_keys));
+												  list_copy(join->cols),
+												  orig_keys));
 	cpath->methods = &gpupreagg_path_methods;
 
 	/*

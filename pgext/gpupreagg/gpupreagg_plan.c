@@ -144,6 +144,7 @@ fused_plan(RelOptInfo *rel, CustomPath *best_path, GpuPreAggInfo *info,
 		elog(ERROR, "GpuPreAgg: %d inner plans for %d join depths",
 			 list_length(custom_plans), jinfo->ndepths);
 	gpujoin_plan_columns(jinfo, cols, custom_plans);
+	gpujoin_plan_row_quals(jinfo, cols);
 	(void) gpujoin_plan_keys(jinfo, custom_plans);
 	info->dev_quals = jinfo->dev_quals;
 
