@@ -14,9 +14,10 @@ EXPLAIN (COSTS OFF)
 	  LEFT JOIN gj_d2 d2 ON f.k_big = d2.k
 	  JOIN gj_d3 d3 ON d3.t = f.k_text
 	  JOIN gj_d4 d4 ON d4.c = f.k_char;
--- not offered: a non-equality join clause, FULL joins, row locks,
--- pg_strom.enable_gpujoin off
-EXPLAIN (COSTS OFF) SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int < d.id AND f.k_int = d.id + 1;
+-- not offered: a join without an equality the device hashes, a SEMI join
+-- with another clause, FULL joins, row locks, pg_strom.enable_gpujoin off
+EXPLAIN (COSTS OFF) SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int < d.id;
+EXPLAIN (COSTS OFF) SELECT f.id FROM gj_fact f WHERE EXISTS (SELECT 1 FROM gj_d1 d WHERE f.k_int = d.id + 1 AND f.k_int < d.id);
 EXPLAIN (COSTS OFF) SELECT f.id FROM gj_fact f FULL JOIN gj_d1 d ON f.k_int = d.id;
 EXPLAIN (COSTS OFF) SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id FOR UPDATE OF f;
 SET pg_strom.enable_gpujoin = off;
