@@ -11,7 +11,9 @@ import (
 // The random queries of the star-join test: 1 to 4 dimensions joined to
 // sj_fact (INNER, LEFT, SEMI as EXISTS or IN, ANTI as NOT EXISTS or as a
 // LEFT JOIN whose key IS NULL) on single, cross-type, expression or
-// composite keys, sj_d_int's with its own dimension now and then; with or
+// composite keys, with a residual join clause now and then (a dimension
+// column against the fact's, which may read an earlier dimension),
+// sj_d_int's with its own dimension now and then; with or
 // without restrictions of the fact table and of the dimensions; the
 // joined rows, SELECT DISTINCT, or an aggregation (GROUP BY dimension and
 // fact columns: count, sum, avg, min, max, stddev, variance, FILTER,
@@ -41,6 +43,10 @@ type sjDepth struct {
 	factKey string
 	also    string // a second key equality, "" for none
 	qual    string // a restriction of the dimension, "" for none
+	// residual is a join clause that is not a key: the dimension's column
+	// against the fact's, now and then or'ed with an earlier dimension's
+	// column being NULL ("" for none)
+	residual string
 	// snowflake joins sj_d_grp to this depth's sj_d_int (INNER or LEFT,
 	// as the depth), "" for none; else its alias
 	snowflake string
@@ -110,6 +116,9 @@ func genQuery(r *rand.Rand) sjQuery {
 		if dim.table == "sj_d_int" && d.kind.outputs() && r.Intn(3) == 0 {
 			d.snowflake = fmt.Sprintf("s%d", i+1)
 		}
+		if r.Intn(3) == 0 {
+			d.residual = residualQual(r, d, q.outputDims())
+		}
 		q.depths = append(q.depths, d)
 	}
 	for n := pick(r, []int{0, 0, 1, 1, 2}); n > 0; n-- {
@@ -149,6 +158,37 @@ func genQuery(r *rand.Rand) sjQuery {
 	q.forced = r.Intn(2) == 0
 	q.copied = r.Intn(5) == 0
 	return q
+}
+
+// sjResidualForms compare a dimension column (the first %s.%s) of a kind
+// with the fact's columns.
+var sjResidualForms = map[string][]string{
+	"int":   {"%s.%s < f.v %% 50", "%s.%s <> f.k_i2", "(%s.%s > f.f OR f.v %% 3 = 0)", "%s.%s * 2 >= f.k_i2"},
+	"float": {"%s.%s < f.f * 10", "(%s.%s > f.v OR f.k_i2 < 5)"},
+	"num":   {"%s.%s > f.m / 100", "%s.%s <> f.k_i2"},
+	"text":  {"%s.%s <> f.k_txt", "(%s.%s > f.k_txt OR f.v < 300)"},
+	"date":  {"%s.%s > f.k_date - 200"},
+}
+
+// residualQual draws a residual join clause of depth d; earlier are the
+// output depths before it.
+func residualQual(r *rand.Rand, d sjDepth, earlier []sjDepth) string {
+	var cols []sjCol
+	for _, c := range d.dim.cols {
+		if len(sjResidualForms[c.kind]) > 0 {
+			cols = append(cols, c)
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	c := pick(r, cols)
+	qual := fmt.Sprintf(pick(r, sjResidualForms[c.kind]), d.alias, c.name)
+	if len(earlier) > 0 && r.Intn(3) == 0 {
+		e := pick(r, earlier)
+		qual = fmt.Sprintf("(%s.%s IS NULL OR %s)", e.alias, pick(r, e.dim.cols).name, qual)
+	}
+	return qual
 }
 
 // outputDims are the depths whose columns the query may read.
@@ -248,6 +288,9 @@ func (q *sjQuery) SQL() string {
 		if d.qual != "" {
 			on += " AND " + d.qual
 		}
+		if d.residual != "" {
+			on += " AND " + d.residual
+		}
 		sub := fmt.Sprintf("SELECT 1 FROM %s %s WHERE %s", d.dim.table, d.alias, on)
 		switch d.kind {
 		case sjInner, sjLeft:
@@ -268,8 +311,14 @@ func (q *sjQuery) SQL() string {
 				break
 			}
 			in := fmt.Sprintf("%s IN (SELECT %s.%s FROM %s %s", d.factKey, d.alias, d.dimKey, d.dim.table, d.alias)
-			if d.qual != "" {
-				in += " WHERE " + d.qual
+			var conds []string
+			for _, c := range []string{d.qual, d.residual} {
+				if c != "" {
+					conds = append(conds, c)
+				}
+			}
+			if len(conds) > 0 {
+				in += " WHERE " + strings.Join(conds, " AND ")
 			}
 			where = append(where, in+")")
 		case sjAntiNotExists:

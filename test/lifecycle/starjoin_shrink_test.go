@@ -102,6 +102,11 @@ func shrinkCandidates(q sjQuery) []sjQuery {
 			c.depths[i].qual = ""
 			out = append(out, c)
 		}
+		if d.residual != "" {
+			c := q.clone()
+			c.depths[i].residual = ""
+			out = append(out, c)
+		}
 		if d.kind != sjInner {
 			c := q.clone()
 			c.depths[i].kind = sjInner
