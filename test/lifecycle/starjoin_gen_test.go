@@ -305,20 +305,16 @@ func (q *sjQuery) SQL() string {
 		case sjSemiExists:
 			where = append(where, "EXISTS ("+sub+")")
 		case sjSemiIn:
-			if d.also != "" {
-				// a composite key: (a, b) IN would be a row comparison
+			if d.also != "" || d.residual != "" {
+				// a composite key: (a, b) IN would be a row comparison;
+				// a residual clause reads the fact's row, and a correlated
+				// IN is a SubPlan run per row, not a semi join
 				where = append(where, "EXISTS ("+sub+")")
 				break
 			}
 			in := fmt.Sprintf("%s IN (SELECT %s.%s FROM %s %s", d.factKey, d.alias, d.dimKey, d.dim.table, d.alias)
-			var conds []string
-			for _, c := range []string{d.qual, d.residual} {
-				if c != "" {
-					conds = append(conds, c)
-				}
-			}
-			if len(conds) > 0 {
-				in += " WHERE " + strings.Join(conds, " AND ")
+			if d.qual != "" {
+				in += " WHERE " + d.qual
 			}
 			where = append(where, in+")")
 		case sjAntiNotExists:
