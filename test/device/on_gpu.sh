@@ -44,7 +44,9 @@ for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
 	"SELECT k, count(*), sum(v) FROM t_pa_many GROUP BY k" \
 	"SELECT DISTINCT gt FROM t_pa" \
 	"SELECT f.id, d1.name, d2.v, d3.w, d4.s FROM gj_fact f JOIN gj_d1 d1 ON f.k_int = d1.id LEFT JOIN gj_d2 d2 ON f.k_big = d2.k JOIN gj_d3 d3 ON d3.t = f.k_text JOIN gj_d4 d4 ON d4.c = f.k_char" \
-	"SELECT f.id, s.n FROM gj_fact f JOIN gj_skew s ON f.k_int = s.id"; do
+	"SELECT f.id, s.n FROM gj_fact f JOIN gj_skew s ON f.k_int = s.id" \
+	"SELECT f.id, d1.name, d3.w FROM gj_fact f JOIN gj_d1 d1 ON f.k_int = d1.id AND f.v > d1.id % 13 LEFT JOIN gj_d3 d3 ON d3.t = f.k_text AND d3.w > f.v" \
+	"SELECT dt.d_year, p.p_brand, count(*), sum(p.p_weight) FROM gj_fact f LEFT JOIN gpa_date dt ON f.k_int = dt.d_datekey AND dt.d_month <> 3 LEFT JOIN gpa_part p ON f.k_small = p.p_partkey AND (p.p_size > f.k_num OR dt.d_year IS NULL) GROUP BY 1, 2"; do
 	timeout 60 bash $R psql -d contrib_regression -c "SET search_path = public" -c "SET pg_strom.regression_test_mode = on" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $q" 2>&1 | grep -vE "^ *(QUERY PLAN|-+|\([0-9]+ rows\))? *$"
 done
 psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
