@@ -116,7 +116,7 @@ func genQuery(r *rand.Rand) sjQuery {
 		if dim.table == "sj_d_int" && d.kind.outputs() && r.Intn(3) == 0 {
 			d.snowflake = fmt.Sprintf("s%d", i+1)
 		}
-		if r.Intn(3) == 0 {
+		if r.Intn(5) == 0 {
 			d.residual = residualQual(r, d, q.outputDims())
 		}
 		q.depths = append(q.depths, d)

@@ -56,8 +56,11 @@ type sjStats struct {
 	cpuPath, recheck    int // plans with CPU Path, with RECHECK rows
 	floatPaired         int // results equal only within the float tolerance
 	maxChunks           int
-	perKind             map[string][2]int // join kind: queries, queries on a GPU node
-	failures            []string
+	// queries with a residual join clause; plans with a depth's Join
+	// Filter on the CPU (plain GpuJoin), on the GPU (fused GpuPreAgg)
+	residual, filterCPU, filterGPU int
+	perKind                        map[string][2]int // join kind: queries, queries on a GPU node
+	failures                       []string
 }
 
 var sjKindNames = map[sjJoinKind]string{sjInner: "inner", sjLeft: "left", sjSemiExists: "exists",
@@ -103,6 +106,18 @@ func (s *sjStats) add(q *sjQuery, o sjOutcome) {
 		if n, _ := strconv.Atoi(m[1]); n > s.maxChunks {
 			s.maxChunks = n
 		}
+	}
+	for _, d := range q.depths {
+		if d.residual != "" {
+			s.residual++
+			break
+		}
+	}
+	if strings.Contains(o.plan, "Join Filter (CPU)") {
+		s.filterCPU++
+	}
+	if strings.Contains(o.plan, "Join Filter (GPU)") {
+		s.filterGPU++
 	}
 	seen := map[string]bool{}
 	for _, d := range q.depths {
@@ -207,9 +222,11 @@ func TestStarJoinRandomQueries(t *testing.T) {
 	}
 	fmt.Printf("starjoin summary: seed %d, %s, %d fact pages: %d queries (%d aggregations): GpuJoin in %d, "+
 		"fused GpuPreAgg in %d (%d of the aggregations), parallel GPU nodes in %d, LATERAL (rescans) %d/%d, CPU Path in %d, RECHECK rows in %d, floats within %g in %d, "+
-		"at most %d chunks; per join kind (on a GPU node/queries): %s; %d failed; %v\n",
+		"at most %d chunks; residual join clauses in %d (a GPU node's Join Filter on the CPU in %d, on the GPU in %d); "+
+		"per join kind (on a GPU node/queries): %s; %d failed; %v\n",
 		seed, device, pages, stats.queries, stats.aggs, stats.gpuJoin, stats.fused, stats.fusedOfAggs, stats.parallel, stats.lateralGPU, stats.lateral, stats.cpuPath,
-		stats.recheck, sjFloatTolerance, stats.floatPaired, stats.maxChunks, stats.kinds(), len(stats.failures),
+		stats.recheck, sjFloatTolerance, stats.floatPaired, stats.maxChunks, stats.residual, stats.filterCPU, stats.filterGPU,
+		stats.kinds(), len(stats.failures),
 		time.Since(t0).Round(time.Second))
 	if len(stats.failures) > 0 {
 		t.Fatalf("%d queries differ from PostgreSQL's or failed (seed %d); the first, shrunk:\n%s",
@@ -237,6 +254,9 @@ func TestStarJoinRandomQueries(t *testing.T) {
 	}
 	if stats.maxChunks < 2 {
 		t.Errorf("no query read sj_fact in more than one chunk")
+	}
+	if stats.queries >= 100 && (stats.filterCPU == 0 || stats.filterGPU == 0) {
+		t.Errorf("residual join clauses ran in a GpuJoin in %d queries and in a fused GpuPreAgg in %d: want both", stats.filterCPU, stats.filterGPU)
 	}
 }
 
