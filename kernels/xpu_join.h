@@ -214,8 +214,12 @@ xpu_join_cursor_valid(const xpu_join *jn, const xpu_join_inner *inners, const xp
 			bool		matched = !pr->nullkey[d] &&
 				xpu_join_probe_first(jd, &inners[d], slots, pr->hash[d]) != XPU_JOIN_NONE;
 
-			if (jd->join_type == XPU_JOIN_INNER ||
-				matched != (jd->join_type == XPU_JOIN_SEMI))
+			if (jd->join_type == XPU_JOIN_INNER)
+				return false;
+			/* or where a LEFT depth's qual rejected every match */
+			if (jd->join_type == XPU_JOIN_LEFT && jn->quals[d] >= 0)
+				continue;
+			if (matched != (jd->join_type == XPU_JOIN_SEMI))
 				return false;
 		}
 		else if (jd->join_type == XPU_JOIN_SEMI || jd->join_type == XPU_JOIN_ANTI ||
@@ -224,6 +228,172 @@ xpu_join_cursor_valid(const xpu_join *jn, const xpu_join_inner *inners, const xp
 			return false;
 	}
 	return true;
+}
+
+/*
+ * The walk over an outer row's combinations in a session with an inner
+ * stage (a fused one, or a GpuJoin with residual quals): the order of
+ * xpu_join_next (lexicographic over the depths' choices, each
+ * depth's matches in chain order), but every choice at depth d also
+ * evaluates the per-combination nodes of stage d (xpu_join.stage_end)
+ * with depth d's INNER_VARs filled, and a depth's residual qual drops the
+ * matches for which it is not true.  A LEFT depth NULL-extends (its
+ * INNER_VARs NULL) when no match passes.  So when a combination is
+ * returned, every node after the root holds that combination's value.
+ */
+typedef struct xpu_join_walk
+{
+	xpu_join_probe pr;
+	uint32_t	pos[XPU_JOIN_MAX_DEPTHS];
+	int			state;			/* XPU_JOIN_CUR_FRESH, _EMITTED or _DONE */
+} xpu_join_walk;
+
+/*
+ * fill stage d's INNER_VARs (depth d's from row r, NO_INNER: NULL; those
+ * of lower depths from their choices) and evaluate stage d (-1: the nodes
+ * after the root that read no inner row)
+ */
+XPU_FUNC int
+xpu_join_walk_eval(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+				   const uint32_t *pos, int d, uint32_t r, xpu_datum *slots)
+{
+	int			first = d < 0 ? (int) prog->root + 1 : (int) jn->stage_end[d];
+	int			end = (int) jn->stage_end[d + 1];
+	int			i;
+
+	for (i = first; i < end; i++)
+	{
+		const XpuNode *n = &prog->nodes[i];
+
+		if (n->opcode == XPU_OP_INNER_VAR)
+		{
+			const XpuJoinCol *col = &jn->cols[n->aux];
+			/* a column of depth d, or (placed after a deeper node) of a
+			 * depth whose choice is made already */
+			uint32_t	row = col->depth == d ? r : pos[col->depth];
+
+			if (row == XPU_JOIN_NO_INNER)
+			{
+				slots[i].isnull = 1;
+				slots[i].scale = 0;
+				slots[i].v.num = 0;
+			}
+			else
+				xpu_join_slot_datum(col->inner_xtype,
+									xpu_join_inner_row(&inners[col->depth], row) + col->offset,
+									&slots[i]);
+		}
+	}
+	if (first < end)
+		return xpu_eval_nodes(prog, slots, first, end - 1);
+	return XPU_ROW_MATCH;
+}
+
+/*
+ * xpu_join_walk_next - move to the row's next combination: XPU_ROW_MATCH
+ * with the slots evaluated, XPU_ROW_NOMATCH when there is none, or
+ * XPU_ROW_RECHECK when a node of the stage (a qual, a key, an argument)
+ * cannot be evaluated for a combination or a match it looked at.
+ */
+XPU_NOINLINE int
+xpu_join_walk_next(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+				   xpu_datum *slots, xpu_join_walk *w)
+{
+	int			last = (int) jn->ndepths - 1;
+	int			d;
+	bool		descend;
+
+	if (w->state == XPU_JOIN_CUR_DONE)
+		return XPU_ROW_NOMATCH;
+	if (w->state == XPU_JOIN_CUR_FRESH)
+	{
+		xpu_join_prepare(jn, slots, &w->pr);
+		/*
+		 * The nodes after the root that read no inner row: once, with or
+		 * without quals (the combination loop below starts at stage 0, so
+		 * without quals nothing else would evaluate them: a group key such
+		 * as outer_col % 5 kept the previous row's value).
+		 */
+		if (xpu_join_walk_eval(prog, jn, inners, w->pos, -1, 0, slots) != XPU_ROW_MATCH)
+			return XPU_ROW_RECHECK;
+		d = 0;
+		descend = true;
+	}
+	else
+	{
+		d = last;
+		descend = false;
+	}
+	for (;;)
+	{
+		const xpu_join_depth *jd = &jn->depths[d];
+		uint32_t	c;
+
+		if (jd->join_type == XPU_JOIN_SEMI || jd->join_type == XPU_JOIN_ANTI)
+			c = descend ? xpu_join_first(jn, inners, slots, &w->pr, d) : XPU_JOIN_NONE;
+		else
+		{
+			if (descend)
+				c = w->pr.nullkey[d] ? XPU_JOIN_NONE :
+					xpu_join_probe_first(jd, &inners[d], slots, w->pr.hash[d]);
+			else
+				c = w->pos[d] == XPU_JOIN_NO_INNER ? XPU_JOIN_NO_INNER :
+					xpu_join_probe_next(jd, &inners[d], slots, w->pr.hash[d], w->pos[d]);
+			/* the next match that passes the depth's qual */
+			while (c != XPU_JOIN_NONE && c != XPU_JOIN_NO_INNER && d <= jn->eager_depth)
+			{
+				if (xpu_join_walk_eval(prog, jn, inners, w->pos, d, c, slots) != XPU_ROW_MATCH)
+					return XPU_ROW_RECHECK;
+				if (jn->quals[d] < 0 ||
+					(!slots[jn->quals[d]].isnull && slots[jn->quals[d]].v.i64 != 0))
+					break;
+				c = xpu_join_probe_next(jd, &inners[d], slots, w->pr.hash[d], c);
+			}
+			if (c == XPU_JOIN_NO_INNER)
+				c = XPU_JOIN_NONE;		/* after the NULL-extended choice */
+			else if (c == XPU_JOIN_NONE && jd->join_type == XPU_JOIN_LEFT && descend)
+			{
+				/*
+				 * Descending, every match was looked at and none passed (a
+				 * choice that passed would have been taken): once,
+				 * NULL-extended.  Advancing, a match was taken before.
+				 */
+				c = XPU_JOIN_NO_INNER;
+				if (d <= jn->eager_depth &&
+					xpu_join_walk_eval(prog, jn, inners, w->pos, d, c, slots) != XPU_ROW_MATCH)
+					return XPU_ROW_RECHECK;
+			}
+		}
+		if (c == XPU_JOIN_NONE)
+		{
+			if (d == 0)
+			{
+				w->state = XPU_JOIN_CUR_DONE;
+				return XPU_ROW_NOMATCH;
+			}
+			d--;
+			descend = false;
+			continue;
+		}
+		w->pos[d] = c;
+		if (d == last)
+		{
+			int			k;
+
+			w->state = XPU_JOIN_CUR_EMITTED;
+			/* the stages no qual needed (-1 too without quals): only for
+			 * whole combinations */
+			for (k = jn->eager_depth < 0 ? -1 : jn->eager_depth + 1; k <= last; k++)
+			{
+				if (xpu_join_walk_eval(prog, jn, inners, w->pos, k,
+									   k < 0 ? 0 : w->pos[k], slots) != XPU_ROW_MATCH)
+					return XPU_ROW_RECHECK;
+			}
+			return XPU_ROW_MATCH;
+		}
+		d++;
+		descend = true;
+	}
 }
 
 /* reserve one output record: its index, or capacity when the output is full */
@@ -303,6 +473,117 @@ xpu_join_recheck(const xpu_join *jn, uint32_t item, uint32_t *out, uint32_t capa
 /* outcome of xpu_join_tuple beyond XPU_JOIN_ROW_* */
 #define XPU_JOIN_ROW_BAD		2		/* a resumed cursor that cannot be */
 
+/* write the walk's combination: false when the output is full */
+XPU_FUNC bool
+xpu_join_write(const xpu_join *jn, const XpuJoinCursor *cur, const uint32_t *pos,
+			   uint32_t *out, uint32_t capacity, uint32_t *nout)
+{
+	uint32_t	k = xpu_join_reserve(nout, capacity);
+	uint32_t   *rec;
+	int			d;
+
+	if (k >= capacity)
+		return false;
+	rec = out + (size_t) k * (1 + jn->ndepths);
+	rec[0] = cur->item;
+	for (d = 0; d < (int) jn->ndepths; d++)
+		rec[1 + d] = pos[d];
+	return true;
+}
+
+/*
+ * xpu_join_walk_resume - the walk of a resumed cursor (its combination
+ * pos is one the walk had chosen): the slots of every stage a qual needs
+ * evaluated again for that combination, as the walk left them.
+ */
+XPU_FUNC int
+xpu_join_walk_resume(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+					 xpu_datum *slots, const XpuJoinCursor *cur, xpu_join_walk *w)
+{
+	int			d;
+
+	xpu_join_prepare(jn, slots, &w->pr);
+	for (d = 0; d < (int) jn->ndepths; d++)
+		w->pos[d] = cur->pos[d];
+	w->state = XPU_JOIN_CUR_EMITTED;
+	if (xpu_join_walk_eval(prog, jn, inners, w->pos, -1, 0, slots) != XPU_ROW_MATCH)
+		return XPU_ROW_RECHECK;
+	for (d = 0; d <= jn->eager_depth && d < (int) jn->ndepths; d++)
+	{
+		if (xpu_join_walk_eval(prog, jn, inners, w->pos, d, w->pos[d], slots) != XPU_ROW_MATCH)
+			return XPU_ROW_RECHECK;
+	}
+	return XPU_ROW_MATCH;
+}
+
+/*
+ * xpu_join_row_quals - xpu_join_row of a session with residual quals
+ * (xpu_join.eager_depth >= 0), whose combinations the walk makes.  A row
+ * is wholly RECHECK or wholly written: a fresh row is first walked
+ * without writing, and a node that cannot be evaluated for some
+ * combination (or rejected match) makes it RECHECK; then it is walked
+ * again, writing.  A resumed one was walked whole before it suspended.
+ */
+XPU_FUNC int
+xpu_join_row_quals(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner *inners,
+				   xpu_datum *slots, XpuJoinCursor *cur,
+				   uint32_t *out, uint32_t capacity, uint32_t *nout,
+				   uint32_t *nwritten, uint32_t *nrecheck)
+{
+	xpu_join_walk w;
+	int			res;
+	int			d;
+
+	if (cur->state == XPU_JOIN_CUR_FRESH)
+	{
+		w.state = XPU_JOIN_CUR_FRESH;
+		do
+			res = xpu_join_walk_next(prog, jn, inners, slots, &w);
+		while (res == XPU_ROW_MATCH);
+		if (res == XPU_ROW_RECHECK)
+		{
+			if (!xpu_join_recheck(jn, cur->item, out, capacity, nout))
+				return XPU_JOIN_ROW_SUSPENDED;
+			(*nrecheck)++;
+			(*nwritten)++;
+			return XPU_JOIN_ROW_DONE;
+		}
+		w.state = XPU_JOIN_CUR_FRESH;
+	}
+	else
+	{
+		if (xpu_join_walk_resume(prog, jn, inners, slots, cur, &w) != XPU_ROW_MATCH)
+			return XPU_JOIN_ROW_BAD;
+		if (cur->state == XPU_JOIN_CUR_PENDING)
+		{
+			if (!xpu_join_write(jn, cur, w.pos, out, capacity, nout))
+				return XPU_JOIN_ROW_SUSPENDED;
+			(*nwritten)++;
+			cur->state = XPU_JOIN_CUR_EMITTED;
+		}
+	}
+	for (;;)
+	{
+		res = xpu_join_walk_next(prog, jn, inners, slots, &w);
+		if (res == XPU_ROW_NOMATCH)
+		{
+			cur->state = XPU_JOIN_CUR_DONE;
+			return XPU_JOIN_ROW_DONE;
+		}
+		/* the same walk passed whole before, or the cursor was not its own */
+		if (res != XPU_ROW_MATCH)
+			return XPU_JOIN_ROW_BAD;
+		if (!xpu_join_write(jn, cur, w.pos, out, capacity, nout))
+		{
+			cur->state = XPU_JOIN_CUR_PENDING;
+			for (d = 0; d < (int) jn->ndepths; d++)
+				cur->pos[d] = w.pos[d];
+			return XPU_JOIN_ROW_SUSPENDED;
+		}
+		(*nwritten)++;
+	}
+}
+
 /*
  * xpu_join_tuple - one outer tuple from its cursor (FRESH for a first
  * visit): evaluate the program, then write its RECHECK record or its
@@ -333,6 +614,9 @@ xpu_join_tuple(const xpu_program *prog, const xpu_join *jn, const xpu_join_inner
 	xpu_join_prepare(jn, slots, &pr);
 	if (!xpu_join_cursor_valid(jn, inners, slots, &pr, cur))
 		return XPU_JOIN_ROW_BAD;
+	if (jn->eager_depth >= 0)
+		return xpu_join_row_quals(prog, jn, inners, slots, cur, out, capacity, nout,
+								  nwritten, nrecheck);
 	return xpu_join_row(jn, inners, slots, &pr, cur, out, capacity, nout, nwritten);
 }
 

@@ -123,6 +123,7 @@ xpu_join_desc_header(const char *msg, xpu_join *jn)
 	uint32_t	length = xpu_load_u32(msg + 8);
 	uint32_t	desc_off = xpu_load_u32(s + XPU_SESSION_JOIN_OFFSET);
 	const char *d;
+	int			i;
 
 	if (!xpu_msg_span_ok(desc_off, sizeof(XpuJoinDesc), length))
 		return XPU_STATUS_BAD_PROGRAM;
@@ -134,6 +135,10 @@ xpu_join_desc_header(const char *msg, xpu_join *jn)
 	jn->ncols = xpu_load_u32(d + 20);
 	jn->cols_offset = xpu_load_u32(d + 24);
 	jn->quals_offset = xpu_load_u32(d + 28);
+	/* no qual, until xpu_join_validate_inner_stage loads them */
+	jn->eager_depth = -1;
+	for (i = 0; i < XPU_JOIN_MAX_DEPTHS; i++)
+		jn->quals[i] = -1;
 	if (xpu_load_u32(d + 16) != 0)
 		return XPU_STATUS_BAD_PROGRAM;
 	if (jn->ndepths < 1 || jn->ndepths > XPU_JOIN_MAX_DEPTHS ||
@@ -165,10 +170,13 @@ xpu_join_program_header(const char *msg, xpu_program *prog, xpu_join *jn)
 	/* a fused GpuPreAgg is a session of its own kind: refuse, not ignore */
 	if (xpu_load_u32(s + 56) != 0)
 		return XPU_STATUS_BAD_PROGRAM;
+	/*
+	 * Residual quals make the nodes after the root an inner stage, which
+	 * the walk evaluates per combination (xpu_join_row_quals); without
+	 * them the plain kernel evaluates nothing per combination.
+	 */
 	st = xpu_join_desc_header(msg, jn);
-	/* the plain kernel evaluates nothing per combination: no residual quals */
-	if (st == XPU_STATUS_OK && jn->quals_offset != 0)
-		return XPU_STATUS_BAD_PROGRAM;
+	prog->inner_stage = (st == XPU_STATUS_OK && jn->quals_offset != 0);
 	return st;
 }
 

@@ -89,11 +89,19 @@ func ParseJoin(msg []byte, p *Program) (*Join, error) {
 		return nil, protoErr("xpu join: preagg_offset is %d in a GpuJoin session, must be 0 (a fused GpuPreAgg is a session of kind %d)", p.PreAggOffset, KindGpuJoinPreAgg)
 	}
 	j, _, err := parseJoin(msg, p, false, p.regions)
-	return j, err
+	if err != nil {
+		return nil, err
+	}
+	if j.Quals != nil {
+		if err := checkInnerStage(p, j); err != nil {
+			return nil, protoErr("xpu join: %v", err)
+		}
+	}
+	return j, nil
 }
 
-// parseJoin is ParseJoin's work, for a plain GpuJoin session or the join
-// part of a fused one (payload columns and residual quals allowed); its
+// parseJoin is ParseJoin's work, for a plain GpuJoin session (payload
+// columns with residual quals only) or the join part of a fused one; its
 // arrays may overlap none of others.  It returns the regions it used.
 func parseJoin(msg []byte, p *Program, fused bool, others []region) (*Join, []region, error) {
 	others = others[:len(others):len(others)] // appends below copy
@@ -110,15 +118,14 @@ func parseJoin(msg []byte, p *Program, fused bool, others []region) (*Join, []re
 	if f := le.Uint32(d[OffJDescFlags:]); f != 0 {
 		return nil, nil, protoErr("xpu join: descriptor flags %#x, must be 0", f)
 	}
-	if !fused {
-		// Payload columns and residual quals belong to the fused GpuPreAgg
-		// session kind; a plain GpuJoin returns rows, not inner values.
+	if !fused && qualsOff == 0 {
+		// A plain GpuJoin reads inner values only for its residual quals.
 		for _, f := range []struct {
 			name string
 			v    uint32
-		}{{"ncols", ncols}, {"cols_offset", colsOff}, {"quals_offset", qualsOff}} {
+		}{{"ncols", ncols}, {"cols_offset", colsOff}} {
 			if f.v != 0 {
-				return nil, nil, protoErr("xpu join: descriptor %s is %d in a GpuJoin session, must be 0 (GpuPreAgg fused over GpuJoin only)", f.name, f.v)
+				return nil, nil, protoErr("xpu join: descriptor %s is %d in a GpuJoin session without residual quals, must be 0", f.name, f.v)
 			}
 		}
 	}

@@ -55,6 +55,26 @@ func TestParseJoinPreAggAccepts(t *testing.T) {
 	}
 }
 
+// A GpuJoin session with a residual qual: its nodes after the root are an
+// inner stage, as in the fused session, without the GpuPreAgg.
+func TestParseJoinAcceptsResidualQuals(t *testing.T) {
+	b, p, q := fusedProgram()
+	b.PreAgg = nil
+	b.Kind = xpu.KindGpuJoin
+	msg := b.Message(1)
+	prog, _, err := kinds.All().ParseSession(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := xpu.ParseJoin(msg, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prog.Root != 3 || prog.Nodes[p].Opcode != xpu.OpInnerVar || len(j.Quals) != 1 || j.Quals[0] != int32(q) {
+		t.Fatalf("program root %d, node %d %s, quals %v", prog.Root, p, prog.Nodes[p].Opcode, j.Quals)
+	}
+}
+
 func TestParseJoinPreAggRejects(t *testing.T) {
 	build := func(mut func(b *xputest.Builder)) []byte {
 		b, _, _ := fusedProgram()
@@ -94,7 +114,7 @@ func TestParseJoinPreAggRejects(t *testing.T) {
 		{"qual not BOOL", "returns INT8, must return BOOL", build(func(b *xputest.Builder) { b.Join.Quals[0] = 4 })},
 		{"qual past the nodes", "must be a node after the root", build(func(b *xputest.Builder) { b.Join.Quals[0] = 7 })},
 		{"group key is the root", "other than the root", build(func(b *xputest.Builder) { b.PreAgg.Keys[0].Node = 3; b.PreAgg.Keys[0].XType = xpu.TypeBool })},
-		{"quals in a GpuJoin", "quals_offset is", build(func(b *xputest.Builder) {
+		{"qual past a GpuJoin's nodes", "the residual qual is node 6, must be a node after the root (4..3)", build(func(b *xputest.Builder) {
 			b.PreAgg = nil
 			b.Kind = xpu.KindGpuJoin
 			b.Nodes = b.Nodes[:4]

@@ -46,7 +46,7 @@ func TestParseJoinRejects(t *testing.T) {
 		{"flags", "flags 0x1", desc(xpu.OffJDescFlags, 1)},
 		{"payload columns", "ncols is 5 in a GpuJoin session", desc(xpu.OffJDescNCols, 5)},
 		{"cols offset", "cols_offset is 64 in a GpuJoin session", desc(xpu.OffJDescColsOffset, 64)},
-		{"residual quals", "quals_offset is 64 in a GpuJoin session", desc(xpu.OffJDescQualsOffset, 64)},
+		{"residual quals over the header", "join qual array offset 64 overlaps", desc(xpu.OffJDescQualsOffset, 64)},
 		{"no depths", "0 depths", desc(xpu.OffJDescNDepths, 0)},
 		{"five depths", "5 depths", desc(xpu.OffJDescNDepths, 5)},
 		{"fewer keys than depths", "1 keys for 2 depths", desc(xpu.OffJDescNKeys, 1)},

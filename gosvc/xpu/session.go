@@ -28,8 +28,9 @@ func ParseProgram(msg []byte) (*Program, error) {
 	consts := region{"constant pool", le.Uint32(msg[OffSessConstsOffset:]), le.Uint32(msg[OffSessConstsLen:]), 1, ConstAlign}
 	root := le.Uint32(msg[OffSessRoot:])
 	// a fused GpuJoin + GpuPreAgg program goes on after its root (the
-	// outer quals): the nodes evaluated per join combination
-	fused := kind == KindGpuJoinPreAgg
+	// outer quals): the nodes evaluated per join combination; so does a
+	// GpuJoin program with residual join quals
+	fused := kind == KindGpuJoinPreAgg || kind == KindGpuJoin && joinDeclaresQuals(msg)
 
 	switch {
 	case attrs.count > uint32(MaxAttrs):
@@ -105,4 +106,15 @@ func decodeArgs(b []byte, n int) []int32 {
 		out[i] = int32(le.Uint32(b[i*argSize:]))
 	}
 	return out
+}
+
+// joinDeclaresQuals reports whether the session's join descriptor, where
+// one lies inside msg, has residual quals (quals_offset not 0); ParseJoin
+// checks the descriptor itself.
+func joinDeclaresQuals(msg []byte) bool {
+	off := uint64(le.Uint32(msg[OffSessJoinOffset:]))
+	if off == 0 || off+uint64(JoinDescSize) > uint64(len(msg)) {
+		return false
+	}
+	return le.Uint32(msg[off+uint64(OffJDescQualsOffset):]) != 0
 }

@@ -296,6 +296,10 @@ make_trial(Trial &t, int ndepths, const int *types, const int *nrows, int nouter
 
 	memset(&t.jn, 0, sizeof(t.jn));
 	t.jn.ndepths = ndepths;
+	/* no residual quals (as xpu_join_desc_header leaves a join) */
+	t.jn.eager_depth = -1;
+	for (int d = 0; d < XPU_JOIN_MAX_DEPTHS; d++)
+		t.jn.quals[d] = -1;
 	for (int d = 0; d < ndepths; d++)
 	{
 		xpu_join_depth *jd = &t.jn.depths[d];

@@ -753,7 +753,8 @@ test_fused_validator(void)
 		ses = (XpuSession *) (m.data() + sizeof(PgStromMsgHeader));
 		ses->kind = XPU_KIND_GPUJOIN;						/* quals in a plain join */
 		ses->preagg_offset = 0;
-		CHECK(xpu_join_setup_serial(m.data(), &prog, &jn) == XPU_STATUS_BAD_PROGRAM);
+		CHECK(xpu_join_setup_serial(m.data(), &prog, &jn) == XPU_STATUS_OK &&
+			  jn.eager_depth == 0 && jn.quals[0] == f.node_f);
 		m = fused_message(f.p, f.s, f.t.jn, f.cols, f.root, q1);
 		((PgStromMsgHeader *) m.data())->length -= 4;		/* cuts the quals */
 		CHECK(xpu_join_preagg_setup_serial(m.data(), &prog, &jn, &pa) == XPU_STATUS_BAD_PROGRAM);
@@ -1075,6 +1076,163 @@ test_fused_page(const char *path)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* GpuJoin sessions with residual quals (the plain kernel's walk)       */
+/* ------------------------------------------------------------------ */
+
+/* the fused session's join part as a GPUJOIN session: no GpuPreAgg */
+static std::vector<char>
+plain_message(const Fused &f)
+{
+	std::vector<char> m = f.msg;
+	XpuSession *ses = (XpuSession *) (m.data() + sizeof(PgStromMsgHeader));
+
+	ses->kind = XPU_KIND_GPUJOIN;
+	ses->preagg_offset = 0;
+	return m;
+}
+
+/*
+ * Every row from its cursor, launch after launch at capacity, as
+ * kern_gpujoin_block runs them (xpu_join_tuple after the outer stage):
+ * the records of all launches.  A row suspended in one launch resumes in
+ * the next from the cursor it left, in a random order.
+ */
+static std::vector<Rec>
+run_quals_launches(const Fused &f, const xpu_program *prog, const xpu_join *jn,
+				   uint32_t capacity, uint32_t *nrecheck, bool *ok)
+{
+	uint32_t	stride = 1 + jn->ndepths;
+	std::vector<Rec> got;
+	std::vector<XpuJoinCursor> list(f.outer.size());
+
+	*ok = true;
+	*nrecheck = 0;
+	for (size_t o = 0; o < f.outer.size(); o++)
+		xpu_join_cursor_init(&list[o], (uint32_t) o);
+	while (!list.empty())
+	{
+		std::vector<uint32_t> out((size_t) capacity * stride, 0xdeadbeef);
+		std::vector<XpuJoinCursor> suspended;
+		uint32_t	nout = 0;
+
+		for (size_t i = list.size(); i > 1; i--)
+			std::swap(list[i - 1], list[rng() % i]);
+		for (XpuJoinCursor cur : list)
+		{
+			std::vector<xpu_datum> slots = f.outer[cur.item];
+			xpu_join_probe pr;
+			uint32_t	nw = 0;
+			int			res;
+
+			xpu_join_prepare(jn, slots.data(), &pr);
+			if (!xpu_join_cursor_valid(jn, f.t.inners, slots.data(), &pr, &cur))
+			{
+				fprintf(stderr, "FAIL a cursor the walk left is not valid (state %u)\n", cur.state);
+				*ok = false;
+				return got;
+			}
+			res = xpu_join_row_quals(prog, jn, f.t.inners, slots.data(), &cur, out.data(),
+									 capacity, &nout, &nw, nrecheck);
+			if (res == XPU_JOIN_ROW_SUSPENDED)
+				suspended.push_back(cur);
+			else if (res != XPU_JOIN_ROW_DONE)
+			{
+				fprintf(stderr, "FAIL row %u: outcome %d\n", cur.item, res);
+				*ok = false;
+				return got;
+			}
+		}
+		uint32_t	n = std::min(nout, capacity);
+
+		for (uint32_t k = 0; k < n; k++)
+			got.push_back(Rec(out.begin() + (size_t) k * stride, out.begin() + (size_t) (k + 1) * stride));
+		if (!suspended.empty() && n == 0)
+		{
+			fprintf(stderr, "FAIL a launch made no progress\n");
+			*ok = false;
+			return got;
+		}
+		list = suspended;
+	}
+	return got;
+}
+
+/*
+ * Random joins with residual quals in GPUJOIN sessions: the records equal
+ * the nested loop's combinations with each depth's qual, and a row one of
+ * whose combinations overflows (quals at depths before the last, mode 1)
+ * is one RECHECK record and nothing else.
+ */
+static void
+test_plain_quals(void)
+{
+	static const uint32_t caps[] = {1, 2, 3, 7, 64, 100000};
+	int			nfail = 0;
+	long		nrecords = 0,
+				nrechecks = 0;
+
+	for (int trial = 0; trial < 800 && nfail < 5; trial++)
+	{
+		Fused		f;
+		int			mode = 1 + trial % 2;
+
+		if (!make_fused(f, 1 + trial % 4, NULL, NULL, -1, 1 + (int) (rng() % 8),
+						rng() % 4 == 0, false, mode))
+		{
+			nfail++;
+			continue;
+		}
+		std::vector<char> msg = plain_message(f);
+		xpu_program prog;
+		xpu_join	jn;
+		int			st = xpu_join_setup_serial(msg.data(), &prog, &jn);
+
+		if (st != XPU_STATUS_OK)
+		{
+			fprintf(stderr, "FAIL plain quals trial %d: session refused, status %d\n", trial, st);
+			nfailed++;
+			nfail++;
+			continue;
+		}
+		FusedRef	ref;
+
+		fused_reference(f, ref);
+		std::vector<Rec> want;
+		for (const Rec &r : fused_combinations(f))
+			if (!ref.recheck.count(r[0]))
+				want.push_back(r);
+		for (uint32_t o : ref.recheck)
+		{
+			Rec		r(1 + jn.ndepths, XPU_JOIN_NO_INNER);
+
+			r[0] = o | XPU_ITEM_RECHECK;
+			want.push_back(r);
+		}
+		if (want.size() > 20000)
+			continue;
+		uint32_t	cap = caps[rng() % 6];
+		uint32_t	nrecheck = 0;
+		bool		ok;
+		std::vector<Rec> got = run_quals_launches(f, &prog, &jn, cap, &nrecheck, &ok);
+
+		std::sort(want.begin(), want.end());
+		std::sort(got.begin(), got.end());
+		if (!ok || got != want || nrecheck != ref.recheck.size())
+		{
+			fprintf(stderr, "FAIL plain quals trial %d (mode %d, %u depths, capacity %u): %zu records, reference %zu; %u RECHECK, reference %zu\n",
+					trial, mode, jn.ndepths, cap, got.size(), want.size(), nrecheck, ref.recheck.size());
+			nfailed++;
+			nfail++;
+			continue;
+		}
+		npassed++;
+		nrecords += (long) got.size();
+		nrechecks += nrecheck;
+	}
+	printf("plain joins with residual quals: %ld records, %ld RECHECK rows\n", nrecords, nrechecks);
+}
+
 #ifndef TEST_JOIN_PREAGG_NO_MAIN
 int
 main(int argc, char **argv)
@@ -1082,6 +1240,7 @@ main(int argc, char **argv)
 	test_fused_validator();
 	test_fused_named();
 	test_fused_random();
+	test_plain_quals();
 	test_fused_page(argc > 1 ? argv[1] : "vectors.txt");
 	printf("join preagg: %d passed, %d failed (%zu combinations, %ld RETRY rows, %ld RECHECK rows, %ld growths)\n",
 		   npassed, nfailed, total_fused_combinations, total_fused_retry, total_fused_recheck,
