@@ -25,6 +25,8 @@
  *	gpujoin_slots.c		the key slot encoder (XpuGroupKey slot format)
  *	gpujoin_cpu.c		the CPU hash join: RECHECK rows and CPU chunks
  *	gpujoin_codegen.c	the OpenSession message (program + XpuJoinDesc)
+ *	gpujoin_payload.c	inner columns on the device: payload slots, the
+ *						expressions that read them, residual quals
  *	gpujoin_upload.c	PGSTROM_MSG_JOIN_INNER after OpenSession
  *	gpujoin_exec.c		executor: runtime ops, forming rows, rescan, DSM
  *	gpujoin_explain.c	EXPLAIN
@@ -267,6 +269,15 @@ typedef struct GpuJoinState
 	ExprState  *row_qual_state[GPUJOIN_MAX_DEPTHS];
 	bool		has_row_quals;
 	bool		left_row_quals;
+	/*
+	 * A plain GpuJoin's device evaluates them when it can (quals_device:
+	 * their inner columns are payload columns, qual_payload, and the
+	 * device takes the expressions), and did in the session in use
+	 * (quals_on_device).
+	 */
+	bool	   *qual_payload;
+	bool		quals_device;
+	bool		quals_on_device;
 	bits8	   *cpu_joined;
 	Size		cpu_joined_bytes;
 } GpuJoinState;
@@ -366,6 +377,32 @@ extern bool gpujoin_codegen_check(const GpuJoinInfo *info, Index scanrelid,
 								  char **reason);
 extern StringInfo gpujoin_build_session(GpuJoinState *gjs,
 										const char **cpu_reason);
+
+/* gpujoin_payload.c */
+typedef struct GpuJoinRowMap
+{
+	GpuJoinState *gjs;
+	Index		scanrelid;
+	int		   *col_index;		/* per join row column: its XpuJoinCol, -1 */
+	XpuJoinCol	cols[GPUJOIN_MAX_PAYLOAD];
+	int			ncols;
+} GpuJoinRowMap;
+
+extern bool gpujoin_set_payload(GpuJoinState *gjs, TupleDesc desc,
+								const bool *wanted);
+extern void gpujoin_row_map(GpuJoinState *gjs, Index scanrelid,
+							const bool *wanted, bool with_layout,
+							GpuJoinRowMap *map);
+extern Node *gpujoin_row_map_expr(Node *node, GpuJoinRowMap *map);
+extern bool gpujoin_emit_outer_vars(struct CgContext *ctx, List *exprs,
+									Index scanrelid);
+extern bool gpujoin_emit_row_quals(struct CgContext *ctx, List **quals,
+								   int ndepths, GpuJoinNodes *jn);
+extern bool *gpujoin_qual_columns(GpuJoinState *gjs);
+extern bool gpujoin_emit_program_quals(struct CgContext *ctx, GpuJoinState *gjs,
+									   GpuJoinRowMap *map, GpuJoinNodes *jn);
+extern bool gpujoin_plan_device_quals(GpuJoinState *gjs, TupleDesc desc,
+									  Index scanrelid);
 
 /* gpujoin_upload.c */
 extern void gpujoin_upload_inner(GpuTaskState *gts);

@@ -6,7 +6,11 @@
  *		true when there are none), the outer side of every join key a node
  *		below the root, and at XpuSession.join_offset (16-byte aligned each)
  *			XpuJoinDesc | XpuJoinDepth[ndepths] | XpuJoinKey[nkeys]
- *		with each key's inner slot as the inner build laid it out.
+ *		with each key's inner slot as the inner build laid it out.  With
+ *		residual quals the device evaluates, each depth's qual is a node
+ *		after the root over INNER_VARs of payload columns
+ *		(gpujoin_payload.c), and XpuJoinCol[ncols] | int32 qual[ndepths]
+ *		follow.
  *
  *-------------------------------------------------------------------------
  */
@@ -109,21 +113,40 @@ gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
 	GpuJoinInfo *info = gjs->info;
 	CgContext	ctx;
 	GpuJoinNodes jn;
+	GpuJoinRowMap map;
 	StringInfo	buf;
 	size_t		desc_off;
 	XpuSession *sess;
+	bool		with_quals = false;
 
 	cg_init_context(&ctx, true, info->outer_relid,
 					gts->css.ss.ps.ps_ExprContext, CODEGEN_MAX_NODES);
-	if (!gpujoin_emit_program(&ctx, info, &jn))
+	/*
+	 * The residual quals where the executor found the device can take
+	 * them (else the backend checks them, gpujoin_exec.c)
+	 */
+	if (gjs->quals_device)
+	{
+		gpujoin_row_map(gjs, info->outer_relid, gjs->qual_payload, true, &map);
+		with_quals = gpujoin_emit_program_quals(&ctx, gjs, &map, &jn);
+		if (!with_quals)
+		{
+			cg_free_context(&ctx);
+			cg_init_context(&ctx, true, info->outer_relid,
+							gts->css.ss.ps.ps_ExprContext, CODEGEN_MAX_NODES);
+		}
+	}
+	if (!with_quals && !gpujoin_emit_program(&ctx, info, &jn))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("GpuJoin cannot run on the GPU: %s",
 						ctx.refused ? ctx.refused : "unknown reason")));
+	gjs->quals_on_device = with_quals;
 
 	buf = cg_assemble_message(&ctx, jn.root, gts->rel, gts->plan_id,
 							  PGSTROM_SESSION_REQUEST_ID);
-	desc_off = gpujoin_append_desc(buf, gjs, &jn, NULL, 0);
+	desc_off = with_quals ? gpujoin_append_desc(buf, gjs, &jn, map.cols, map.ncols) :
+		gpujoin_append_desc(buf, gjs, &jn, NULL, 0);
 	if (desc_off == 0)
 	{
 		*cpu_reason = "the device program is too large";

@@ -233,7 +233,7 @@ gpujoin_gpu_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 			check_inner_field(gjs, d, rec[1 + d]);
 		if (gjs->info->host_quals != NIL && !outer_passes(gjs, false))
 			continue;
-		if (gjs->has_row_quals)
+		if (gjs->has_row_quals && !gjs->quals_on_device)
 		{
 			/*
 			 * The device returned every key match.  Whether a LEFT depth
@@ -466,6 +466,8 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 											 &TTSOpsHeapTuple),
 					  estate, eflags);
 	gpujoin_init_row_quals(gjs, node->ss.ss_ScanTupleSlot);
+	(void) gpujoin_plan_device_quals(gjs, node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+									 info->outer_relid);
 	/* as the keys: the projection was compiled already, for the join row */
 	scanops = node->ss.ps.scanops;
 	node->ss.ps.scanops = &TTSOpsHeapTuple;

@@ -137,7 +137,8 @@ gpujoin_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									   ancestors);
 	useprefix = (list_length(es->rtable) > 1 || es->verbose);
 	foreach(lc, (List *) lthird(cscan->custom_exprs))
-		gpujoin_explain_depth(gjs, d++, lfirst(lc), context, useprefix, false, es);
+		gpujoin_explain_depth(gjs, d++, lfirst(lc), context, useprefix,
+							  gjs->quals_device, es);
 
 	if (!es->analyze)
 		return;
@@ -153,9 +154,10 @@ gpujoin_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{"CPU Joined Rows", c->node[GPUJOIN_COUNTER_CPU_JOINED]},
 		};
 
-		/* the last only where a LEFT depth has residual quals */
+		/* the last only where the backend checked a LEFT depth's quals */
 		gpu_task_explain_counters(gts, items,
-								  lengthof(items) - (gjs->left_row_quals ? 0 : 1),
+								  lengthof(items) -
+								  (gjs->left_row_quals && !gjs->quals_on_device ? 0 : 1),
 								  es);
 	}
 }

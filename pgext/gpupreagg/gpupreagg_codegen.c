@@ -266,85 +266,6 @@ append_preagg_desc(StringInfo buf, const GpuPreAggInfo *info,
  * payload slots follow its key slots, as gpujoin_inner.c laid them out),
  * then the XpuPreAggDesc.
  */
-typedef struct JoinRowMap
-{
-	GpuJoinState *gjs;
-	Index		scanrelid;
-	int		   *col_index;		/* per join row column: XpuJoinCol, -1 */
-} JoinRowMap;
-
-/* join row column k + 1 -> the outer Var, or Var(INNER_VAR, payload + 1) */
-static Node *
-join_row_mutator(Node *node, JoinRowMap *map)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
-	{
-		Var		   *var = (Var *) copyObject(node);
-		int			k = var->varattno - 1;
-
-		/* keys and arguments name the scan relation, join quals INDEX_VAR */
-		if ((var->varno != map->scanrelid && var->varno != INDEX_VAR) ||
-			k < 0 || k >= map->gjs->ncols)
-			elog(ERROR, "GpuPreAgg: a column outside the join row");
-		if (map->col_index[k] < 0)
-		{
-			var->varno = map->scanrelid;
-			var->varattno = map->gjs->col_attno[k];
-		}
-		else
-		{
-			var->varno = INNER_VAR;
-			var->varattno = map->col_index[k] + 1;
-		}
-		return (Node *) var;
-	}
-	return expression_tree_mutator(node, join_row_mutator, (void *) map);
-}
-
-/* the outer table's VARs among exprs, emitted in attribute order */
-static bool
-emit_outer_vars(CgContext *ctx, List *exprs, Index scanrelid)
-{
-	List	   *vars = pull_var_clause((Node *) exprs, 0);
-	ListCell   *lc;
-
-	foreach(lc, vars)
-	{
-		Var		   *var = lfirst(lc);
-
-		if (var->varno == scanrelid && cg_emit_expr(ctx, (Expr *) var) < 0)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Each depth's residual join quals, ANDed into one new BOOL node after
- * everything emitted so far: depth by depth, before the keys and
- * arguments, so that no node before a depth's qual reads a deeper depth
- * (the stage rule of kernels/JOIN.md).
- */
-static bool
-emit_join_quals(CgContext *ctx, List **quals, int ndepths, GpuJoinNodes *jn)
-{
-	int			d;
-
-	jn->has_quals = false;
-	for (d = 0; d < ndepths; d++)
-	{
-		jn->qual_node[d] = -1;
-		if (quals[d] == NIL)
-			continue;
-		jn->qual_node[d] = cg_emit_quals_root(ctx, quals[d], ctx->nnodes - 1);
-		if (jn->qual_node[d] < 0)
-			return false;
-		jn->has_quals = true;
-	}
-	return true;
-}
-
 StringInfo
 gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 {
@@ -352,9 +273,7 @@ gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 	GpuTaskState *gts = &pas->gts;
 	Index		scanrelid = ((Scan *) gts->css.ss.ps.plan)->scanrelid;
 	GpuPreAggInfo dev = *pas->info;
-	XpuJoinCol	cols[GPUJOIN_MAX_PAYLOAD];
-	int			seen[GPUJOIN_MAX_DEPTHS] = {0};
-	JoinRowMap	map;
+	GpuJoinRowMap map;
 	CgContext	ctx;
 	GpuJoinNodes jn;
 	PreAggNodes pn;
@@ -364,45 +283,23 @@ gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 	XpuSession *sess;
 	size_t		join_off,
 				preagg_off;
-	int			ncols = 0;
 	int			max_used;
 	int			k;
 	ListCell   *lc;
 
-	map.gjs = gjs;
-	map.scanrelid = scanrelid;
-	map.col_index = palloc(sizeof(int) * Max(gjs->ncols, 1));
-	for (k = 0; k < gjs->ncols; k++)
-	{
-		int			d = gjs->col_source[k] - 1;
-		GpuJoinInner *inner;
-		int			slot;
-
-		map.col_index[k] = -1;
-		if (d < 0)
-			continue;
-		inner = &gjs->inner[d];
-		slot = inner->nkeys + seen[d]++;
-		if (ncols >= GPUJOIN_MAX_PAYLOAD || slot >= inner->nslots)
-			elog(ERROR, "GpuPreAgg: join row column %d has no payload slot", k);
-		memset(&cols[ncols], 0, sizeof(XpuJoinCol));
-		cols[ncols].depth = (int16) d;
-		cols[ncols].inner_xtype = inner->key_xtype[slot];
-		cols[ncols].offset = inner->key_offset[slot];
-		cols[ncols].width = inner->key_width[slot];
-		map.col_index[k] = ncols++;
-	}
+	/* every inner column of the join row is a payload column */
+	gpujoin_row_map(gjs, scanrelid, NULL, true, &map);
 
 	/* the keys, arguments and FILTERs over the outer table and INNER_VARs */
-	dev.keys = (List *) join_row_mutator((Node *) pas->info->keys, &map);
+	dev.keys = (List *) gpujoin_row_map_expr((Node *) pas->info->keys, &map);
 	dev.aggs = NIL;
 	foreach(lc, pas->info->aggs)
 	{
 		GpuPreAggAgg *agg = palloc(sizeof(GpuPreAggAgg));
 
 		*agg = *(GpuPreAggAgg *) lfirst(lc);
-		agg->arg = (Expr *) join_row_mutator((Node *) agg->arg, &map);
-		agg->filter = (Expr *) join_row_mutator((Node *) agg->filter, &map);
+		agg->arg = (Expr *) gpujoin_row_map_expr((Node *) agg->arg, &map);
+		agg->filter = (Expr *) gpujoin_row_map_expr((Node *) agg->filter, &map);
 		dev.aggs = lappend(dev.aggs, agg);
 		exprs = lappend(exprs, agg->arg);
 		exprs = lappend(exprs, agg->filter);
@@ -410,18 +307,18 @@ gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 	exprs = list_concat(exprs, dev.keys);
 	for (k = 0; k < gjs->info->ndepths; k++)
 	{
-		quals[k] = (List *) join_row_mutator((Node *) gjs->info->depths[k].row_quals,
-											 &map);
+		quals[k] = (List *) gpujoin_row_map_expr((Node *) gjs->info->depths[k].row_quals,
+												 &map);
 		exprs = list_concat(exprs, list_copy(quals[k]));
 	}
 
 	cg_init_context(&ctx, true, scanrelid, gts->css.ss.ps.ps_ExprContext,
 					CODEGEN_MAX_NODES);
-	if (!emit_outer_vars(&ctx, exprs, scanrelid) ||
+	if (!gpujoin_emit_outer_vars(&ctx, exprs, scanrelid) ||
 		!gpujoin_emit_program(&ctx, gjs->info, &jn))
 		goto refused;
 	ctx.inner_vars = true;
-	if (!emit_join_quals(&ctx, quals, gjs->info->ndepths, &jn) ||
+	if (!gpujoin_emit_row_quals(&ctx, quals, gjs->info->ndepths, &jn) ||
 		!emit_preagg_values(&ctx, &dev, &pn, &max_used))
 		goto refused;
 	for (k = 0; k < list_length(dev.keys); k++)
@@ -437,7 +334,7 @@ gpa_join_build_session(GpuPreAggState *pas, const char **cpu_reason)
 
 	buf = cg_assemble_message(&ctx, jn.root, gts->rel, gts->plan_id,
 							  PGSTROM_SESSION_REQUEST_ID);
-	join_off = gpujoin_append_desc(buf, gjs, &jn, cols, ncols);
+	join_off = gpujoin_append_desc(buf, gjs, &jn, map.cols, map.ncols);
 	if (join_off == 0)
 	{
 		*cpu_reason = "the device program is too large";

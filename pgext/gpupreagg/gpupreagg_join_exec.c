@@ -64,32 +64,6 @@ join_row_desc(GpuJoinState *gjs, Relation rel)
 	return desc;
 }
 
-/*
- * Each inner column of the join row is a payload column of its depth, in
- * join row order (gpa_join_build_session numbers them the same way).
- */
-static void
-set_payload(GpuJoinState *gjs, TupleDesc desc)
-{
-	int			k;
-
-	for (k = 0; k < gjs->ncols; k++)
-	{
-		int			d = gjs->col_source[k] - 1;
-		int			j;
-		int			xtype;
-
-		if (d < 0)
-			continue;
-		j = gjs->npayload[d]++;
-		xtype = gpujoin_key_xtype(TupleDescAttr(desc, k)->atttypid);
-		if (j >= GPUJOIN_MAX_PAYLOAD || !gpujoin_slot_encodable(xtype))
-			elog(ERROR, "GpuPreAgg: inner column %d cannot be a payload column", k + 1);
-		gjs->payload_resno[d][j] = gjs->col_attno[k];
-		gjs->payload_xtype[d][j] = (int16) xtype;
-	}
-}
-
 static StringInfo
 fused_build_session(GpuTaskState *gts, const char **cpu_reason)
 {
@@ -132,7 +106,9 @@ gpa_join_begin(GpuPreAggState *pas, List *join_private, List *inner_plans,
 	gpujoin_init_join(gjs, jinfo, inner_plans, pas->heap_slot, estate, eflags);
 	pas->join = gjs;
 	desc = join_row_desc(gjs, gts->rel);
-	set_payload(gjs, desc);
+	/* each inner column of the join row, as the planner checked */
+	if (!gpujoin_set_payload(gjs, desc, NULL))
+		elog(ERROR, "GpuPreAgg: an inner column of the join cannot be a payload column");
 	pas->join_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
 	gpujoin_init_row_quals(gjs, pas->join_slot);
 	return desc;

@@ -1,9 +1,10 @@
 --
 -- Residual join quals: a join's clauses other than its hashed equalities.
--- At INNER and LEFT depths they stay in GpuJoin (checked on the CPU over
--- the device's key matches; a LEFT depth's matched rows are joined on the
--- CPU), and a fused GpuPreAgg evaluates them on the device; SEMI and ANTI
--- joins with such clauses keep PostgreSQL's plan (depths 0).  Tables of
+-- At INNER and LEFT depths they stay in GpuJoin and the device evaluates
+-- them, also fused under GpuPreAgg; one the device cannot take (a regular
+-- expression) is checked on the CPU over the device's key matches (a LEFT
+-- depth's matched rows joined on the CPU).  SEMI and ANTI joins with such
+-- clauses keep PostgreSQL's plan (depths 0).  Tables of
 -- 40_gpujoin_setup.sql and 45_gpujoin_preagg.sql.
 --
 SET pg_strom.regression_test_mode = on;
@@ -62,6 +63,14 @@ SELECT * FROM check_gpujoin($$
 SELECT * FROM check_gpujoin($$
 	SELECT f.id, d3.w FROM gj_fact f
 	  LEFT JOIN gj_d3 d3 ON d3.t = f.k_text AND length(f.k_text) > d3.w$$);
+-- quals the device cannot take: checked on the CPU
+SELECT * FROM check_gpujoin($$
+	SELECT f.id, d1.name FROM gj_fact f
+	  JOIN gj_d1 d1 ON f.k_int = d1.id AND d1.name ~ ('^d1_' || f.v % 5)$$);
+SELECT * FROM check_gpujoin($$
+	SELECT f.id, d1.name, d3.w FROM gj_fact f
+	  LEFT JOIN gj_d1 d1 ON f.k_int = d1.id AND d1.name ~ ('^d1_' || f.v % 5)
+	  LEFT JOIN gj_d3 d3 ON d3.t = f.k_text AND d3.w > f.v$$);
 -- SEMI and ANTI with another clause: PostgreSQL's plan
 SELECT * FROM check_gpujoin($$
 	SELECT f.id FROM gj_fact f
@@ -97,6 +106,9 @@ EXPLAIN (COSTS OFF)
 SELECT f.id, d1.name, d3.w FROM gj_fact f
   JOIN gj_d1 d1 ON f.k_int = d1.id AND f.v > d1.id % 13
   LEFT JOIN gj_d3 d3 ON d3.t = f.k_text AND d3.w > 0;
+EXPLAIN (COSTS OFF)
+SELECT f.id, d1.name FROM gj_fact f
+  LEFT JOIN gj_d1 d1 ON f.k_int = d1.id AND d1.name ~ ('^d1_' || f.v % 5);
 EXPLAIN (COSTS OFF)
 SELECT dt.d_year, count(*) FROM gj_fact f
   JOIN gpa_date dt ON f.k_int = dt.d_datekey AND dt.d_month > f.v
