@@ -784,12 +784,14 @@ typedef struct XpuJoinDesc
 	uint32_t	keys_offset;	/* XpuJoinKey[nkeys], from the message start */
 	uint32_t	flags;			/* 0 */
 	uint32_t	ncols;			/* payload columns of all depths (0..
-								 * XPU_JOIN_MAX_COLS; 0 unless fused) */
+								 * XPU_JOIN_MAX_COLS; 0 unless fused or
+								 * with residual quals) */
 	uint32_t	cols_offset;	/* XpuJoinCol[ncols], from the message start */
 	uint32_t	quals_offset;	/* 0, or int32_t[ndepths] from the message
 								 * start: each depth's residual join qual
-								 * (a BOOL node after the root; -1 none).
-								 * GPUJOIN_PREAGG sessions only */
+								 * (a BOOL node after the root; -1 none):
+								 * the nodes after the root are an inner
+								 * stage then, in a GPUJOIN session too */
 } XpuJoinDesc;
 
 /*

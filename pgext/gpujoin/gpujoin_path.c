@@ -23,10 +23,10 @@
  *	  them.  At an INNER or LEFT depth the join's other clauses are its
  *	  residual quals (residual_qual_ok: plain columns, nothing volatile, no
  *	  sub-select); at a SEMI or ANTI depth any other clause keeps
- *	  PostgreSQL's plan.  A plain GpuJoin checks them on the CPU (an INNER
- *	  depth's filter the device's records; an outer row with a match at a
- *	  LEFT depth with quals is joined on the CPU), a fused GpuPreAgg on the
- *	  device;
+ *	  PostgreSQL's plan.  The device evaluates them; where it cannot take
+ *	  them, a plain GpuJoin checks them on the CPU (an INNER depth's filter
+ *	  the device's records; an outer row with a match at a LEFT depth with
+ *	  quals is joined on the CPU) and a GpuPreAgg is not fused;
  *	- the join's output is plain columns of the relations;
  *	- the inner relation is expected to have no more rows than the outer
  *	  table (its rows are kept and sent to the device whole: the other way
