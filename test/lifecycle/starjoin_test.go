@@ -57,7 +57,7 @@ type sjStats struct {
 	floatPaired         int // results equal only within the float tolerance
 	maxChunks           int
 	// queries with a residual join clause; plans with a depth's Join
-	// Filter on the CPU (plain GpuJoin), on the GPU (fused GpuPreAgg)
+	// Filter on the CPU (quals the device cannot take), on the GPU
 	residual, filterCPU, filterGPU int
 	perKind                        map[string][2]int // join kind: queries, queries on a GPU node
 	failures                       []string
