@@ -56,8 +56,9 @@
  *			+ outer pages * cpu_tuple_cost * GPUJOIN_RECORDS_PAGE_TUPLES
  *			  (the service returning the records)
  *			+ join rows * cpu_tuple_cost (forming the rows)
- *			+ join rows * (each depth's residual quals' cost, and
- *			  cpu_tuple_cost for a LEFT depth with quals)
+ *			+ join rows * each depth's residual quals: gpu_operator_cost
+ *			  per operator where the device takes them, else their cost
+ *			  on the CPU and, at a LEFT depth, cpu_tuple_cost
  * where the last five lines are divided among parallel participants.  In
  * regression test mode the costs are scaled down as GpuScan's.
  *
@@ -346,10 +347,66 @@ gpujoin_records_cost(RelOptInfo *outer, int parallel_workers)
 	return outer->pages * cpu_tuple_cost * GPUJOIN_RECORDS_PAGE_TUPLES / divisor;
 }
 
+typedef struct RowVarsContext
+{
+	Index		outer_relid;
+	List	   *vars;			/* distinct Vars, in order */
+	bool		fits;
+} RowVarsContext;
+
 /*
- * The residual join quals, evaluated on the CPU over every key match: at
- * least the join's rows (a LEFT depth's matches are joined again on the
- * CPU, one cpu_tuple_cost more each).
+ * A residual qual's Vars as the columns of one row, Var(outer_relid, k +
+ * 1), for the device check over one relation; an inner column must have
+ * a payload slot encoding.
+ */
+static Node *
+row_vars_mutator(Node *node, RowVarsContext *cxt)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) copyObject(node);
+		ListCell   *lc;
+		int			k = 0;
+
+		foreach(lc, cxt->vars)
+		{
+			Var		   *v = lfirst(lc);
+
+			if (v->varno == var->varno && v->varattno == var->varattno)
+				break;
+			k++;
+		}
+		if (lc == NULL)
+			cxt->vars = lappend(cxt->vars, node);
+		if (var->varno != cxt->outer_relid &&
+			!gpujoin_slot_encodable(gpujoin_key_xtype(var->vartype)))
+			cxt->fits = false;
+		var->varno = cxt->outer_relid;
+		var->varattno = k + 1;
+		return (Node *) var;
+	}
+	return expression_tree_mutator(node, row_vars_mutator, (void *) cxt);
+}
+
+/* the device can evaluate the depth's residual quals (gpujoin_payload.c) */
+static bool
+quals_on_device(const GpuJoinDepthInfo *depth, Index outer_relid)
+{
+	RowVarsContext cxt = {outer_relid, NIL, true};
+	Node	   *mapped;
+
+	mapped = row_vars_mutator((Node *) make_ands_explicit(depth->join_quals), &cxt);
+	return cxt.fits && list_length(cxt.vars) <= XPU_MAX_ATTRS &&
+		pgstrom_codegen_qual_supported((Expr *) mapped, outer_relid);
+}
+
+/*
+ * The residual join quals over every key match, at least the join's rows:
+ * on the device, gpu_operator_cost per operator; on the CPU (the backend
+ * checks quals the device cannot take), their cost, and for a LEFT depth
+ * cpu_tuple_cost more per row (its matches are joined again on the CPU).
  */
 static Cost
 residual_cost(PlannerInfo *root, const GpuJoinInfo *info, double join_rows)
@@ -364,6 +421,12 @@ residual_cost(PlannerInfo *root, const GpuJoinInfo *info, double join_rows)
 		if (info->depths[d].join_quals == NIL)
 			continue;
 		cost_qual_eval(&qcost, info->depths[d].join_quals, root);
+		if (quals_on_device(&info->depths[d], info->outer_relid))
+		{
+			cost += join_rows * pgstrom_gpu_operator_cost *
+				(cpu_operator_cost > 0.0 ? qcost.per_tuple / cpu_operator_cost : 1.0);
+			continue;
+		}
 		cost += join_rows * qcost.per_tuple;
 		if (info->depths[d].join_type == JOIN_LEFT)
 			cost += join_rows * cpu_tuple_cost;
