@@ -409,6 +409,27 @@ xpu_join_reserve(uint32_t *nout, uint32_t capacity)
 	return k < capacity ? k : capacity;
 }
 
+/*
+ * write one record of item: the inner rows pos (NULL: NO_INNER at every
+ * depth); false when the output is full
+ */
+XPU_FUNC bool
+xpu_join_write(const xpu_join *jn, uint32_t item, const uint32_t *pos,
+			   uint32_t *out, uint32_t capacity, uint32_t *nout)
+{
+	uint32_t	k = xpu_join_reserve(nout, capacity);
+	uint32_t   *rec;
+	int			d;
+
+	if (k >= capacity)
+		return false;
+	rec = out + (size_t) k * (1 + jn->ndepths);
+	rec[0] = item;
+	for (d = 0; d < (int) jn->ndepths; d++)
+		rec[1 + d] = pos ? pos[d] : XPU_JOIN_NO_INNER;
+	return true;
+}
+
 /* outcome of xpu_join_row */
 #define XPU_JOIN_ROW_DONE		0
 #define XPU_JOIN_ROW_SUSPENDED	1
@@ -425,23 +446,13 @@ xpu_join_row(const xpu_join *jn, const xpu_join_inner *inners, const xpu_datum *
 			 const xpu_join_probe *pr, XpuJoinCursor *cur,
 			 uint32_t *out, uint32_t capacity, uint32_t *nout, uint32_t *nwritten)
 {
-	uint32_t	stride = 1 + jn->ndepths;
-
 	while (xpu_join_next(jn, inners, slots, pr, cur))
 	{
-		uint32_t	k = xpu_join_reserve(nout, capacity);
-		uint32_t   *rec;
-		int			d;
-
-		if (k >= capacity)
+		if (!xpu_join_write(jn, cur->item, cur->pos, out, capacity, nout))
 		{
 			cur->state = XPU_JOIN_CUR_PENDING;
 			return XPU_JOIN_ROW_SUSPENDED;
 		}
-		rec = out + (size_t) k * stride;
-		rec[0] = cur->item;
-		for (d = 0; d < (int) jn->ndepths; d++)
-			rec[1 + d] = cur->pos[d];
 		(*nwritten)++;
 	}
 	return XPU_JOIN_ROW_DONE;
@@ -457,39 +468,12 @@ XPU_FUNC bool
 xpu_join_recheck(const xpu_join *jn, uint32_t item, uint32_t *out, uint32_t capacity,
 				 uint32_t *nout)
 {
-	uint32_t	k = xpu_join_reserve(nout, capacity);
-	uint32_t   *rec;
-	int			d;
-
-	if (k >= capacity)
-		return false;
-	rec = out + (size_t) k * (1 + jn->ndepths);
-	rec[0] = item | XPU_ITEM_RECHECK;
-	for (d = 0; d < (int) jn->ndepths; d++)
-		rec[1 + d] = XPU_JOIN_NO_INNER;
-	return true;
+	return xpu_join_write(jn, item | XPU_ITEM_RECHECK, (const uint32_t *) 0, out, capacity,
+						  nout);
 }
 
 /* outcome of xpu_join_tuple beyond XPU_JOIN_ROW_* */
 #define XPU_JOIN_ROW_BAD		2		/* a resumed cursor that cannot be */
-
-/* write the walk's combination: false when the output is full */
-XPU_FUNC bool
-xpu_join_write(const xpu_join *jn, const XpuJoinCursor *cur, const uint32_t *pos,
-			   uint32_t *out, uint32_t capacity, uint32_t *nout)
-{
-	uint32_t	k = xpu_join_reserve(nout, capacity);
-	uint32_t   *rec;
-	int			d;
-
-	if (k >= capacity)
-		return false;
-	rec = out + (size_t) k * (1 + jn->ndepths);
-	rec[0] = cur->item;
-	for (d = 0; d < (int) jn->ndepths; d++)
-		rec[1 + d] = pos[d];
-	return true;
-}
 
 /*
  * xpu_join_walk_resume - the walk of a resumed cursor (its combination
@@ -556,7 +540,7 @@ xpu_join_row_quals(const xpu_program *prog, const xpu_join *jn, const xpu_join_i
 			return XPU_JOIN_ROW_BAD;
 		if (cur->state == XPU_JOIN_CUR_PENDING)
 		{
-			if (!xpu_join_write(jn, cur, w.pos, out, capacity, nout))
+			if (!xpu_join_write(jn, cur->item, w.pos, out, capacity, nout))
 				return XPU_JOIN_ROW_SUSPENDED;
 			(*nwritten)++;
 			cur->state = XPU_JOIN_CUR_EMITTED;
@@ -573,7 +557,7 @@ xpu_join_row_quals(const xpu_program *prog, const xpu_join *jn, const xpu_join_i
 		/* the same walk passed whole before, or the cursor was not its own */
 		if (res != XPU_ROW_MATCH)
 			return XPU_JOIN_ROW_BAD;
-		if (!xpu_join_write(jn, cur, w.pos, out, capacity, nout))
+		if (!xpu_join_write(jn, cur->item, w.pos, out, capacity, nout))
 		{
 			cur->state = XPU_JOIN_CUR_PENDING;
 			for (d = 0; d < (int) jn->ndepths; d++)

@@ -15,6 +15,7 @@
 #undef TEST_PREAGG_NO_MAIN
 #include "xpu_join.h"
 #include <deque>
+#include <functional>
 #include <set>
 
 /* ------------------------------------------------------------------ */
@@ -70,16 +71,24 @@ build_index(const xpu_join_depth *jd, HostInner &hi, xpu_join_inner *v, uint32_t
 typedef std::vector<uint32_t> Rec;
 
 /*
+ * One row from its cursor within a launch (out holds capacity records,
+ * *nout the launch's count): an XPU_JOIN_ROW_* outcome.
+ */
+typedef std::function<int(XpuJoinCursor &cur, uint32_t *out, uint32_t capacity,
+						  uint32_t *nout)> RowStep;
+
+/*
  * Run the join of every outer row (cursor item = its index in `outer`)
  * as the kernel's launches would: a first launch over all rows, then
  * launches over the suspended cursors until none is left, each launch with
  * `capacity` records and the rows in a random order.  Every cursor that
- * comes back is checked before use, as the kernel checks it.
+ * comes back is checked before use, as the kernel checks it; step runs a
+ * row from it.
  */
 static std::vector<Rec>
-run_launches(const xpu_join *jn, const xpu_join_inner *inners,
-			 const std::vector<std::vector<xpu_datum>> &outer, uint32_t capacity,
-			 int *nlaunches, bool *ok)
+run_launches_with(const xpu_join *jn, const xpu_join_inner *inners,
+				  const std::vector<std::vector<xpu_datum>> &outer, uint32_t capacity,
+				  const RowStep &step, int *nlaunches, bool *ok)
 {
 	uint32_t stride = 1 + jn->ndepths;
 	std::vector<Rec> got;
@@ -101,7 +110,7 @@ run_launches(const xpu_join *jn, const xpu_join_inner *inners,
 		{
 			const xpu_datum *slots = outer[cur.item].data();
 			xpu_join_probe pr;
-			uint32_t nw = 0;
+			int res;
 
 			xpu_join_prepare(jn, slots, &pr);
 			if (!xpu_join_cursor_valid(jn, inners, slots, &pr, &cur))
@@ -110,9 +119,15 @@ run_launches(const xpu_join *jn, const xpu_join_inner *inners,
 				*ok = false;
 				return got;
 			}
-			if (xpu_join_row(jn, inners, slots, &pr, &cur, out.data(), capacity, &nout, &nw) ==
-				XPU_JOIN_ROW_SUSPENDED)
+			res = step(cur, out.data(), capacity, &nout);
+			if (res == XPU_JOIN_ROW_SUSPENDED)
 				suspended.push_back(cur);
+			else if (res != XPU_JOIN_ROW_DONE)
+			{
+				fprintf(stderr, "FAIL row %u: outcome %d\n", cur.item, res);
+				*ok = false;
+				return got;
+			}
 		}
 		uint32_t n = std::min(nout, capacity);
 		for (uint32_t k = 0; k < n; k++)
@@ -128,6 +143,23 @@ run_launches(const xpu_join *jn, const xpu_join_inner *inners,
 		list = suspended;
 	}
 	return got;
+}
+
+/* run_launches_with the kernel's row step of a session without quals */
+static std::vector<Rec>
+run_launches(const xpu_join *jn, const xpu_join_inner *inners,
+			 const std::vector<std::vector<xpu_datum>> &outer, uint32_t capacity,
+			 int *nlaunches, bool *ok)
+{
+	return run_launches_with(jn, inners, outer, capacity,
+		[&](XpuJoinCursor &cur, uint32_t *out, uint32_t cap, uint32_t *nout) {
+			const xpu_datum *slots = outer[cur.item].data();
+			xpu_join_probe pr;
+			uint32_t nw = 0;
+
+			xpu_join_prepare(jn, slots, &pr);
+			return xpu_join_row(jn, inners, slots, &pr, &cur, out, cap, nout, &nw);
+		}, nlaunches, ok);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1093,69 +1093,26 @@ plain_message(const Fused &f)
 }
 
 /*
- * Every row from its cursor, launch after launch at capacity, as
- * kern_gpujoin_block runs them (xpu_join_tuple after the outer stage):
- * the records of all launches.  A row suspended in one launch resumes in
- * the next from the cursor it left, in a random order.
+ * Every row through xpu_join_row_quals (xpu_join_tuple after the outer
+ * stage, as kern_gpujoin_block runs it), launch after launch at capacity:
+ * the records of all launches.  The walk evaluates nodes into the slots:
+ * each row gets its outer stage afresh.
  */
 static std::vector<Rec>
 run_quals_launches(const Fused &f, const xpu_program *prog, const xpu_join *jn,
 				   uint32_t capacity, uint32_t *nrecheck, bool *ok)
 {
-	uint32_t	stride = 1 + jn->ndepths;
-	std::vector<Rec> got;
-	std::vector<XpuJoinCursor> list(f.outer.size());
+	int			nlaunches;
 
-	*ok = true;
 	*nrecheck = 0;
-	for (size_t o = 0; o < f.outer.size(); o++)
-		xpu_join_cursor_init(&list[o], (uint32_t) o);
-	while (!list.empty())
-	{
-		std::vector<uint32_t> out((size_t) capacity * stride, 0xdeadbeef);
-		std::vector<XpuJoinCursor> suspended;
-		uint32_t	nout = 0;
-
-		for (size_t i = list.size(); i > 1; i--)
-			std::swap(list[i - 1], list[rng() % i]);
-		for (XpuJoinCursor cur : list)
-		{
+	return run_launches_with(jn, f.t.inners, f.outer, capacity,
+		[&](XpuJoinCursor &cur, uint32_t *out, uint32_t cap, uint32_t *nout) {
 			std::vector<xpu_datum> slots = f.outer[cur.item];
-			xpu_join_probe pr;
 			uint32_t	nw = 0;
-			int			res;
 
-			xpu_join_prepare(jn, slots.data(), &pr);
-			if (!xpu_join_cursor_valid(jn, f.t.inners, slots.data(), &pr, &cur))
-			{
-				fprintf(stderr, "FAIL a cursor the walk left is not valid (state %u)\n", cur.state);
-				*ok = false;
-				return got;
-			}
-			res = xpu_join_row_quals(prog, jn, f.t.inners, slots.data(), &cur, out.data(),
-									 capacity, &nout, &nw, nrecheck);
-			if (res == XPU_JOIN_ROW_SUSPENDED)
-				suspended.push_back(cur);
-			else if (res != XPU_JOIN_ROW_DONE)
-			{
-				fprintf(stderr, "FAIL row %u: outcome %d\n", cur.item, res);
-				*ok = false;
-				return got;
-			}
-		}
-		uint32_t	n = std::min(nout, capacity);
-
-		for (uint32_t k = 0; k < n; k++)
-			got.push_back(Rec(out.begin() + (size_t) k * stride, out.begin() + (size_t) (k + 1) * stride));
-		if (!suspended.empty() && n == 0)
-		{
-			fprintf(stderr, "FAIL a launch made no progress\n");
-			*ok = false;
-			return got;
-		}
-		list = suspended;
-	}
-	return got;
+			return xpu_join_row_quals(prog, jn, f.t.inners, slots.data(), &cur, out,
+									  cap, nout, &nw, nrecheck);
+		}, &nlaunches, ok);
 }
 
 /*
