@@ -3,10 +3,11 @@
 // Each device listens on PGDATA/.pg_strom.<postmaster pid>.gpu<N>.sock.  An
 // epoll loop accepts clients (up to Config.MaxConnections); one receiver
 // goroutine per client reads and parses requests and puts them on the
-// device's command queue, which serves connections round robin; a pool of
-// worker goroutines, resizable live (pg_strom.max_async_tasks), executes
-// them and hands the replies to the client's own writer goroutine, so no
-// worker waits for a client that does not read.  Each connection has a
+// device's command queue, which serves connections round robin; at most
+// pg_strom.max_async_tasks commands run at once (worker slots, resizable
+// live), and hand their replies to the client's own writer goroutine.  A
+// command whose client does not read its replies is suspended and gives
+// its slot back until the client drains, so no worker waits for a client.  Each connection has a
 // bound on its commands in flight; bodies are allocated as their bytes
 // arrive, under a budget shared by all connections; a partial message has
 // a deadline (limits.go says which and why).  The queued commands of a

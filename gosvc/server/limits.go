@@ -53,8 +53,9 @@ const (
 
 	// DefaultOutboxBytes bounds the SuccessHalfway replies a connection
 	// has queued for its writer: two of GpuPreAgg's largest groups
-	// messages (64 MB).  A node that has more waits for the client to
-	// read, which a backend emitting groups does one message at a time.
+	// messages (64 MB).  A command that has more is suspended until the
+	// client reads (a backend emitting groups reads one message at a
+	// time); its worker runs other commands meanwhile (workers.go).
 	DefaultOutboxBytes = 128 << 20
 
 	// MinBodyRate is the slowest a message body may arrive, on average.

@@ -9,17 +9,19 @@ import "sync"
 // rely on (see session).
 type fairQueue struct {
 	mu     sync.Mutex
-	cond   sync.Cond // a command was queued, a worker was stopped, or the server closed
 	ring   []*clientConn
 	n      int  // commands queued
 	closed bool // no more commands are accepted
+
+	// worker slots (workers.go), under mu
+	limit     int             // slots wanted
+	active    int             // slots held by running commands
+	suspended int             // commands waiting for their client, slot given back
+	resumers  []chan struct{} // suspended commands ready to run again, in order
+	dispatch  func()          // hands out free slots; called with mu held
 }
 
-func newFairQueue() *fairQueue {
-	q := &fairQueue{}
-	q.cond.L = &q.mu
-	return q
-}
+func newFairQueue() *fairQueue { return &fairQueue{} }
 
 // push queues cmd behind its connection's earlier commands; false when the
 // queue is closed.
@@ -36,7 +38,7 @@ func (q *fairQueue) push(cmd command) bool {
 		q.ring = append(q.ring, c)
 	}
 	q.n++
-	q.cond.Signal()
+	q.dispatch()
 	return true
 }
 
@@ -82,18 +84,11 @@ func (q *fairQueue) take(c *clientConn) []command {
 	return out
 }
 
-// close refuses further commands and wakes every worker.
+// close refuses further commands; suspended commands resume at once.
 func (q *fairQueue) close() {
 	q.mu.Lock()
 	q.closed = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-// wake wakes every worker, so a stopped one sees its stop channel.
-func (q *fairQueue) wake() {
-	q.mu.Lock()
-	q.cond.Broadcast()
+	q.dispatch()
 	q.mu.Unlock()
 }
 

@@ -15,9 +15,10 @@ import (
 // SUCCESS or ERROR that ends the request.  The first failure is kept, and
 // the request is answered with an Error reply.
 type halfways struct {
-	conn  *clientConn
-	id    uint32
-	limit int64 // Config.OutboxBytes: a send waits while the outbox is full
+	conn    *clientConn
+	id      uint32
+	limit   int64             // Config.OutboxBytes: a send waits while the outbox is full
+	suspend func(wait func()) // how it waits: its worker slot given back
 
 	mu    sync.Mutex
 	ended bool
@@ -25,8 +26,8 @@ type halfways struct {
 	err   error // the first failed send
 }
 
-func newHalfways(conn *clientConn, id uint32, limit int64) *halfways {
-	return &halfways{conn: conn, id: id, limit: limit}
+func (s *Server) newHalfways(conn *clientConn, id uint32) *halfways {
+	return &halfways{conn: conn, id: id, limit: s.cfg.OutboxBytes, suspend: s.whileSuspended}
 }
 
 // send frames p and writes it at once, under the lock, so end waits for a
@@ -46,7 +47,7 @@ func (h *halfways) send(p protocol.Payload, bad error) error {
 		return fmt.Errorf("%w: request %d: a SuccessHalfway reply after the request was answered", protocol.ErrBadReply, h.id)
 	}
 	if bad == nil {
-		if bad = h.conn.sendBounded(outItem{msgs: [][]byte{msg}}, h.limit); bad != nil {
+		if bad = h.conn.sendBounded(outItem{msgs: [][]byte{msg}}, h.limit, h.suspend); bad != nil {
 			h.conn.close() // a partial write desynchronizes the stream
 		}
 	}

@@ -77,7 +77,11 @@ const (
 
 // Stats is a snapshot of one server's counters.
 type Stats struct {
-	Workers        uint32 // running worker goroutines
+	Workers uint32 // worker slots (pg_strom.max_async_tasks); 0 once closed
+	// Busy is the slots held by running commands; Suspended counts the
+	// commands waiting for their client to read, which hold no slot.
+	Busy           uint32
+	Suspended      uint32
 	Connections    uint32 // open client sockets
 	Queued         uint32 // commands waiting for a worker
 	RequestsServed uint64 // requests answered successfully
@@ -105,14 +109,10 @@ type Server struct {
 	small    *budget       // the others, but for the tiny ones
 	done     chan struct{} // closed by Close
 
-	workersMu sync.Mutex
-	workers   []chan struct{} // one stop channel per wanted worker
-
 	connsMu sync.Mutex
 	conns   map[*clientConn]struct{}
 	closed  bool
 
-	running     atomic.Int32 // workers actually running
 	connections atomic.Int32
 	served      atomic.Uint64
 	bodyBytes   atomic.Int64
@@ -126,7 +126,7 @@ type Server struct {
 
 	acceptDone sync.WaitGroup
 	receivers  sync.WaitGroup
-	workerWG   sync.WaitGroup
+	workerWG   sync.WaitGroup // goroutines running commands
 	closeOnce  sync.Once
 	closeErr   error
 }
@@ -164,6 +164,7 @@ func New(cfg Config) (*Server, error) {
 		done:     make(chan struct{}),
 		conns:    make(map[*clientConn]struct{}),
 	}
+	s.queue.dispatch = s.dispatchLocked
 	s.SetWorkers(cfg.Workers)
 	s.acceptDone.Add(1)
 	go func() {
@@ -185,8 +186,11 @@ func (s *Server) SocketPath() string { return s.cfg.SocketPath }
 
 // Stats returns the current counters.
 func (s *Server) Stats() Stats {
+	limit, busy, suspended := s.workerCounts()
 	return Stats{
-		Workers:        uint32(s.running.Load()),
+		Workers:        uint32(limit),
+		Busy:           uint32(busy),
+		Suspended:      uint32(suspended),
 		Connections:    uint32(s.connections.Load()),
 		Queued:         uint32(s.queue.len()),
 		RequestsServed: s.served.Load(),
@@ -213,24 +217,24 @@ func (s *Server) Close() error {
 			s.closeErr = errors.Join(s.closeErr, fmt.Errorf("remove %s: %w", s.cfg.SocketPath, err))
 		}
 
-		// Workers see done and exit after their current command; the
-		// closed queue takes no more commands, and those queued are
-		// dropped, which releases every receiver waiting on its
-		// client's inflight.
-		s.workersMu.Lock()
-		s.workers = nil
-		s.workersMu.Unlock()
+		// The closed queue starts no more commands, and those queued
+		// are dropped, which releases every receiver waiting on its
+		// client's inflight.  Connections close first, so that no
+		// command waits for a client to read: running commands end
+		// after their current step.
 		s.queue.close()
-		s.workerWG.Wait()
-		s.dropCommands(s.queue.take(nil))
-
 		s.connsMu.Lock()
 		s.closed = true
 		for c := range s.conns {
 			c.close()
 		}
 		s.connsMu.Unlock()
+		s.workerWG.Wait()
+		s.dropCommands(s.queue.take(nil))
 		s.receivers.Wait()
+		s.queue.mu.Lock()
+		s.queue.limit = 0
+		s.queue.mu.Unlock()
 	})
 	return s.closeErr
 }

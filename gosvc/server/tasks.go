@@ -55,7 +55,7 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 	}
 	what := fmt.Sprintf("task exec of chunk %d", cmd.chunk.ChunkID)
 	msg := cmd.req.(protocol.TaskExecRequest).Msg
-	out := newHalfways(cmd.conn, id, s.cfg.OutboxBytes)
+	out := s.newHalfways(cmd.conn, id)
 	defer out.end() // also when Exec panics: nothing more goes out
 	sink := chunkHalfways{out, cmd.chunk.ChunkID}
 	chunk := cmd.chunk
@@ -99,10 +99,11 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 func (s *Server) taskFinal(cmd *command) ([]byte, bool) {
 	id := cmd.header.RequestID
 	sess := cmd.sess
-	out := newHalfways(cmd.conn, id, s.cfg.OutboxBytes)
+	out := s.newHalfways(cmd.conn, id)
 	sess.requestFinal(out, cmd.header.Flags&protocol.FinalCollect != 0)
 	cmd.releaseSession()
-	<-sess.released
+	// the session's chunks may be suspended on this very client
+	s.whileSuspended(func() { <-sess.released })
 	if err := errors.Join(out.end(), sess.finalErr, sess.closeErr); err != nil {
 		return s.executorError(id, "task final", err)
 	}

@@ -24,7 +24,7 @@ type outItem struct {
 // messages are discarded (done is still called) and errConnClosed is
 // returned.  Messages sent by one goroutine go out in order.
 func (c *clientConn) send(it outItem) error {
-	return c.sendBounded(it, 0)
+	return c.sendBounded(it, 0, nil)
 }
 
 // sendBounded is send, but with limit > 0 it first waits while the outbox
@@ -34,12 +34,20 @@ func (c *clientConn) send(it outItem) error {
 // MaxInflight); a node may send any number of SuccessHalfway replies, so
 // they wait here, and a client that does not read holds at most limit
 // bytes plus one message of service memory until its write deadline
-// closes it.
-func (c *clientConn) sendBounded(it outItem, limit int64) error {
+// closes it.  The wait runs through suspend (Server.whileSuspended), which
+// gives the caller's worker slot to other clients' commands meanwhile; nil
+// waits in place.
+func (c *clientConn) sendBounded(it outItem, limit int64, suspend func(wait func())) error {
 	size := itemBytes(it)
 	c.outMu.Lock()
-	for limit > 0 && !c.outDead && !c.isClosed() && c.outBytes > 0 && c.outBytes+size > limit {
-		c.roomCond.Wait()
+	for limit > 0 && c.outboxFullLocked(size, limit) {
+		if suspend == nil {
+			c.roomCond.Wait()
+			continue
+		}
+		c.outMu.Unlock()
+		suspend(func() { c.waitRoom(size, limit) })
+		c.outMu.Lock()
 	}
 	if c.outDead || c.isClosed() {
 		c.outMu.Unlock()
@@ -53,6 +61,22 @@ func (c *clientConn) sendBounded(it outItem, limit int64) error {
 	c.outCond.Signal()
 	c.outMu.Unlock()
 	return nil
+}
+
+// outboxFullLocked reports whether size more bytes must wait for the
+// writer: the outbox holds others and they would pass limit.
+func (c *clientConn) outboxFullLocked(size, limit int64) bool {
+	return !c.outDead && !c.isClosed() && c.outBytes > 0 && c.outBytes+size > limit
+}
+
+// waitRoom waits until size more bytes fit in the outbox (or the
+// connection closed).
+func (c *clientConn) waitRoom(size, limit int64) {
+	c.outMu.Lock()
+	for c.outboxFullLocked(size, limit) {
+		c.roomCond.Wait()
+	}
+	c.outMu.Unlock()
 }
 
 func itemBytes(it outItem) int64 {
