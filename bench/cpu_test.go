@@ -178,7 +178,7 @@ func TestModeRunAddCPU(t *testing.T) {
 }
 
 func TestSetCPUFigures(t *testing.T) {
-	// the figures: 17.1 core-s per query on 1,676,000 pages is 10.2 µs/page
+	// a W1 query over copied pages: 17.1 core-s per query on 1,676,000 pages is 10.2 µs/page
 	var m ModeResult
 	m.setCPUFigures([]float64{17.5, 17.1, 16.0}, []float64{5.0, 5.028, 4.9}, 3, 1676000)
 	near(t, "host median", m.HostCoreSMedian, 17.1)

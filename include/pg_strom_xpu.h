@@ -769,7 +769,10 @@ typedef struct XpuPreAggGroups
 #define XPU_JOIN_MAX_TEXT_KEY	256		/* bytes of one text key */
 #define XPU_JOIN_MAX_ROWS		0x7fffffffU	/* inner rows of one depth */
 
-/* join type of a depth; RIGHT and FULL are not offered (issue 12) */
+/*
+ * join type of a depth; RIGHT and FULL are not offered (they need a matched
+ * flag per inner row and a pass over the unmatched ones after the scan)
+ */
 #define XPU_JOIN_INNER			1
 #define XPU_JOIN_LEFT			2		/* LEFT OUTER: unmatched outer rows
 										 * continue NULL-extended */

@@ -290,7 +290,8 @@ xpu_join_preagg_setup_block(const char *session, XpuPreAggTable *table,
  * Four blocks per multiprocessor (64 registers, a few spilled) rather than
  * two: the kernel waits on memory (the slots live in local memory), and
  * more resident warps hid it better; the SSB queries took 13 % less time
- * on the H200 than with two (test/device/kernel_variants.sh, session 10).
+ * on the H200 than with two (test/device/kernel_variants.sh; the results
+ * index, bench/results/README.md, has the run).
  */
 extern "C" __global__ void __launch_bounds__(XPU_GPUSCAN_THREADS, 4)
 kern_gpujoin_preagg(const char *session, const char *pages, uint32_t nblocks,

@@ -8,8 +8,8 @@ import (
 )
 
 // gatherCounters count, per device, how zero-copy pages reached it
-// (gatherPages): the lead's question on the H200 is whether runs of
-// consecutive buffers were long.
+// (gatherPages): whether runs of consecutive buffers are long enough for the
+// DMA copies to carry most pages is what decides the DMA threshold.
 type gatherCounters struct {
 	dmaPages    atomic.Uint64 // copied by DMA
 	dmaCopies   atomic.Uint64 // cuMemcpyHtoDAsync calls for them

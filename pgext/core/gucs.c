@@ -304,7 +304,8 @@ init_planner_gucs(void)
 	/*
 	 * A page read by the GPU path costs gpu_page_cost in place of
 	 * seq_page_cost (planner/gpu_paths.c, gpu_heap_pages_cost).  Calibrated
-	 * on an H200 with 16 workers over prewarmed tables (main at c8f99c2):
+	 * on an H200 with 16 workers over prewarmed tables (bench/results/README.md
+	 * has the run):
 	 * the zero-copy path moved 31-40 GB/s, 0.2-0.26 us of wall time per
 	 * 8 kB page, where PostgreSQL's parallel plans took 0.6-0.9 us per unit
 	 * of their own cost (1.1 s for a count over 200 M narrow rows, whose

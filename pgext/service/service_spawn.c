@@ -51,7 +51,7 @@ pgstrom_build_config(PgStromCtlConfig *config)
 	config->mempool_max_ratio = pgstrom_gpu_mempool_max_ratio;
 
 	/*
-	 * min_ratio's upper bound was fixed when the GUC was defined; a later
+	 * min_ratio's upper bound is set when the GUC is defined; a later
 	 * reload may lower max_ratio below it, and the pool cannot keep more
 	 * than it may hold.
 	 */

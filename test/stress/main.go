@@ -1,4 +1,4 @@
-// Command stress is pg_strom's reliability harness (issue 11): N clients run
+// Command stress is pg_strom's reliability harness: N clients run
 // randomly chosen GpuScan and GpuPreAgg queries in a loop and compare every
 // result with PostgreSQL's own (pg_strom.enabled = off, computed once),
 // while pgbench -S and/or a loop of read-write transactions run alongside
