@@ -747,7 +747,7 @@ typedef struct XpuPreAggGroups
 } XpuPreAggGroups;
 
 /* ================================================================
- * GpuJoin (kernels/JOIN.md)
+ * GpuJoin (docs/internals/join-kernels.md)
  *
  * A GPUJOIN session is a GPUSCAN program over the outer (fact) table: its
  * root is the outer quals (a CONST true when there are none), and every
@@ -950,7 +950,7 @@ typedef struct XpuJoinCursor
 #define XPU_JOIN_COUNTER__COUNT		5
 
 /*
- * GpuPreAgg fused over GpuJoin (XPU_KIND_GPUJOIN_PREAGG; kernels/JOIN.md,
+ * GpuPreAgg fused over GpuJoin (XPU_KIND_GPUJOIN_PREAGG; docs/internals/join-kernels.md,
  * "Fused GpuPreAgg").  The session is a GPUJOIN one (join_offset, its
  * root the outer quals, the outer join keys below it) that also has a
  * GPUPREAGG descriptor (preagg_offset).  Nodes after the root are
@@ -958,7 +958,7 @@ typedef struct XpuJoinCursor
  * (INNER_VAR over the XpuJoinCol payload columns); no VAR may follow the
  * root.  Group keys, aggregate arguments and FILTERs name any node but
  * the root.  XpuJoinDesc.quals_offset may give INNER and LEFT depths a
- * residual join qual (kernels/JOIN.md, "Residual join quals").  The inner depths are loaded and built as GPUJOIN's
+ * residual join qual (docs/internals/join-kernels.md, "Residual join quals").  The inner depths are loaded and built as GPUJOIN's
  * (PGSTROM_MSG_JOIN_INNER, kern_gpujoin_build accepts either kind); the
  * chunks run as GPUPREAGG's (items, RETRY passes, growth, groups at the
  * last TaskFinal) through

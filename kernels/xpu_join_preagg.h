@@ -1,7 +1,7 @@
 /*
  * xpu_join_preagg.h
  *
- * GpuPreAgg fused over GpuJoin (kernels/JOIN.md, "Fused GpuPreAgg"): one
+ * GpuPreAgg fused over GpuJoin (docs/internals/join-kernels.md, "Fused GpuPreAgg"): one
  * pass reads an outer page, evaluates the outer quals and join keys,
  * probes every depth, and folds each join combination into GpuPreAgg's
  * device table, so no combination ever leaves the device.  This is the

@@ -15,7 +15,7 @@
  * for the buckets.  Checks the counters and the chains as test_join.cu
  * checks the host build: NTUPLES is every row, NITEMS the rows linked,
  * which are the rows without a NULL key (not nrows - 1: the page's own
- * tuples with a NULL key are inner rows too; see JOIN.md).  d_counters
+ * tuples with a NULL key are inner rows too; see docs/internals/join-kernels.md).  d_counters
  * holds XPU_COUNTER__COUNT counters or more.
  */
 static void

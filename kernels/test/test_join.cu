@@ -1187,7 +1187,7 @@ test_page_join(const char *path)
 		/*
 		 * The build links exactly the rows without a NULL key, which are
 		 * fewer than all rows but the last (gpu_test_join.cu's device
-		 * builds are checked against the same count: see JOIN.md)
+		 * builds are checked against the same count: see docs/internals/join-kernels.md)
 		 */
 		for (int d = 0; d < (int) pj.jn.ndepths; d++)
 		{

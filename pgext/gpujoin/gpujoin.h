@@ -7,7 +7,7 @@
  *
  * The backend runs PostgreSQL's plans of the inner relations, keeps their
  * tuples and sends each depth's join keys as normalized key slots
- * (kernels/JOIN.md); the device returns, per outer tuple, records that
+ * (docs/internals/join-kernels.md); the device returns, per outer tuple, records that
  * name the matched inner rows by index, and the backend forms every row
  * from its own data.  Whatever the device cannot do runs on the CPU
  * against the very same inner tuples.

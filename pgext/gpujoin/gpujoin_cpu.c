@@ -15,7 +15,7 @@
  * Every key is an outer-table expression, so a depth's matches do not
  * depend on the other depths: without residual quals an outer row's output
  * is the product of each depth's choices, as the device enumerates them
- * (kernels/JOIN.md):
+ * (docs/internals/join-kernels.md):
  *	INNER	every match (none: no row)
  *	LEFT	every match, or one NO_INNER when there is none
  *	SEMI	one NO_INNER when there is a match (none: no row)

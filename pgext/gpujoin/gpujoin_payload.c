@@ -2,7 +2,7 @@
  *
  * gpujoin_payload.c
  *		The join row's inner columns on the device: payload slots and the
- *		expressions that read them (kernels/JOIN.md, "Fused GpuPreAgg",
+ *		expressions that read them (docs/internals/join-kernels.md, "Fused GpuPreAgg",
  *		"Residual join quals").
  *
  * A column of an inner depth that a device expression reads travels in
@@ -171,7 +171,7 @@ gpujoin_emit_outer_vars(CgContext *ctx, List *exprs, Index scanrelid)
  * Each depth's residual join quals (over the device's row), ANDed into one
  * new BOOL node after everything emitted so far: depth by depth, before
  * anything else after the root, so that no node before a depth's qual
- * reads a deeper depth (the stage rule of kernels/JOIN.md).
+ * reads a deeper depth (the stage rule of docs/internals/join-kernels.md).
  */
 bool
 gpujoin_emit_row_quals(CgContext *ctx, List **quals, int ndepths,

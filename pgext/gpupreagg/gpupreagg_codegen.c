@@ -255,7 +255,7 @@ append_preagg_desc(StringInfo buf, const GpuPreAggInfo *info,
 }
 
 /*
- * ---- fused over a GpuJoin (kernels/JOIN.md, "Fused GpuPreAgg") ----
+ * ---- fused over a GpuJoin (docs/internals/join-kernels.md, "Fused GpuPreAgg") ----
  *
  * The program: the VARs of the outer table first (the device fills only
  * those up to the root), then the GpuJoin program (outer join keys, the

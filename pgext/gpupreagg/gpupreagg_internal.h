@@ -173,7 +173,7 @@ extern bool gpupreagg_codegen_check(const GpuPreAggInfo *info, Index scanrelid,
 									char **reason);
 
 /*
- * gpupreagg_join_path.c: GpuPreAgg fused over a GpuJoin (kernels/JOIN.md,
+ * gpupreagg_join_path.c: GpuPreAgg fused over a GpuJoin (docs/internals/join-kernels.md,
  * "Fused GpuPreAgg").  The keys, arguments and FILTERs of a fused node are
  * over the *join row*: Var(outer_relid, k + 1) is column k of cols, an
  * outer column or an inner column of an INNER or LEFT depth.

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * gpupreagg_join_path.c
- *		Planner side of GpuPreAgg fused over GpuJoin (kernels/JOIN.md,
+ *		Planner side of GpuPreAgg fused over GpuJoin (docs/internals/join-kernels.md,
  *		"Fused GpuPreAgg"): the outer table's pages are joined and every
  *		join combination is folded into the device's group table, so that
  *		no join row leaves the device.
@@ -19,7 +19,7 @@
  *	  table, with the join row's columns as that table's;
  *	- each depth's residual join quals, ANDed, are a qual the device takes
  *	  over the join row (their columns join it), which it evaluates as it
- *	  chooses the depth's matches (kernels/JOIN.md, "Residual join
+ *	  chooses the depth's matches (docs/internals/join-kernels.md, "Residual join
  *	  quals").
  * The join row: Var(outer_relid, k + 1) stands for column k of cols.  The
  * same mapping serves every GpuJoin path of the relation, whatever its

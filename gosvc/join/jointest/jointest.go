@@ -108,7 +108,7 @@ func (d *Data) Rows1() []byte {
 }
 
 // NestedLoop is the records of JoinProgram(qualMin, t0, twoDepths) over
-// d, by kernels/JOIN.md's rules, sorted.
+// d, by docs/internals/join-kernels.md's rules, sorted.
 func (d *Data) NestedLoop(qualMin int32, t0 xpu.JoinType, twoDepths bool) [][]uint32 {
 	var recs [][]uint32
 	for _, o := range d.Outer {
