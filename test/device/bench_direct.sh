@@ -1,37 +1,45 @@
 #!/usr/bin/env bash
-# There (the GPU machine), with .device staged by stage.sh: direct read
-# against issue 13's goal.  A cluster with shared_buffers = 4GB, w1_narrow
-# at scale 1 (13.65 GB: larger than shared_buffers, so prewarm leaves it in
-# the OS page cache), then group_8 and preagg_10 in PostgreSQL's modes and
-# on the GPU with pg_strom.direct_read on; with DIRECT_OFF=1 also a run
-# with it off (the zero-copy path of the same setting).  EXPLAIN ANALYZE
-# of both queries shows how many blocks came each way.  Results to $OUT.
-# Knobs for measuring the service's reads: PGSTROM_DIRECT_READ_ODIRECT=1
+# test/device/bench_direct.sh: direct read.  A cluster with shared_buffers =
+# DIRECT_SHARED_BUFFERS (default 4GB), w1_narrow at DIRECT_SCALE (default 1:
+# 13.65 GB, larger than shared_buffers, so prewarm leaves it in the OS page
+# cache), then group_8 and preagg_10 in PostgreSQL's modes and on the GPU
+# with pg_strom.direct_read on; with DIRECT_OFF=1 also a run with it off
+# (the zero-copy path of the same setting), with PC_OFF=1 (and a page cache
+# in DIRECT_EXTRA_CONF) one with pg_strom.use_page_cache off.  EXPLAIN
+# ANALYZE of both queries shows how many blocks came each way.  Results to
+# $OUT.  Knobs for the service's reads: PGSTROM_DIRECT_READ_ODIRECT=1
 # (O_DIRECT) and PGSTROM_DIRECT_READ_WORKERS=N, set in the environment of
-# the cluster's start.  COLD=1 adds, where the page cache can be dropped,
-# both queries from a cold cache beside the storage's own read rate (the
-# relation's segment files read by 16 parallel readers).
+# the cluster's start.  COLD=1 adds, where the page cache can be dropped
+# (root), both queries from a cold cache beside the storage's own read rate
+# (the relation's segment files read by 16 parallel readers).
+# Needs: a GPU machine with 16 cores and about 32 GB of memory or more;
+# PGSTROM_STAGE staged by stage.sh (pg.tgz, pgstrom-bench) and the cluster
+# of cluster.sh (variables: env.sh); root to reserve huge pages.
+# Takes about 4-6 minutes at scale 1 (the load about 3), less when the
+# table is already loaded; COLD=1 adds a few minutes.
+# No -e: a failed step is reported and the next one runs.
 set -uo pipefail
-R=.device/remote.sh
-OUT=${OUT:-/tmp/out}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
 mkdir -p "$OUT"
-B=.device/pgstrom-bench
+B=$STAGE/pgstrom-bench
+device_need_staged pgstrom-bench
 conf=$(mktemp)
 echo "shared_buffers = ${DIRECT_SHARED_BUFFERS:-4GB}" > "$conf"
 # DIRECT_EXTRA_CONF: more lines, e.g. "pg_strom.gpu_page_cache_size = 32GB"
 [ -n "${DIRECT_EXTRA_CONF:-}" ] && echo "$DIRECT_EXTRA_CONF" >> "$conf"
 chmod 644 "$conf"
-. .device/hugepages.sh
+. "$here/hugepages.sh"
 reserve_huge_pages ${DIRECT_HUGE_GB:-4}
-bash $R start "$conf" || exit 1
-eval "$(bash $R env)"
+bash "$R" start "$conf" || exit 1
+eval "$(bash "$R" env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm' -c 'CREATE EXTENSION IF NOT EXISTS pg_visibility'
 psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
 	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
 psql -X -c 'SHOW shared_buffers' -c 'SELECT state, reason FROM pgstrom.gpu_service_status()'
 t0=$SECONDS
-timeout "${BENCH_LOAD_TIMEOUT:-360}" $B load -scale "${DIRECT_SCALE:-1}" -tables w1_narrow || echo "load failed: $?"
+timeout "${BENCH_LOAD_TIMEOUT:-360}" "$B" load -scale "${DIRECT_SCALE:-1}" -tables w1_narrow || echo "load failed: $?"
 echo "load: $((SECONDS - t0)) s"
 psql -X -c "CHECKPOINT" -c "SELECT pg_size_pretty(pg_relation_size('w1_narrow')) AS heap,
 	(SELECT all_visible FROM pg_visibility_map_summary('w1_narrow')) AS all_visible_pages" 2>/dev/null ||
@@ -74,10 +82,10 @@ for dr in on ${DIRECT_OFF:+off} ${PC_OFF:+cacheoff}; do
 	t0=$SECONDS
 	set_gpu="pg_strom.direct_read=$dr"
 	[ "$dr" = cacheoff ] && set_gpu="pg_strom.direct_read=on,pg_strom.use_page_cache=off"
-	timeout "${BENCH_RUN_TIMEOUT:-200}" $B run -tables w1_narrow -queries group_8,preagg_10 -runs "$runs" \
+	timeout "${BENCH_RUN_TIMEOUT:-200}" "$B" run -tables w1_narrow -queries group_8,preagg_10 -runs "$runs" \
 		-gpu-set "$set_gpu" -json "$OUT/direct-$dr.json" -plans "$OUT/direct-plans-$dr.txt" \
 		> "$OUT/direct-$dr.txt"
 	echo "run direct_read=$dr: exit $?, $((SECONDS - t0)) s"
 	cat "$OUT/direct-$dr.txt"
 done
-bash $R stop
+bash "$R" stop

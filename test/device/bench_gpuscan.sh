@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# There (GPU machine), with a cluster started by .device/remote.sh: a
-# 50-million-row table scanned with a selective filter, pg_strom off (16
-# parallel workers, JIT on) and on, in the same run; results must agree.
+# test/device/bench_gpuscan.sh: with a cluster started by cluster.sh and
+# pg_strom created: a table of BENCH_ROWS (default 50,000,000) rows scanned
+# with a selective filter, pg_strom off (16 parallel workers, JIT on and off)
+# and on, in the same run; the results must agree.  Then kill -9 of the GPU
+# service during a GpuScan, with pg_strom.cpu_fallback on (the query must
+# finish with the same result) and off (it must fail with a clear error).
+# Needs: a GPU machine with 16 cores; the running cluster (cluster.sh,
+# env.sh), pg_prewarm in that PostgreSQL.
+# Takes about 2-4 minutes (the load of 50 M rows by 8 sessions about 1).
+# No -e: a failed step is reported and the next one runs.
 set -uo pipefail
-R=.device/remote.sh
-eval "$(bash $R env)"
-psqlc() { bash $R psql "$@"; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
+eval "$(bash "$R" env)"
+psqlc() { bash "$R" psql "$@"; }
 ROWS=${BENCH_ROWS:-50000000}
 LOADERS=8
 psqlc -q -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" -c "DROP TABLE IF EXISTS bench" \

@@ -1,36 +1,44 @@
 #!/usr/bin/env bash
-# There (the GPU machine), with .device staged by stage.sh: SSB at scale
-# factor SSB_SF (default 20) with the device page cache
-# (pg_strom.gpu_page_cache_size = PC_SIZE, default 32GB), in one command of
-# under 10 minutes: the load, a CHECKPOINT (dirty pages are never cached),
-# one fact-table scan timed cold (it fills the cache), warm and with
-# pg_strom.use_page_cache off, the 13 queries against PostgreSQL's two modes
-# (BENCH_RUNS timed runs after the bench's warm-up, which fills the cache),
-# the DEBUG1 timelines of Q1.1, Q3.1 and Q4.1, the kernel variants of
-# .device/variants (kernel_variants.sh) if staged, then
-# test/device/pagecache_checks.sh (PC_CHECKS=0: not).  Results to $OUT.
+# test/device/bench_pagecache.sh: SSB at scale factor SSB_SF (default 20)
+# with the device page cache (pg_strom.gpu_page_cache_size = PC_SIZE,
+# default 32GB; shared_buffers SSB_SHARED_BUFFERS, default 24GB): the load,
+# a CHECKPOINT (dirty pages are never cached), one fact-table scan timed
+# cold (it fills the cache), warm and with pg_strom.use_page_cache off, the
+# 13 queries against PostgreSQL's two modes (BENCH_RUNS timed runs after the
+# bench's warm-up, which fills the cache), the DEBUG1 timelines of Q1.1,
+# Q3.1 and Q4.1, the kernel variants of PGSTROM_STAGE/variants
+# (kernel_variants.sh) if staged, then pagecache_checks.sh (PC_CHECKS=0:
+# not).  PC_TASKS="12 24 48" first picks the fastest
+# pg_strom.max_async_tasks.  Results to $OUT.
+# Needs: a GPU with 32 GB of device memory or more, a machine with 16 cores
+# and about 64 GB of memory or more; PGSTROM_STAGE staged by stage.sh
+# (pg.tgz, pgstrom-bench) and the cluster of cluster.sh (variables:
+# env.sh); root to reserve huge pages.
+# Takes about 8-10 minutes at scale factor 20 (the load about 3-4).
+# No -e: a failed step is reported and the next one runs.
 set -uo pipefail
-R=.device/remote.sh
-OUT=${OUT:-/tmp/out}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
 mkdir -p "$OUT"
-B=.device/pgstrom-bench
+B=$STAGE/pgstrom-bench
+device_need_staged pgstrom-bench
 conf=$(mktemp)
 printf 'shared_buffers = %s\npg_strom.gpu_page_cache_size = %s\n' "${SSB_SHARED_BUFFERS:-24GB}" "${PC_SIZE:-32GB}" > "$conf"
 chmod 644 "$conf"
-. .device/hugepages.sh
+. "$here/hugepages.sh"
 reserve_huge_pages 24
-bash $R start "$conf" || exit 1
-eval "$(bash $R env)"
+bash "$R" start "$conf" || exit 1
+eval "$(bash "$R" env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'
 psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
 	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
 psql -X -c 'SHOW shared_buffers' -c 'SHOW pg_strom.gpu_page_cache_size' -c 'SELECT state, reason FROM pgstrom.gpu_service_status()'
-log=${PGDATA:-/data/pgstrom}/server.log
+log=$PGDATA/server.log
 grep -m2 -E "device page cache|no device page cache" "$log"
 
 t0=$SECONDS
-timeout "${BENCH_LOAD_TIMEOUT:-300}" $B load -sf "${SSB_SF:-20}" -tables ssb || echo "load failed: $?"
+timeout "${BENCH_LOAD_TIMEOUT:-300}" "$B" load -sf "${SSB_SF:-20}" -tables ssb || echo "load failed: $?"
 echo "load: $((SECONDS - t0)) s"
 psql -X -q -c CHECKPOINT
 
@@ -67,7 +75,7 @@ if [ -n "${PC_TASKS:-}" ]; then
 fi
 
 t0=$SECONDS
-timeout "${BENCH_RUN_TIMEOUT:-300}" $B run -tables ssb -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
+timeout "${BENCH_RUN_TIMEOUT:-300}" "$B" run -tables ssb -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
 	-json "$OUT/bench-ssb.json" -png "$OUT/bench-ssb.png" -plans "$OUT/plans-ssb.txt" > "$OUT/bench-ssb.txt"
 echo "run ssb: exit $?, $((SECONDS - t0)) s"
 cat "$OUT/bench-ssb.txt"
@@ -91,18 +99,18 @@ done
 
 # kernel variants staged by stage_variants.sh: the queries in the GPU mode
 # with each (the cluster restarts on each one)
-if [ -d .device/variants ]; then
+if [ -d "$STAGE/variants" ]; then
 	t0=$SECONDS
-	R=$R timeout "${KV_TIMEOUT:-240}" bash .device/kernel_variants.sh "$OUT/plans-ssb.txt" > "$OUT/kernel-variants.txt" 2>&1
+	R="$R" timeout "${KV_TIMEOUT:-240}" bash "$here/kernel_variants.sh" "$OUT/plans-ssb.txt" > "$OUT/kernel-variants.txt" 2>&1
 	echo "kernel variants: exit $?, $((SECONDS - t0)) s"
 	cat "$OUT/kernel-variants.txt"
 fi
 
 if [ "${PC_CHECKS:-1}" = 1 ]; then
 	t0=$SECONDS
-	PC_ROWS=${PC_ROWS:-2000000} R=$R timeout 180 bash .device/pagecache_checks.sh > "$OUT/pagecache_checks.txt" 2>&1
+	PC_ROWS=${PC_ROWS:-2000000} R="$R" timeout 180 bash "$here/pagecache_checks.sh" > "$OUT/pagecache_checks.txt" 2>&1
 	echo "pagecache checks: exit $?, $((SECONDS - t0)) s"
 	cat "$OUT/pagecache_checks.txt"
 fi
-bash $R stop >/dev/null
+bash "$R" stop >/dev/null
 grep -E "PANIC|terminated by signal|GPU service (failed|exited)" "$log" | head -5

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# There (GPU machine), from the repository root with .device carried: a plain
-# GpuJoin with residual join quals (README "Residual join quals") timed
-# against PostgreSQL in one run.  A fact table of BENCH_ROWS rows joined to
-# a 100,000-row dimension, INNER and LEFT, with a qual over both sides:
+# test/device/bench_residual.sh: a plain GpuJoin with residual join quals
+# (README "Residual join quals") timed against PostgreSQL in one run.  A
+# fact table of BENCH_ROWS (default 20,000,000) rows joined to a
+# 100,000-row dimension, INNER and LEFT, with a qual over both sides:
 #   gpu:      the device evaluates the qual;
 #   gpu-cpuq: the same qual ANDed with a regular expression over both
 #             sides that every row matches, which the device cannot take:
@@ -13,18 +13,23 @@
 # are formed and leave the join node (no aggregation fused into it), under
 # a parallel plan (16 workers).  Every mode must give the same count and
 # sum.  Results to $OUT.
+# Needs: a GPU machine with 16 cores; a new cluster (the script creates
+# pg_strom and its tables): PostgreSQL staged by stage.sh (pg.tgz) and
+# cluster.sh (variables: env.sh); root to reserve huge pages.
+# Takes about 2-3 minutes (the load about 15 s).
+# No -e: a failed step is reported and the next one runs.
 set -uo pipefail
-R=.device/remote.sh
-export OUT=${OUT:-/tmp/out}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
 mkdir -p "$OUT"
-psqlc() { bash $R psql "$@"; }
+psqlc() { bash "$R" psql "$@"; }
 ROWS=${BENCH_ROWS:-20000000}
 LOADERS=8
 
-. .device/hugepages.sh
+. "$here/hugepages.sh"
 reserve_huge_pages 16
-bash $R start || exit 1
-eval "$(bash $R env)"
+bash "$R" start || exit 1
+eval "$(bash "$R" env)"
 psqlc -q -c 'CREATE EXTENSION pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'
 psqlc -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
@@ -92,4 +97,4 @@ for KIND in INNER LEFT; do
 	done > "$OUT/analyze-$KIND.txt" 2>&1
 done
 rm -f "$OUT/run.tmp"
-bash $R stop >/dev/null 2>&1
+bash "$R" stop >/dev/null 2>&1

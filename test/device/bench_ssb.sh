@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# There (the GPU machine), with .device staged by stage.sh: issue 12's SSB
-# figures in one command of under 10 minutes.  A cluster with
+# test/device/bench_ssb.sh: the SSB benchmark.  A cluster with
 # shared_buffers = SSB_SHARED_BUFFERS (default 24GB, so scale factor 20
 # fits), SSB loaded at SSB_SF (default 20), the 13 queries in PostgreSQL's
 # two modes and on the GPU (BENCH_RUNS timed runs each, default 1), the
 # plans, and the fixed latency of a GPU query (a small table, pgbench),
-# which pg_strom.gpu_setup_cost stands for.  Results to $OUT.
+# which pg_strom.gpu_setup_cost stands for.  SSB_FORCED=1 adds the queries
+# with PostgreSQL's joins off in the GPU mode; SSB_DMA_AB="0 8" times
+# SSB_DMA_QUERIES again with each PGSTROM_GATHER_DMA_MIN_PAGES.  Results to
+# $OUT.
+# Needs: a GPU machine with 16 cores and about 64 GB of memory or more;
+# PGSTROM_STAGE staged by stage.sh (pg.tgz, pgstrom-bench) and the cluster
+# of cluster.sh (variables: env.sh); root to reserve huge pages.
+# Takes about 6-9 minutes at scale factor 20 (the load about 3-4);
+# SSB_FORCED and SSB_DMA_AB add up to 4 and 2 minutes a setting.
+# No -e: a failed step is reported and the next one runs.
 set -uo pipefail
-R=.device/remote.sh
-OUT=${OUT:-/tmp/out}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
 mkdir -p "$OUT"
-B=.device/pgstrom-bench
+B=$STAGE/pgstrom-bench
+device_need_staged pgstrom-bench
 conf=$(mktemp)
 echo "shared_buffers = ${SSB_SHARED_BUFFERS:-24GB}" > "$conf"
 chmod 644 "$conf"
-. .device/hugepages.sh
+. "$here/hugepages.sh"
 reserve_huge_pages 24
-bash $R start "$conf" || exit 1
-eval "$(bash $R env)"
+bash "$R" start "$conf" || exit 1
+eval "$(bash "$R" env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'
 psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
@@ -36,10 +45,10 @@ for mode in off on; do
 done
 
 t0=$SECONDS
-timeout "${BENCH_LOAD_TIMEOUT:-300}" $B load -sf "${SSB_SF:-20}" -tables ssb || echo "load failed: $?"
+timeout "${BENCH_LOAD_TIMEOUT:-300}" "$B" load -sf "${SSB_SF:-20}" -tables ssb || echo "load failed: $?"
 echo "load: $((SECONDS - t0)) s"
 t0=$SECONDS
-timeout "${BENCH_RUN_TIMEOUT:-330}" $B run -tables ssb -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
+timeout "${BENCH_RUN_TIMEOUT:-330}" "$B" run -tables ssb -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
 	-json "$OUT/bench-ssb.json" -png "$OUT/bench-ssb.png" -plans "$OUT/plans-ssb.txt" > "$OUT/bench-ssb.txt"
 echo "run ssb: exit $?, $((SECONDS - t0)) s"
 cat "$OUT/bench-ssb.txt"
@@ -48,7 +57,7 @@ if [ -n "${SSB_FORCED:-}" ]; then
 	# the same queries with hash, merge and nested-loop joins off in the
 	# GPU mode only (GpuJoin and the fused GpuPreAgg are custom paths)
 	t0=$SECONDS
-	timeout "${BENCH_FORCED_TIMEOUT:-240}" $B run -tables ssb -runs "${BENCH_RUNS:-1}" \
+	timeout "${BENCH_FORCED_TIMEOUT:-240}" "$B" run -tables ssb -runs "${BENCH_RUNS:-1}" \
 		-gpu-set enable_hashjoin=off,enable_mergejoin=off,enable_nestloop=off \
 		-json "$OUT/bench-ssb-forced.json" -plans "$OUT/plans-ssb-forced.txt" > "$OUT/bench-ssb-forced.txt"
 	echo "run ssb forced: exit $?, $((SECONDS - t0)) s"
@@ -57,16 +66,16 @@ fi
 # SSB_DMA_AB="0 8": the cluster restarted with each PGSTROM_GATHER_DMA_MIN_PAGES
 # (0: the SM gather only) and SSB_DMA_QUERIES timed again, with the
 # service's "zero-copy gather" summary (pages by DMA, copies, kernel pages)
-log=${PGDATA:-/data/pgstrom}/server.log
+log=$PGDATA/server.log
 for n in ${SSB_DMA_AB:-}; do
-	bash $R stop >/dev/null
-	PGSTROM_GATHER_DMA_MIN_PAGES=$n bash $R start >/dev/null || exit 1
+	bash "$R" stop >/dev/null
+	PGSTROM_GATHER_DMA_MIN_PAGES=$n bash "$R" start >/dev/null || exit 1
 	psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 		EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
 		PERFORM pg_sleep(0.1); END LOOP; END \$\$"
 	from=$(wc -l < "$log")
 	echo "=== PGSTROM_GATHER_DMA_MIN_PAGES=$n"
-	timeout "${BENCH_AB_TIMEOUT:-120}" $B run -tables ssb -runs 1 -queries "${SSB_DMA_QUERIES:-Q1.1,Q2.1,Q3.1,Q4.2}" \
+	timeout "${BENCH_AB_TIMEOUT:-120}" "$B" run -tables ssb -runs 1 -queries "${SSB_DMA_QUERIES:-Q1.1,Q2.1,Q3.1,Q4.2}" \
 		-json "$OUT/bench-ssb-dma$n.json" > "$OUT/bench-ssb-dma$n.txt"
 	echo "run: exit $?"
 	sed -n '/^summary/,/^Σ/p' "$OUT/bench-ssb-dma$n.txt"

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# There (the GPU machine), with .device staged by stage.sh: where a GPU
-# scan's time goes.  One load of w1_narrow at scale 1, then the W1 queries
-# in GPU mode with every participant's timeline (task_timeline.c, DEBUG1)
-# and the GPU service's user and system CPU, in four settings:
+# test/device/diag_timeline.sh: where a GPU scan's time goes.  One load of
+# w1_narrow at scale 1, then the W1 queries in GPU mode with every
+# participant's timeline (task_timeline.c, DEBUG1) and the GPU service's
+# user and system CPU, in four settings:
 #   A  shared_buffers 16GB, 4 kB pages (no huge pages)
 #   B  the same with huge pages (vm.nr_hugepages, huge_pages = on)
 #   C  shared_buffers 4GB with huge pages: direct read
 #   D  C with PGSTROM_DIRECT_READ_WORKERS=${DIAG_DIRECT_WORKERS:-4}
+# DIAG_RUNS (default 3) and DIAG_QUERIES choose the runs and queries.
 # Results to $OUT/diag-*.txt and the server logs.
+# Needs: a GPU machine with 16 cores and about 64 GB of memory or more;
+# root (it sets vm.nr_hugepages); PGSTROM_STAGE staged by stage.sh (pg.tgz,
+# pgstrom-bench) and a new cluster of cluster.sh (variables: env.sh).
+# Takes about 8-10 minutes (the load about 3).
+# No -e: a failed step is reported and the next one runs.
 set -uo pipefail
-R=.device/remote.sh
-export OUT=${OUT:-/tmp/out}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
 mkdir -p "$OUT"
-B=.device/pgstrom-bench
-eval "$(bash $R env)"
+B=$STAGE/pgstrom-bench
+device_need_staged pgstrom-bench
+eval "$(bash "$R" env)"
 runs=${DIAG_RUNS:-3}
 queries=${DIAG_QUERIES:-sum_expr group_8 preagg_10 arith_pred count_1pct}
 
@@ -52,7 +59,7 @@ timeline() {
 			psql -X -q -c "SET max_parallel_workers_per_gather = 16" -c "SET parallel_setup_cost = 0" \
 				-c "SET client_min_messages = debug1" ${extra:+-c "$extra"} -c "$(sql_of "$q")" > /tmp/diag.out 2> /tmp/diag.err
 			t1=$(date +%s%N); b1=$(busy); read -r u1 s1 < <(svc_ticks)
-			echo "$label $q run $i: $(( (t1 - t0) / 1000000 )) ms; host busy $((b1 - b0)) ticks; service user $((u1 - u0)) sys $((s1 - s0)) ticks; threads $(grep Threads /proc/$(pgrep -f 'GPU Service service process' | head -1)/status | awk '{print $2}')" | tee -a "$f"
+			echo "$label $q run $i: $(( (t1 - t0) / 1000000 )) ms; host busy $((b1 - b0)) ticks; service user $((u1 - u0)) sys $((s1 - s0)) ticks; threads $(grep Threads "/proc/$(pgrep -f 'GPU Service service process' | head -1)/status" | awk '{print $2}')" | tee -a "$f"
 			grep -o "timeline, .*" /tmp/diag.err | sed 's/^timeline, /  /' | sort -t' ' -k4 -n >> "$f"
 			grep -E "ERROR|FATAL" /tmp/diag.err | head -3 | tee -a "$f"
 		done
@@ -63,32 +70,32 @@ timeline() {
 
 echo "=== A: shared_buffers 16GB, no huge pages"
 huge_pages 0
-bash $R start || exit 1
+bash "$R" start || exit 1
 wait_ready
 t0=$SECONDS
-timeout "${BENCH_LOAD_TIMEOUT:-330}" $B load -scale 1 -tables w1_narrow || echo "load failed: $?"
+timeout "${BENCH_LOAD_TIMEOUT:-330}" "$B" load -scale 1 -tables w1_narrow || echo "load failed: $?"
 echo "load: $((SECONDS - t0)) s"
 timeline A ""
 psql -X -q -c "ALTER SYSTEM SET huge_pages = 'on'"
-bash $R stop; mv "$OUT/server.log" "$OUT/server-A.log"
+bash "$R" stop; mv "$OUT/server.log" "$OUT/server-A.log"
 
 echo "=== B: shared_buffers 16GB, huge pages"
 huge_pages "${DIAG_HUGE_PAGES_16G:-8800}"
-bash $R start || exit 1
+bash "$R" start || exit 1
 wait_ready
 timeline B ""
 psql -X -q -c "ALTER SYSTEM SET shared_buffers = '4GB'"
-bash $R stop; mv "$OUT/server.log" "$OUT/server-B.log"
+bash "$R" stop; mv "$OUT/server.log" "$OUT/server-B.log"
 
 echo "=== C: shared_buffers 4GB, huge pages, direct read"
 huge_pages "${DIAG_HUGE_PAGES_4G:-2300}"
-bash $R start || exit 1
+bash "$R" start || exit 1
 wait_ready
 queries="group_8 preagg_10" timeline C "SET pg_strom.direct_read = on"
-bash $R stop; mv "$OUT/server.log" "$OUT/server-C.log"
+bash "$R" stop; mv "$OUT/server.log" "$OUT/server-C.log"
 
 echo "=== D: C with PGSTROM_DIRECT_READ_WORKERS=${DIAG_DIRECT_WORKERS:-4}"
-PGSTROM_DIRECT_READ_WORKERS=${DIAG_DIRECT_WORKERS:-4} bash $R start || exit 1
+PGSTROM_DIRECT_READ_WORKERS=${DIAG_DIRECT_WORKERS:-4} bash "$R" start || exit 1
 wait_ready
 queries="group_8 preagg_10" timeline D "SET pg_strom.direct_read = on"
-bash $R stop; mv "$OUT/server.log" "$OUT/server-D.log"
+bash "$R" stop; mv "$OUT/server.log" "$OUT/server-D.log"

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# There, after a bench run on a cluster started by remote.sh: the SSB
-# queries of PLANS (the bench's -plans file) timed in the GPU mode only,
-# with the installed kernels and then with each fatbin of .device/variants/
-# (built here by stage_variants.sh from the same sources with one change
-# each).  For each variant: the cluster restarted on it (its fatbin cache
-# dropped, so the service copies the variant in), the tables prewarmed,
-# one fact-table scan to fill the device page cache, then each query
-# KV_RUNS times; the best time is printed with whether its answer equals
-# the installed kernels' (md5 of psql's unaligned output).
+# test/device/kernel_variants.sh PLANS: after a bench run on a cluster
+# started by cluster.sh: the SSB queries of PLANS (the bench's -plans file)
+# timed in the GPU mode only, with the installed kernels and then with each
+# fatbin of PGSTROM_STAGE/variants/ (built by stage_variants.sh from the
+# same sources with one change each).  For each variant: the cluster
+# restarted on it (its fatbin cache dropped, so the service copies the
+# variant in), the tables prewarmed, one fact-table scan to fill the device
+# page cache, then each query KV_RUNS (default 3) times; the best time is
+# printed with whether its answer equals the installed kernels' (md5 of
+# psql's unaligned output).  The installed kernels are put back at the end.
+# Needs: a GPU; the cluster with SSB loaded (cluster.sh, env.sh), write
+# access to its pkglibdir; the variants staged.
+# Takes about 1 minute for each variant and the installed kernels at scale
+# factor 20.
+# No -e: a failed step is reported and the next one runs.
 set -uo pipefail
-R=${R:-.device/remote.sh}
-PLANS=$1
-eval "$(bash $R env)"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
+PLANS=${1:?usage: kernel_variants.sh PLANS, the -plans file of a bench run}
+device_need "$PLANS" "run the SSB bench first (bench_pagecache.sh or bench_ssb.sh write it)"
+eval "$(bash "$R" env)"
 lib=$(pg_config --pkglibdir)
-data=${PGDATA:-/data/pgstrom}
+data=$PGDATA
 work=$(mktemp -d)
 chmod 755 "$work"
 awk -v dir="$work" '/^==== Q[0-9.]+ on ssb$/ { name = $2; getline; print > (dir "/" name ".sql"); close(dir "/" name ".sql") }' "$PLANS"
@@ -22,10 +30,10 @@ cp "$lib/pg_strom_kernels.fatbin" "$work/installed.fatbin"
 set_gpu="SET max_parallel_workers_per_gather = 16; SET max_parallel_workers = 16; SET parallel_setup_cost = 0; SET jit = on; SET pg_strom.enabled = on;"
 
 restart_on() {
-	bash $R stop >/dev/null
+	bash "$R" stop >/dev/null
 	cp "$1" "$lib/pg_strom_kernels.fatbin"
 	rm -rf "$data/.pgstrom_fatbin"
-	bash $R start >/dev/null || return 1
+	bash "$R" start >/dev/null || return 1
 	psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 		EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
 		PERFORM pg_sleep(0.1); END LOOP; END \$\$"
@@ -37,7 +45,7 @@ restart_on() {
 }
 
 declare -A want
-for fb in "$work/installed.fatbin" .device/variants/*.fatbin; do
+for fb in "$work/installed.fatbin" "$STAGE"/variants/*.fatbin; do
 	[ -f "$fb" ] || continue
 	name=$(basename "$fb" .fatbin)
 	echo "=== kernels: $name"

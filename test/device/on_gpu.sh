@@ -1,33 +1,64 @@
 #!/usr/bin/env bash
-# There (the GPU machine), from the repository root with .device carried:
-# start a cluster, show status and devices, run pg_regress, a pgbench load with
-# kill -9 of the service, the GPU-only Go tests and the lifecycle tests.
+# test/device/on_gpu.sh: the suites on the GPU.  Starts a cluster, shows the
+# service's status and devices, then runs the parts of PARTS (default
+# "regress explain bench pgbench gotests lifecycle starjoin"):
+#   regress     pg_regress of test/sql on the GPU service (at most 240 s)
+#   explain     EXPLAIN ANALYZE of regress queries: the GPU did the work
+#   bench       bench_gpuscan.sh (at most 400 s)
+#   pgbench     pgbench -S -c 8 for 25 s with kill -9 of the service
+#   gotests     gosvc/gpu's tests (gpu.test; GOTEST_RUN picks some; at most 120 s)
+#   lifecycle   test/lifecycle's tests but TestDirectRead and TestStarJoin
+#               (lifecycle.test; at most 200 s)
+#   starjoin    the random star-join queries against PostgreSQL (at most 500 s)
+# and, only when named: kerneltest (the kernels' tests of kernels/test
+# built with nvcc and run on the device), suite (bench_suite.sh), checks
+# (checks.sh), zerocopy (zerocopy_checks.sh), direct (the direct-read
+# lifecycle tests that run on the GPU service, at most 420 s).  The cluster
+# is stopped before gotests, lifecycle, starjoin and direct, which start
+# their own.  Results and server.log to $OUT.
+# Needs: a GPU machine with 16 cores and about 32 GB of memory or more; the
+# repository (run from its root); PGSTROM_STAGE staged by stage.sh (pg.tgz,
+# gpu.test, lifecycle.test, pgstrom-bench) and cluster.sh (variables:
+# env.sh); nvcc (NVCC, default /usr/local/cuda/bin/nvcc) for kerneltest and
+# for gpu.test; root to reserve huge pages and for the lifecycle tests'
+# unprivileged user.
+# Takes: every default part is over 10 minutes (about 20); one call of at
+# most 10 minutes takes e.g. PARTS="regress explain gotests starjoin"
+# (about 8) or PARTS="bench pgbench lifecycle" (about 6).
+# No -e: a failed step is reported and the next one runs.
 set -uo pipefail
-R=.device/remote.sh
-export OUT=${OUT:-/tmp/out}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
+device_need_repo
 mkdir -p "$OUT"
-psqlc() { bash $R psql "$@"; }
+psqlc() { bash "$R" psql "$@"; }
 # PARTS limits the run, e.g. PARTS="regress bench gotests"; default: everything
 PARTS=${PARTS:-"regress explain bench pgbench gotests lifecycle starjoin"}
 want() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
+! want gotests || device_need_staged gpu.test
+{ ! want lifecycle && ! want starjoin && ! want direct; } || device_need_staged lifecycle.test
+{ ! want bench && ! want suite && ! want checks; } || device_need_staged pgstrom-bench
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 
 echo "=== start"
-. .device/hugepages.sh
+. "$here/hugepages.sh"
 reserve_huge_pages 16
-bash $R start || exit 1
-eval "$(bash $R env)"
+bash "$R" start || exit 1
+eval "$(bash "$R" env)"
 psqlc -c 'CREATE EXTENSION pg_strom'
 psqlc -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
 	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
 	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
 psqlc -c 'SELECT * FROM pgstrom.gpu_service_status()' -c 'SELECT * FROM pgstrom.gpu_device_info()'
-ls -la /data/pgstrom/.pgstrom_fatbin /data/pgstrom/.pg_strom.* 2>&1
+ls -la "$PGDATA"/.pgstrom_fatbin "$PGDATA"/.pg_strom.* 2>&1
 
 if want regress; then
 echo "=== pg_regress"
 tests=$(ls test/sql | sed 's/\.sql$//' | sort)
-timeout 240 /opt/pg15/lib/postgresql/pgxs/src/test/regress/pg_regress --inputdir=test --outputdir="$OUT" \
-	--bindir=/opt/pg15/bin --host=/tmp --user=pgstrom --dbname=contrib_regression $tests \
+pg_regress=$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress
+# shellcheck disable=SC2086
+timeout 240 "$pg_regress" --inputdir=test --outputdir="$OUT" \
+	--bindir="$PGBIN" --host="$PGHOST" --port="$PGPORT" --user="$PGUSER" --dbname=contrib_regression $tests \
 	|| head -c 200000 "$OUT/regression.diffs"
 # $OUT returns at most 8 files: one archive for the outputs
 tar czf "$OUT/regress-results.tgz" -C "$OUT" results regression.diffs 2>/dev/null; rm -rf "$OUT/results" "$OUT/regression.out"
@@ -47,38 +78,38 @@ for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
 	"SELECT f.id, s.n FROM gj_fact f JOIN gj_skew s ON f.k_int = s.id" \
 	"SELECT f.id, d1.name, d3.w FROM gj_fact f JOIN gj_d1 d1 ON f.k_int = d1.id AND f.v > d1.id % 13 LEFT JOIN gj_d3 d3 ON d3.t = f.k_text AND d3.w > f.v" \
 	"SELECT dt.d_year, p.p_brand, count(*), sum(p.p_weight) FROM gj_fact f LEFT JOIN gpa_date dt ON f.k_int = dt.d_datekey AND dt.d_month <> 3 LEFT JOIN gpa_part p ON f.k_small = p.p_partkey AND (p.p_size > f.k_num OR dt.d_year IS NULL) GROUP BY 1, 2"; do
-	timeout 60 bash $R psql -d contrib_regression -c "SET search_path = public" -c "SET pg_strom.regression_test_mode = on" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $q" 2>&1 | grep -vE "^ *(QUERY PLAN|-+|\([0-9]+ rows\))? *$"
+	timeout 60 bash "$R" psql -d contrib_regression -c "SET search_path = public" -c "SET pg_strom.regression_test_mode = on" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $q" 2>&1 | grep -vE "^ *(QUERY PLAN|-+|\([0-9]+ rows\))? *$"
 done
 psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
 
 fi
 if want bench; then
 echo "=== benchmark"
-timeout 400 bash .device/bench_gpuscan.sh
+timeout 400 bash "$here/bench_gpuscan.sh"
 fi
 if want kerneltest; then
 echo "=== GpuPreAgg kernel test on the device"
-(cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_preagg gpu_test_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_preagg vectors.txt 2>&1 | grep -E "FAIL|gpu preagg:|grid <= 264" | tail -24)
+(cd kernels/test && "$NVCC" -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_preagg gpu_test_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_preagg vectors.txt 2>&1 | grep -E "FAIL|gpu preagg:|grid <= 264" | tail -24)
 echo "=== GpuJoin kernel test on the device"
-(cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join gpu_test_join.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join vectors.txt 2>&1 | grep -E "FAIL|gpu join:" | tail -24)
+(cd kernels/test && "$NVCC" -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join gpu_test_join.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join vectors.txt 2>&1 | grep -E "FAIL|gpu join:" | tail -24)
 echo "=== GpuPreAgg fused over GpuJoin, kernel test on the device"
-(cd kernels/test && /usr/local/cuda/bin/nvcc -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join_preagg gpu_test_join_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join_preagg vectors.txt 2>&1 | grep -E "FAIL|join preagg" | tail -24)
+(cd kernels/test && "$NVCC" -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join_preagg gpu_test_join_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join_preagg vectors.txt 2>&1 | grep -E "FAIL|join preagg" | tail -24)
 fi
 if want suite; then
 echo "=== bench/ suite"
-bash .device/bench_suite.sh
+bash "$here/bench_suite.sh"
 fi
 if want checks; then
-bash .device/checks.sh
+bash "$here/checks.sh"
 fi
 if want zerocopy; then
 echo "=== zero-copy checks"
-timeout 300 bash .device/zerocopy_checks.sh
+timeout 300 bash "$here/zerocopy_checks.sh"
 fi
 if want pgbench; then
 echo "=== pgbench -c 8 -S with kill -9 of the GPU service"
-/opt/pg15/bin/pgbench -q -i -s 10 postgres >/dev/null 2>&1
-/opt/pg15/bin/pgbench -n -S -c 8 -j 8 -T 25 postgres > "$OUT/pgbench.txt" 2>&1 &
+"$PGBIN/pgbench" -q -i -s 10 postgres >/dev/null 2>&1
+"$PGBIN/pgbench" -n -S -c 8 -j 8 -T 25 postgres > "$OUT/pgbench.txt" 2>&1 &
 bench=$!
 sleep 5
 old=$(psqlc -Atc 'SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1')
@@ -94,30 +125,30 @@ after=$(psqlc -Atc "SELECT count(*) FROM pg_stat_activity WHERE application_name
 echo "killed service pid $old; back as '$st' after $(echo "$t1 - $t0" | bc 2>/dev/null || python3 -c "print($t1-$t0)") s; pgbench backends before $before, after $after"
 wait $bench; echo "pgbench exit $?"; grep -E "aborted|number of transactions actually|tps|failed" "$OUT/pgbench.txt"
 psqlc -c 'SELECT pid, state, restarts, device, workers, pool_used, pool_total, connections FROM pgstrom.gpu_service_status()'
-grep -E "terminated by signal|GPU Service|GPU0:|SVC:" /data/pgstrom/server.log | tail -15
+grep -E "terminated by signal|GPU Service|GPU0:|SVC:" "$PGDATA/server.log" | tail -15
 
 fi
 echo "=== stop"
-t0=$(date +%s.%N); bash $R stop; t1=$(date +%s.%N)
-echo "stop took $(python3 -c "print(round($t1-$t0,2))") s; sockets left: $(ls /data/pgstrom/.pg_strom.* 2>/dev/null | wc -l)"
-grep -E "GPU0:|SVC:" /data/pgstrom/server.log | head -20
+t0=$(date +%s.%N); bash "$R" stop; t1=$(date +%s.%N)
+echo "stop took $(python3 -c "print(round($t1-$t0,2))") s; sockets left: $(ls "$PGDATA"/.pg_strom.* 2>/dev/null | wc -l)"
+grep -E "GPU0:|SVC:" "$PGDATA/server.log" | head -20
 
 if want gotests; then
 echo "=== GPU-only Go tests"
-(cd gosvc/gpu && timeout 120 ../../.device/gpu.test -test.v -test.count=1 ${GOTEST_RUN:+-test.run "$GOTEST_RUN"} 2>&1 | grep -E "^(=== RUN|--- |PASS|FAIL|ok)|_test.go" | tail -60)
+(cd gosvc/gpu && timeout 120 "$STAGE/gpu.test" -test.v -test.count=1 ${GOTEST_RUN:+-test.run "$GOTEST_RUN"} 2>&1 | grep -E "^(=== RUN|--- |PASS|FAIL|ok)|_test.go" | tail -60)
 
 fi
 if want lifecycle; then
 echo "=== lifecycle tests"
-PG_CONFIG=/opt/pg15/bin/pg_config timeout 200 ./.device/lifecycle.test -test.v -test.timeout 3m -test.skip 'TestDirectRead|TestStarJoin' 2>&1 | grep -vE '^\s*$' | tail -60
+timeout 200 "$STAGE/lifecycle.test" -test.v -test.timeout 3m -test.skip 'TestDirectRead|TestStarJoin' 2>&1 | grep -vE '^\s*$' | tail -60
 fi
 if want starjoin; then
 echo "=== random star-join queries on the GPU service, compared with PostgreSQL (test/lifecycle/starjoin_test.go)"
 # STARJOIN_SEED etc. pass through; the server log lines are left out
-PG_CONFIG=/opt/pg15/bin/pg_config timeout 500 ./.device/lifecycle.test -test.v -test.timeout 8m -test.run '^TestStarJoin' 2>&1 |
+timeout 500 "$STAGE/lifecycle.test" -test.v -test.timeout 8m -test.run '^TestStarJoin' 2>&1 |
 	grep -vE '^\s*$|^        20[0-9][0-9]-' | tail -80
 fi
 if want direct; then
 echo "=== direct-read lifecycle tests on the GPU service (the fault and 1 GB ones need the host executor, CI runs them)"
-PG_CONFIG=/opt/pg15/bin/pg_config timeout 420 ./.device/lifecycle.test -test.v -test.timeout 7m -test.run '^TestDirectRead(LargerThanSharedBuffers|WithConcurrentWriters|Tablespace|ChecksumFailure)$' 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | tail -60
+timeout 420 "$STAGE/lifecycle.test" -test.v -test.timeout 7m -test.run '^TestDirectRead(LargerThanSharedBuffers|WithConcurrentWriters|Tablespace|ChecksumFailure)$' 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | tail -60
 fi

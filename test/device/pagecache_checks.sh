@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# There (the GPU machine), or here through test/device/local_remote.sh under
-# the host executor: the device page cache (pg_strom.gpu_page_cache_size,
-# which the caller set before the cluster started) against PostgreSQL's
-# own answers.
+# test/device/pagecache_checks.sh: the device page cache
+# (pg_strom.gpu_page_cache_size, which the caller set before the cluster
+# started) against PostgreSQL's own answers, on the GPU machine or, through
+# local_remote.sh (R=test/device/local_remote.sh), on a local cluster under
+# the host executor (test/run_regress_hostexec.sh does that):
 #  - a scan fills the cache, the next one is served from it whole;
 #  - an UPDATE clears visibility-map bits: those pages go the zero-copy
 #    way, and the answers stay PostgreSQL's;
@@ -13,11 +14,16 @@
 #  - rows formed from cached pages, GpuJoin over them, pg_strom.use_page_cache
 #    off and unlogged tables (no cache).
 # Prints "pagecache checks: N passed, N failed"; exit 1 on a failure.
+# Needs: a running cluster with pg_strom created and a page cache set; R
+# (default cluster.sh) with a psql verb.  PC_ROWS rows (default 200,000).
+# Takes under a minute at 200,000 rows, 1-2 minutes at 2,000,000.
+# No -e: a failed check is reported and the next one runs.
 set -uo pipefail
-R=${R:-.device/remote.sh}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
 ROWS=${PC_ROWS:-200000}
 passed=0 failed=0
-psqlq() { bash $R psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+psqlq() { bash "$R" psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 check() {
 	if [ "$2" = "$3" ]; then passed=$((passed + 1)); echo "ok: $1"
 	else failed=$((failed + 1)); echo "FAILED: $1: got '$2', want '$3'"; fi
@@ -112,7 +118,7 @@ $SETS
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT count(*) FROM pc_dim;
 CREATE TEMP TABLE pc_before AS $AGG;
-\! bash $R psql -X -q -c "UPDATE pc_fact SET v = -v WHERE id % 7 = 0" -c "DELETE FROM pc_fact WHERE id % 11 = 0" -c "VACUUM pc_fact" -c "CHECKPOINT"
+\! bash "$R" psql -X -q -c "UPDATE pc_fact SET v = -v WHERE id % 7 = 0" -c "DELETE FROM pc_fact WHERE id % 11 = 0" -c "VACUUM pc_fact" -c "CHECKPOINT"
 SELECT (SELECT count(*) FROM (TABLE pc_before EXCEPT ALL $AGG) a) + (SELECT count(*) FROM (($AGG) EXCEPT ALL TABLE pc_before) b);
 SET LOCAL pg_strom.enabled = off;
 SELECT (SELECT count(*) FROM (TABLE pc_before EXCEPT ALL $AGG) a) + (SELECT count(*) FROM (($AGG) EXCEPT ALL TABLE pc_before) b);

@@ -1,5 +1,6 @@
 /*
- * Probe (the GPU machine; gcc -O2 probe_file_register.c -lcuda -lpthread):
+ * test/device/probe_file_register.c (on the GPU machine; build with
+ * gcc -O2 probe_file_register.c -lcuda -lpthread):
  * moving a file that lies in the OS page cache to the device, two ways,
  * with wall time and this process's CPU (user and system):
  *   pread     threads pread chunks into pinned buffers, then copy them
@@ -9,6 +10,8 @@
  *             the page cache, and unregister it
  *   whole     the whole mapping registered once, then copied by chunks
  * usage: probe FILE THREADS CHUNK_MB MODE
+ * Needs a GPU, gcc and libcuda (the driver); stage.sh copies this file into
+ * the staged folder.  Takes seconds a mode (the file's size over the rate).
  */
 #include <cuda.h>
 #include <fcntl.h>

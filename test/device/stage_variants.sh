@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
-# Here, after stage.sh: kernel variants for kernel_variants.sh, each a
-# sm_90-only fatbin of the current sources with one change, into
-# .device/variants/ (NAME.fatbin).  VARIANTS lists NAME=SPEC pairs; a SPEC
-# is "lb:N" (kern_gpujoin_preagg's __launch_bounds__ minimum blocks per
-# multiprocessor) or "rev:COMMIT:PATH" (that file as of COMMIT).
+# test/device/stage_variants.sh: on the build machine, after stage.sh: kernel
+# variants for kernel_variants.sh, each an sm_90-only fatbin of the current
+# sources with one change, into PGSTROM_STAGE/variants/ (NAME.fatbin;
+# PGSTROM_STAGE defaults to .device).  VARIANTS lists NAME=SPEC pairs; a
+# SPEC is "lb:N" (kern_gpujoin_preagg's __launch_bounds__ minimum blocks per
+# multiprocessor) or "rev:COMMIT:PATH" (that file as of COMMIT, from git).
+# The variants are compiled in parallel; an empty VARIANTS leaves an empty
+# folder.
+# Needs: nvcc (NVCC, default nvcc on PATH; with Debian's nvcc 11.8 also
+# clang-14), git for rev: specs; no GPU.
+# Takes about 1-2 minutes a variant on 2 cores (nvcc of the kernels).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NVCC=${NVCC:-nvcc}
-ccbin=
-$NVCC --version | grep -q 'release 11\.' && ccbin="-ccbin clang-14"
-rm -rf .device/variants
-mkdir -p .device/variants
+command -v "$NVCC" >/dev/null || { echo "stage_variants.sh: no nvcc ($NVCC): set NVCC" >&2; exit 2; }
+stage=${PGSTROM_STAGE:-.device}
+mkdir -p "$stage"
+out=$(cd "$stage" && pwd)/variants
+ccbin=()
+"$NVCC" --version | grep -q 'release 11\.' && ccbin=(-ccbin clang-14)
+rm -rf "$out"
+mkdir -p "$out"
 for v in ${VARIANTS:-}; do
 	name=${v%%=*} spec=${v#*=}
 	tree=$(mktemp -d)
@@ -26,8 +36,8 @@ for v in ${VARIANTS:-}; do
 		;;
 	*) echo "stage_variants: $name: unknown spec $spec" >&2; exit 1 ;;
 	esac
-	(cd "$tree" && $NVCC $ccbin -fatbin -O3 -fmad=false -Ikernels -Iinclude -gencode arch=compute_90,code=sm_90 \
-		-o "$OLDPWD/.device/variants/$name.fatbin" kernels/pg_strom_kernels.cu) &
+	(cd "$tree" && "$NVCC" "${ccbin[@]}" -fatbin -O3 -fmad=false -Ikernels -Iinclude -gencode arch=compute_90,code=sm_90 \
+		-o "$out/$name.fatbin" kernels/pg_strom_kernels.cu) &
 done
 wait
-ls -la .device/variants
+ls -la "$out"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# There (the GPU machine), with a cluster started by .device/remote.sh and
-# pg_strom created: the zero-copy path against PostgreSQL's own answers.
+# test/device/zerocopy_checks.sh: with a cluster started by cluster.sh and
+# pg_strom created (or, through local_remote.sh, a local cluster under the
+# host executor: test/run_regress_hostexec.sh does that): the zero-copy
+# path against PostgreSQL's own answers.
 #  - the device registered shared buffers, and scans read them in place;
 #  - MVCC: a writer updates, deletes and inserts while REPEATABLE READ
 #    transactions compare GpuScan and GpuPreAgg with the CPU in one snapshot;
@@ -10,13 +12,18 @@
 #  - a backend crash that reinitializes shared memory: the new service
 #    registers the new shared buffers and results stay right.
 # Prints "zerocopy checks: N passed, N failed"; exit 1 on a failure.
+# Needs: the running cluster, pg_buffercache in its PostgreSQL; R (default
+# cluster.sh) with a psql verb; ZC_ROWS rows (default 6,000,000).
+# Takes about 2-3 minutes at 6,000,000 rows (at most 300 s in on_gpu.sh).
+# No -e: a failed check is reported and the next one runs.
 set -uo pipefail
-R=${R:-.device/remote.sh}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/env.sh"
 ROWS=${ZC_ROWS:-6000000}
 passed=0 failed=0
 # Direct read is off: these checks are about pages in shared buffers (the
 # direct-read path has its own, test/lifecycle/direct_read_test.go).
-psqlq() { bash $R psql -X -q -At -v ON_ERROR_STOP=1 -c "SET pg_strom.direct_read = off" "$@"; }
+psqlq() { bash "$R" psql -X -q -At -v ON_ERROR_STOP=1 -c "SET pg_strom.direct_read = off" "$@"; }
 check() {
 	if [ "$2" = "$3" ]; then passed=$((passed + 1)); echo "ok: $1"
 	else failed=$((failed + 1)); echo "FAILED: $1: got '$2', want '$3'"; fi
@@ -85,7 +92,7 @@ psqlq -c "VACUUM zc"
 echo "--- kill -9 of the service with a cursor mid-scan"
 pid=$(psqlq -c "SELECT pid FROM pgstrom.gpu_service_status() LIMIT 1")
 want=$(psqlq -c "SET pg_strom.enabled = off" -c "SELECT count(*) FROM zc WHERE v >= 0")
-out=$(bash $R psql -X -At -c "SET pg_strom.direct_read = off" -c "SET pg_strom.regression_test_mode = on" -c "SET max_parallel_workers_per_gather = 0" -c "BEGIN" \
+out=$(bash "$R" psql -X -At -c "SET pg_strom.direct_read = off" -c "SET pg_strom.regression_test_mode = on" -c "SET max_parallel_workers_per_gather = 0" -c "BEGIN" \
 	-c "DECLARE c CURSOR FOR SELECT id FROM zc WHERE v >= 0" -c "MOVE 100000 IN c" \
 	-c "SELECT 'pinned=' || (count(*) > 0) FROM pg_buffercache WHERE pinning_backends > 0" \
 	-c "\\! kill -9 $pid" -c "SELECT pg_sleep(0.5)" -c "MOVE ALL IN c" -c "COMMIT" 2>&1)
