@@ -84,6 +84,17 @@ typedef struct PgStromCtlConfig
 	 * XPU_DIRECT_STAMPS); 0, none.  Taken at start only.
 	 */
 	int64_t		page_cache_size;
+
+	/*
+	 * Per-client bounds of each device's socket, both taken live:
+	 * max_conns_per_backend is pg_strom.max_connections_per_backend (open
+	 * connections of one client process); session_idle_timeout_ms is
+	 * pg_strom.gpu_session_idle_timeout (a connection with an open session
+	 * and nothing in flight that sends nothing for that long is closed; 0
+	 * never).
+	 */
+	int32_t		max_conns_per_backend;
+	int32_t		session_idle_timeout_ms;
 } PgStromCtlConfig;
 
 typedef struct PgStromCtlReason

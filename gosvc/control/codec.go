@@ -80,6 +80,8 @@ func configFromC(c *C.PgStromCtlConfig) Config {
 		SharedNBuffers:     uint32(c.shared_nbuffers),
 		SharedBlockSize:    uint32(c.shared_block_size),
 		PageCacheSize:      uint64(max(int64(c.page_cache_size), 0)),
+		MaxConnsPerBackend: int(c.max_conns_per_backend),
+		SessionIdleTimeout: time.Duration(max(int64(c.session_idle_timeout_ms), 0)) * time.Millisecond,
 	}
 }
 
@@ -104,6 +106,8 @@ func EncodeConfig(cfg Config) []byte {
 	c.shared_nbuffers = C.uint32_t(cfg.SharedNBuffers)
 	c.shared_block_size = C.uint32_t(cfg.SharedBlockSize)
 	c.page_cache_size = C.int64_t(min(cfg.PageCacheSize, math.MaxInt64))
+	c.max_conns_per_backend = C.int32_t(cfg.MaxConnsPerBackend)
+	c.session_idle_timeout_ms = C.int32_t(min(cfg.SessionIdleTimeout/time.Millisecond, math.MaxInt32))
 	return message(tagConfig, structBytes(&c))
 }
 

@@ -25,6 +25,11 @@ type Config struct {
 	// PageCacheSize is pg_strom.gpu_page_cache_size, bytes: each device's
 	// cache of all-visible heap pages read directly; 0, none.
 	PageCacheSize uint64
+	// MaxConnsPerBackend is pg_strom.max_connections_per_backend: open
+	// connections of one client process per device.
+	MaxConnsPerBackend int
+	// SessionIdleTimeout is pg_strom.gpu_session_idle_timeout; 0, never.
+	SessionIdleTimeout time.Duration
 }
 
 // Message is what Receive returns: ConfigMessage or StopMessage.

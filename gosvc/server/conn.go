@@ -27,6 +27,7 @@ type clientConn struct {
 	closed    chan struct{} // closed by close
 	closeOnce sync.Once
 	session   *session // the open session; only the receiver touches it
+	pid       int32    // the client process (SO_PEERCRED)
 
 	// slots holds one token per command in flight: queued, running, or
 	// with its reply not yet written.  At cap the receiver waits.
@@ -78,6 +79,13 @@ func (s *Server) serveConn(f *os.File) {
 	c.outCond.L = &c.outMu
 	c.roomCond.L = &c.outMu
 	c.log = func(err error) { s.log.Debug().Err(err).Msg("writing a reply; closing the connection") }
+	cred, err := peerCred(f)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("refusing a client connection")
+		f.Close()
+		return
+	}
+	c.pid = cred.Pid
 	s.connsMu.Lock()
 	if s.closed {
 		s.connsMu.Unlock()
@@ -87,6 +95,11 @@ func (s *Server) serveConn(f *os.File) {
 	if n := len(s.conns); n >= s.cfg.MaxConnections {
 		s.connsMu.Unlock()
 		s.refuse(f, n)
+		return
+	}
+	if e := s.admitPeerLocked(cred); e != nil {
+		s.connsMu.Unlock()
+		s.refuseClient(f, *e)
 		return
 	}
 	s.conns[c] = struct{}{}
@@ -121,6 +134,26 @@ func (s *Server) refuse(f *os.File, open int) {
 	s.refusedLog.mu.Unlock()
 	e := errorReply(protocol.ErrCodeUnsupported, fmt.Sprintf(
 		"GPU%d service has %d connections open, the most it accepts; run on the CPU", s.cfg.DeviceIndex, open))
+	answerAndClose(f, e)
+}
+
+// refuseClient answers a client refused for its own bounds or its user,
+// and closes it.  Its log line is rate-limited with refuse's.
+func (s *Server) refuseClient(f *os.File, e protocol.ErrorReply) {
+	s.refused.Add(1)
+	s.refusedLog.mu.Lock()
+	if now := time.Now(); now.Sub(s.refusedLog.last) >= 10*time.Second {
+		s.log.Warn().Uint64("refused_since_last_report", s.refusedLog.missed+1).Msgf("refusing a client connection: %s", e.Message)
+		s.refusedLog.last, s.refusedLog.missed = now, 0
+	} else {
+		s.refusedLog.missed++
+	}
+	s.refusedLog.mu.Unlock()
+	answerAndClose(f, e)
+}
+
+// answerAndClose sends e and closes f, without holding up the accept loop.
+func answerAndClose(f *os.File, e protocol.ErrorReply) {
 	msg := protocol.EncodeError(0, e)
 	go func() {
 		defer f.Close()
@@ -135,6 +168,7 @@ func (s *Server) dropConn(c *clientConn) {
 	s.connsMu.Lock()
 	if _, ok := s.conns[c]; ok {
 		delete(s.conns, c)
+		s.forgetPeerLocked(c.pid)
 		s.connections.Add(-1)
 	}
 	s.connsMu.Unlock()
@@ -178,6 +212,9 @@ func (s *Server) receive(c *clientConn) {
 				}
 				s.log.Debug().Err(err).Msg("refusing a message from a client")
 				s.reject(c, in.hdr.RequestID, errorReply(code, err.Error()))
+			case errors.Is(err, errIdleSession):
+				s.dropped.Add(1)
+				s.log.Info().Int32("pid", c.pid).Msgf("GPU%d: closing the connection of process %d: %v; its node continues on the CPU", s.cfg.DeviceIndex, c.pid, err)
 			case errors.Is(err, os.ErrDeadlineExceeded):
 				s.dropped.Add(1)
 				s.log.Debug().Err(err).Msg("dropping a client past its read deadline")

@@ -50,7 +50,7 @@ func sendWithFds(t *testing.T, c net.Conn, msg []byte, fds ...int) {
 }
 
 // strayFds makes descriptors a client might pass: a memfd made without
-// MFD_ALLOW_SEALING (the kind issue 11 saw shrunk under the service's
+// MFD_ALLOW_SEALING (a shrunk reproduction of that kind under the service's
 // mapping) and the write end of a pipe.  pipeClosedEverywhere tells whether
 // every copy of that write end is closed, in this process (which is also
 // the service) and in any socket queue, once the test has closed its own.

@@ -58,6 +58,21 @@ const (
 	// time); its worker runs other commands meanwhile (workers.go).
 	DefaultOutboxBytes = 128 << 20
 
+	// DefaultMaxConnsPerClient bounds one client process's open
+	// connections (pg_strom.max_connections_per_backend): a backend holds
+	// one per GPU node it runs, and an open cursor keeps its node's, so
+	// one session with many open cursors could otherwise take the whole
+	// MaxConnections and send everyone's queries to the CPU.  Past it the
+	// client gets an Error reply (PGSTROM_ERR_UNSUPPORTED: the node runs
+	// on the CPU).
+	DefaultMaxConnsPerClient = 64
+	// DefaultSessionIdleTimeout closes a connection with an open session
+	// and nothing in flight that sends nothing for so long: an idle cursor
+	// holds device memory (a GpuJoin's inner tables, a GpuPreAgg's device
+	// table) that other queries could use.  Its backend finds the
+	// connection closed at its next chunk and continues on the CPU.
+	DefaultSessionIdleTimeout = 10 * time.Minute
+
 	// MinBodyRate is the slowest a message body may arrive, on average.
 	MinBodyRate = 16 << 20 // bytes per second
 	// MaxSessionLength caps an OpenSession message (a device program);

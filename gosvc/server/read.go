@@ -29,13 +29,17 @@ func (s *Server) releaseInbound(in *inbound) {
 	*in = inbound{}
 }
 
+// errIdleSession marks a connection closed by the session idle timeout.
+var errIdleSession = errors.New("the session sent nothing (pg_strom.gpu_session_idle_timeout)")
+
 // errTooLarge marks a message longer than its tag allows.
 var errTooLarge = errors.New("message too large")
 
 // readRequest reads the next message of c into in.
 //
-// Between messages there is no deadline while the connection holds a
-// session or has commands in flight (an idle cursor), else IdleTimeout.
+// Between messages there is no deadline while the connection has
+// commands in flight; else a connection with a session (an idle cursor)
+// waits up to the session idle timeout, one without IdleTimeout.
 // From the first byte on, the message must keep arriving: each piece gets
 // MessageTimeout, and the whole message MessageTimeout plus its length at
 // MinBodyRate.  The header is checked before anything is allocated, and
@@ -47,6 +51,8 @@ func (s *Server) readRequest(c *clientConn, rd *bufio.Reader, in *inbound) error
 		var idle time.Time
 		if c.session == nil {
 			idle = time.Now().Add(s.cfg.IdleTimeout)
+		} else if d := time.Duration(s.sessionIdle.Load()); d > 0 {
+			idle = time.Now().Add(d)
 		}
 		if err := c.f.SetReadDeadline(idle); err != nil {
 			return err
@@ -57,6 +63,9 @@ func (s *Server) readRequest(c *clientConn, rd *bufio.Reader, in *inbound) error
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) && len(c.slots) > 0 {
 			continue // not idle: its commands are still being answered
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) && c.session != nil {
+			return fmt.Errorf("%w after %v: %w", errIdleSession, time.Duration(s.sessionIdle.Load()), err)
 		}
 		if errors.Is(err, io.EOF) {
 			return io.EOF

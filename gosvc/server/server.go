@@ -61,6 +61,18 @@ type Config struct {
 	// OutboxBytes bounds the SuccessHalfway replies of one connection
 	// queued for its writer (DefaultOutboxBytes).
 	OutboxBytes int64
+	// MaxConnsPerClient bounds the open connections of one client
+	// process (its SO_PEERCRED pid): pg_strom.max_connections_per_backend
+	// (DefaultMaxConnsPerClient).  SetClientLimits changes it live.
+	MaxConnsPerClient int
+	// SessionIdleTimeout closes a connection that holds an open session,
+	// has nothing in flight and sends nothing for that long
+	// (pg_strom.gpu_session_idle_timeout; DefaultSessionIdleTimeout, a
+	// negative value never).  SetClientLimits changes it live.
+	SessionIdleTimeout time.Duration
+	// PeerUID is the only user id whose processes may connect (checked by
+	// SO_PEERCRED); a zero Config takes the service's own effective uid.
+	PeerUID *uint32
 
 	// OnDeviceLost, when set, is called once, from a worker, with the
 	// first executor error that wraps ErrDeviceLost; it must not block.
@@ -92,10 +104,15 @@ type Stats struct {
 	// BodyReserved is the budget for bodies taken now (Config.BodyBudget
 	// and the small bodies' share).
 	BodyReserved int64
-	// Refused counts connections refused over MaxConnections; Dropped
-	// counts connections closed for a read deadline.
+	// Refused counts connections refused over MaxConnections or
+	// MaxConnsPerClient, or from another user; Dropped counts
+	// connections closed for a read deadline or an idle session.
 	Refused uint64
 	Dropped uint64
+	// Clients is the number of client processes with a connection open,
+	// and MaxClientConns the most connections one of them holds.
+	Clients        uint32
+	MaxClientConns uint32
 }
 
 // Server serves one device's socket.
@@ -111,7 +128,12 @@ type Server struct {
 
 	connsMu sync.Mutex
 	conns   map[*clientConn]struct{}
+	perPeer map[int32]int // open connections per client pid
 	closed  bool
+
+	maxPerClient atomic.Int32 // Config.MaxConnsPerClient, live
+	sessionIdle  atomic.Int64 // Config.SessionIdleTimeout in ns, live; <= 0 never
+	peerUID      uint32
 
 	connections atomic.Int32
 	served      atomic.Uint64
@@ -163,7 +185,13 @@ func New(cfg Config) (*Server, error) {
 		small:    newBudget(max(cfg.BodyBudget/smallBudgetShare, firstPiece)),
 		done:     make(chan struct{}),
 		conns:    make(map[*clientConn]struct{}),
+		perPeer:  make(map[int32]int),
+		peerUID:  uint32(os.Geteuid()),
 	}
+	if cfg.PeerUID != nil {
+		s.peerUID = *cfg.PeerUID
+	}
+	s.SetClientLimits(cfg.MaxConnsPerClient, cfg.SessionIdleTimeout)
 	s.queue.dispatch = s.dispatchLocked
 	s.SetWorkers(cfg.Workers)
 	s.acceptDone.Add(1)
@@ -187,7 +215,10 @@ func (s *Server) SocketPath() string { return s.cfg.SocketPath }
 // Stats returns the current counters.
 func (s *Server) Stats() Stats {
 	limit, busy, suspended := s.workerCounts()
+	clients, most := s.clientCounts()
 	return Stats{
+		Clients:        uint32(clients),
+		MaxClientConns: uint32(most),
 		Workers:        uint32(limit),
 		Busy:           uint32(busy),
 		Suspended:      uint32(suspended),

@@ -99,7 +99,8 @@ func TestSlowClientsDoNotHoldWorkers(t *testing.T) {
 	ex := &floodExecutor{fakeExecutor: &fakeExecutor{}, parts: 16, partPairs: 32 << 10} // 16 x 256 kB
 	s := startLimitedServer(t, workers, nil, Config{
 		Executor: ex, Kinds: testKinds,
-		OutboxBytes: 512 << 10, WriteTimeout: time.Minute, MaxConnections: 4 * (stalled + slow),
+		OutboxBytes: 512 << 10, WriteTimeout: time.Minute,
+		MaxConnections: 4 * (stalled + slow), MaxConnsPerClient: 4 * (stalled + slow),
 	})
 	var wg sync.WaitGroup
 	stop := make(chan struct{})

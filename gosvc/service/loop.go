@@ -143,6 +143,15 @@ func (s *service) reconfigure(nc control.Config) {
 		s.cfg.MaxAsyncTasks = nc.MaxAsyncTasks
 	}
 
+	if nc.MaxConnsPerBackend != old.MaxConnsPerBackend || nc.SessionIdleTimeout != old.SessionIdleTimeout {
+		for _, srv := range s.servers {
+			srv.SetClientLimits(nc.MaxConnsPerBackend, sessionIdleTimeout(nc))
+		}
+		s.log.Info().Msgf("client bounds changed: max_connections_per_backend %d -> %d, gpu_session_idle_timeout %v -> %v",
+			old.MaxConnsPerBackend, nc.MaxConnsPerBackend, old.SessionIdleTimeout, nc.SessionIdleTimeout)
+		s.cfg.MaxConnsPerBackend, s.cfg.SessionIdleTimeout = nc.MaxConnsPerBackend, nc.SessionIdleTimeout
+	}
+
 	restartOnly := []struct {
 		name     string
 		old, new any

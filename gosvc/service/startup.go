@@ -246,6 +246,9 @@ func (s *service) startDevices() error {
 			PageCache:     cache,
 			Logger:        devLog,
 			OnDeviceLost:  s.deviceLost,
+
+			MaxConnsPerClient:  s.cfg.MaxConnsPerBackend,
+			SessionIdleTimeout: sessionIdleTimeout(s.cfg),
 		})
 		if err != nil {
 			return fmt.Errorf("GPU%d server: %w", d.Index, err)
@@ -258,4 +261,13 @@ func (s *service) startDevices() error {
 		devLog.Info().Msgf("listening on %s with %d workers", srv.SocketPath(), s.cfg.MaxAsyncTasks)
 	}
 	return nil
+}
+
+// sessionIdleTimeout is the server's SessionIdleTimeout for the
+// configuration: pg_strom.gpu_session_idle_timeout 0 means never.
+func sessionIdleTimeout(cfg control.Config) time.Duration {
+	if cfg.SessionIdleTimeout <= 0 {
+		return -1
+	}
+	return cfg.SessionIdleTimeout
 }

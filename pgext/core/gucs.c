@@ -31,6 +31,8 @@ double		pgstrom_gpu_mempool_max_ratio;
 double		pgstrom_gpu_mempool_min_ratio;
 int			pgstrom_gpu_mempool_release_delay_ms;
 int			pgstrom_max_async_tasks;
+int			pgstrom_max_connections_per_backend;
+int			pgstrom_gpu_session_idle_timeout_ms;
 char	   *pgstrom_cuda_toolkit_basedir;
 int			pgstrom_cuda_stack_limit_kb;
 bool		pgstrom_gpuserv_debug_output;
@@ -201,6 +203,30 @@ init_service_gucs(void)
 							&pgstrom_gpu_mempool_release_delay_ms,
 							5000,
 							1,
+							INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_strom.max_connections_per_backend",
+							"Most connections one backend process may hold open to a device's GPU service.",
+							"A backend opens one per GPU node it runs, for instance per open cursor. "
+							"Past the bound the node runs on the CPU.",
+							&pgstrom_max_connections_per_backend,
+							64,
+							1,
+							1024,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_strom.gpu_session_idle_timeout",
+							"Closes a GPU service connection whose session sent nothing for this long.",
+							"An idle cursor holds device memory; once closed, its node continues on the CPU. "
+							"0 disables the timeout.",
+							&pgstrom_gpu_session_idle_timeout_ms,
+							600000,
+							0,
 							INT_MAX,
 							PGC_SIGHUP,
 							GUC_UNIT_MS,

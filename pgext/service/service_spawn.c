@@ -71,6 +71,8 @@ pgstrom_build_config(PgStromCtlConfig *config)
 	config->shared_nbuffers = (uint32) NBuffers;
 	config->shared_block_size = BLCKSZ;
 	config->page_cache_size = (int64_t) pgstrom_gpu_page_cache_size_mb * 1024 * 1024;
+	config->max_conns_per_backend = pgstrom_max_connections_per_backend;
+	config->session_idle_timeout_ms = pgstrom_gpu_session_idle_timeout_ms;
 
 	strlcpy(config->data_directory, DataDir, PGSTROM_PATH_LEN);
 	strlcpy(config->cuda_toolkit_basedir, pgstrom_cuda_toolkit_basedir,

@@ -1,0 +1,94 @@
+package server
+
+import (
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+)
+
+// expectRefusal reads the Error reply a refused connection gets and its
+// close.
+func expectRefusal(t *testing.T, c net.Conn, code int32, substr string) {
+	t.Helper()
+	msg, h, err := protocol.ReadMessage(c, 0)
+	if err != nil || h.Tag != protocol.TagError {
+		t.Fatalf("refused connection: %s (%v), want an Error reply", h.Tag, err)
+	}
+	e, err := protocol.DecodeError(msg)
+	if err != nil || e.Code != code || !strings.Contains(e.Message, substr) {
+		t.Fatalf("refusal %+v (%v), want code %d containing %q", e, err, code, substr)
+	}
+	if _, _, err := protocol.ReadMessage(c, 0); err == nil {
+		t.Fatal("the refused connection stayed open")
+	}
+}
+
+// One process may hold MaxConnsPerClient connections; the next one is
+// refused with PGSTROM_ERR_UNSUPPORTED (its node runs on the CPU), and a
+// closed connection makes room again.  SetClientLimits changes the bound
+// live.
+func TestConnectionsPerClientBounded(t *testing.T) {
+	s := startLimitedServer(t, 2, &fakeExecutor{}, Config{MaxConnsPerClient: 3})
+	var open []net.Conn
+	for i := 0; i < 3; i++ {
+		c := dial(t, s)
+		expectSuccess(t, c, protocol.EncodeRequest(protocol.TagStatus, 1, nil))
+		open = append(open, c)
+	}
+	if st := s.Stats(); st.Clients != 1 || st.MaxClientConns != 3 {
+		t.Fatalf("stats: %d clients, at most %d connections; want 1 and 3", st.Clients, st.MaxClientConns)
+	}
+	expectRefusal(t, dial(t, s), protocol.ErrCodeUnsupported, "max_connections_per_backend")
+	open[0].Close()
+	waitFor(t, "the closed connection to be forgotten", func() bool { return s.Stats().MaxClientConns == 2 })
+	expectSuccess(t, dial(t, s), protocol.EncodeRequest(protocol.TagStatus, 1, nil))
+	s.SetClientLimits(4, 0)
+	expectSuccess(t, dial(t, s), protocol.EncodeRequest(protocol.TagStatus, 1, nil))
+	expectRefusal(t, dial(t, s), protocol.ErrCodeUnsupported, "max_connections_per_backend")
+	if n := s.Stats().Refused; n != 2 {
+		t.Fatalf("Refused = %d, want 2", n)
+	}
+}
+
+// A client of another user id is refused.
+func TestPeerOfAnotherUserRefused(t *testing.T) {
+	other := uint32(os.Geteuid() + 1)
+	s := startLimitedServer(t, 2, &fakeExecutor{}, Config{PeerUID: &other})
+	expectRefusal(t, dial(t, s), protocol.ErrCodeProtocol, "accepts clients of user id")
+}
+
+// A connection with an open session that sends nothing is closed after
+// the session idle timeout, which releases the session; one with a
+// chunk in flight is not idle.
+func TestIdleSessionClosed(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	ex := &fakeExecutor{execDelay: 3 * idle}
+	s := startLimitedServer(t, 2, ex, Config{SessionIdleTimeout: idle})
+	busy := dial(t, s)
+	expectSuccess(t, busy, sessionMsg(1))
+	quiet := dial(t, s)
+	expectSuccess(t, quiet, sessionMsg(1))
+	start := time.Now()
+	expectSuccess(t, busy, chunkMsg(2, 2, 1)) // in flight longer than idle
+	if _, _, err := protocol.ReadMessage(quiet, 0); err == nil {
+		t.Fatal("the idle session's connection got a message, want it closed")
+	}
+	if took := time.Since(start); took < idle {
+		t.Fatalf("closed after %v, before the idle timeout", took)
+	}
+	waitFor(t, "the idle session to be released", func() bool { return ex.open.Load() == 1 })
+	expectSuccess(t, busy, protocol.EncodeRequest(protocol.TagStatus, 3, nil))
+	if n := s.Stats().Dropped; n != 1 {
+		t.Fatalf("Dropped = %d, want 1", n)
+	}
+	// a negative timeout never closes
+	s.SetClientLimits(0, -1)
+	c := dial(t, s)
+	expectSuccess(t, c, sessionMsg(1))
+	time.Sleep(2 * idle)
+	expectSuccess(t, c, protocol.EncodeRequest(protocol.TagStatus, 2, nil))
+}
