@@ -100,7 +100,9 @@ CONF
 stop() {
 	[ -f "$PGDATA/PG_VERSION" ] || { echo "cluster.sh: no cluster in $PGDATA" >&2; return 0; }
 	as_owner "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w stop || true
-	if [ -n "${OUT:-}" ] && [ -f "$PGDATA/server.log" ]; then cp "$PGDATA/server.log" "$OUT/server.log" || true; fi
+	if [ -n "${OUT:-}" ] && [ -f "$PGDATA/server.log" ]; then
+		mkdir -p "$OUT" && cp "$PGDATA/server.log" "$OUT/server.log" || true
+	fi
 }
 
 case "${1:-}" in

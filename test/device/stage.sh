@@ -10,9 +10,11 @@
 #   gpu.test        gosvc/gpu's tests (-tags gpu), for on_gpu.sh's gotests
 #   lifecycle.test  test/lifecycle's tests, for on_gpu.sh's lifecycle parts
 #   stress          the test/stress harness (static), for stress.sh
-# Binaries are built without symbols: what is carried is limited to 64 MiB
-# in all on the remote machines this is used with (pg.tgz is about 10 MB,
-# the binaries about 30 MB); the script warns when the folder is larger.
+# Binaries are built without symbols: where the folder is carried to a
+# remote machine that takes at most 64 MiB with the working tree, leave out
+# what a run does not need (pg.tgz is about 15 MB, pgstrom-bench 17 MB,
+# lifecycle.test 11 MB, stress 10 MB, gpu.test 6 MB: about 56 MB in all);
+# the script warns at 64 MiB.
 #
 # Needs: PG_CONFIG naming a PostgreSQL installed in one folder (default
 # /opt/pg15/bin/pg_config): build one with build/build-pg.sh 15 and unpack it
@@ -22,7 +24,7 @@
 # for the prebuilt kernels fatbin (without nvcc the service compiles the
 # installed kernel sources with the GPU machine's nvcc at its first start).
 # A Debian package's PostgreSQL (spread over /usr/lib and /usr/share) cannot
-# be staged.  Takes about 3-5 minutes on 2 cores (make clean, then the
+# be staged.  Takes about 4 minutes on 2 cores (make clean, then the
 # extension, the Go service, the fatbin and four Go binaries).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -75,4 +77,9 @@ CGO_ENABLED=0 go build "$strip" -o "$stage/stress" ./test/stress
 du -sh "$stage"
 [ "$(du -sm "$stage" | cut -f1)" -lt 64 ] ||
 	echo "stage.sh: warning: $stage is 64 MiB or more: the remote machines' carry refuses it; leave out what the run does not need" >&2
-echo "stage.sh: staged into $stage; on the GPU machine, from the repository root: bash test/device/on_gpu.sh (PGSTROM_STAGE=$stage if not .device)"
+echo "stage.sh: staged into $stage; on the GPU machine, from the repository root:"
+if [ "$stage" = .device ]; then
+	echo "  bash test/device/on_gpu.sh"
+else
+	echo "  PGSTROM_STAGE=$stage bash test/device/on_gpu.sh"
+fi
