@@ -61,8 +61,18 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 		}
 	}
 	pinned := body != nil
+	var charge int64
 	if !pinned {
+		// a message of a few kB asks for up to 64 MB: the same budget
+		// as a message that brings its pages holds it
+		charge = min(int64(n), s.bodies.total)
+		granted := false
+		s.whileSuspended(func() { granted = s.bodies.acquire(charge, cmd.conn.closed, s.done) })
+		if !granted {
+			return xpu.Chunk{}, nodekind.Pages{}, nil, errConnClosed
+		}
 		body = make([]byte, n)
+		s.bodyBytes.Add(int64(n))
 	}
 	var plan *pagecache.Plan
 	key := pagecache.Key{Spc: d.file.Spc, DB: d.file.DB, Rel: d.file.RelNode}
@@ -79,6 +89,9 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 		}
 		if pinned {
 			s.returnBody(body)
+		} else {
+			s.bodyBytes.Add(-int64(n))
+			s.bodies.release(charge)
 		}
 	}
 	var skip []bool

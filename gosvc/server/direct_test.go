@@ -160,3 +160,38 @@ func TestDirectChunkErrors(t *testing.T) {
 	reply, h = roundTrip(t, c, xputest.DirectChunkMessage(2, 1, good, []uint32{0}))
 	expectErrorReply(t, reply, h, protocol.ErrCodeUnsupported, "data directory")
 }
+
+// The memory a direct-read chunk's pages are read into is charged to the
+// body budget while the chunk runs, like the pages of an inline chunk:
+// a message of a few bytes cannot make the service allocate unbudgeted.
+func TestDirectChunkPagesCharged(t *testing.T) {
+	pages := [][]byte{directPage(1, true), directPage(2, true), directPage(3, true)}
+	dir := writeDirectRelation(t, 16384, 4, pages)
+	var srv *Server
+	during := make(chan Stats, 1)
+	ex := &fakeExecutor{onExec: func(xpu.Chunk, nodekind.Pages) error {
+		during <- srv.Stats()
+		return nil
+	}}
+	srv = startDirectServer(t, ex, dir)
+	c := dial(t, srv)
+	expectSuccess(t, c, sessionMsg(1))
+	f := xpu.DirectFile{Spc: xpu.DefaultTablespace, DB: 5, RelNode: 16384, SegBlocks: 4, RelNBlocks: 3}
+	if _, err := c.Write(xputest.DirectChunkMessage(2, 9, f, []uint32{0, 1, 2})); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []protocol.Tag{protocol.TagSuccessHalfway, protocol.TagSuccess} {
+		if _, h, err := protocol.ReadMessage(c, 0); err != nil || h.Tag != want {
+			t.Fatalf("reply %s, %v: want %s", h.Tag, err, want)
+		}
+	}
+	st := <-during
+	if n := int64(3 * xpu.BlockSize); st.BodyReserved < n || st.BodyBytes < n {
+		t.Fatalf("while the chunk ran: %d bytes reserved, %d allocated; want at least its %d bytes of pages in each",
+			st.BodyReserved, st.BodyBytes, n)
+	}
+	waitFor(t, "the pages' memory to be given back", func() bool {
+		st := srv.Stats()
+		return st.BodyReserved == 0 && st.BodyBytes == 0
+	})
+}

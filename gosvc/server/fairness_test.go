@@ -5,12 +5,14 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
 // startLimitedServer is startExecServer with cfg's bounds.
@@ -106,7 +108,7 @@ func TestHeaderOnlyClientsAreBoundedAndDropped(t *testing.T) {
 	var clients []net.Conn
 	for i := 0; i < 4; i++ {
 		c := dial(t, s)
-		if _, err := c.Write(headerOnly(protocol.TagTaskExec, uint32(i+1), protocol.MaxLength)); err != nil {
+		if _, err := c.Write(headerOnly(protocol.TagTaskExec, uint32(i+1), uint32(xpu.MaxTaskExecLength))); err != nil {
 			t.Fatal(err)
 		}
 		clients = append(clients, c)
@@ -118,9 +120,10 @@ func TestHeaderOnlyClientsAreBoundedAndDropped(t *testing.T) {
 	clients = append(clients, sess, half)
 	waitFor(t, "the headers to be read", func() bool { return s.Stats().BodyReserved > 0 })
 	time.Sleep(timeout / 3)
-	if st := s.Stats(); st.BodyBytes > 4*firstPiece || st.BodyReserved > DefaultBodyBudget+DefaultBodyBudget/smallBudgetShare {
+	// at most the first piece of each body before its bytes arrive
+	if st := s.Stats(); st.BodyBytes > int64(len(clients)*firstPiece) || st.BodyReserved > DefaultBodyBudget+DefaultBodyBudget/smallBudgetShare {
 		t.Fatalf("after header-only clients: %d body bytes allocated, %d reserved; want <= %d and <= %d",
-			st.BodyBytes, st.BodyReserved, 4*firstPiece, DefaultBodyBudget)
+			st.BodyBytes, st.BodyReserved, len(clients)*firstPiece, DefaultBodyBudget)
 	}
 	// Meanwhile others are served.
 	statusWithin(t, s, time.Second)
@@ -132,7 +135,6 @@ func TestHeaderOnlyClientsAreBoundedAndDropped(t *testing.T) {
 			t.Fatalf("header-only client %d: read = %v, want EOF (dropped)", i, err)
 		}
 	}
-	// The TaskExec clients take the budget one after another.
 	if took := time.Since(start); took > 8*timeout+2*time.Second {
 		t.Fatalf("dropping the header-only clients took %v", took)
 	}
@@ -142,6 +144,22 @@ func TestHeaderOnlyClientsAreBoundedAndDropped(t *testing.T) {
 	})
 	if d := s.Stats().Dropped; d != uint64(len(clients)) {
 		t.Fatalf("%d connections dropped for a deadline, want %d", d, len(clients))
+	}
+}
+
+// A TaskExec header that claims more than the largest valid chunk is
+// refused at once, before any memory is committed to it.
+func TestTaskExecLongerThanAnyChunkRefused(t *testing.T) {
+	s := startLimitedServer(t, 2, &fakeExecutor{}, Config{})
+	for _, n := range []uint32{uint32(xpu.MaxTaskExecLength) + 1, protocol.MaxLength} {
+		c := dial(t, s)
+		e := expectError(t, c, headerOnly(protocol.TagTaskExec, 1, n), protocol.ErrCodeProtocol)
+		if !strings.Contains(e.Message, "at most") {
+			t.Fatalf("TaskExec of %d bytes refused with %q, want the bound named", n, e.Message)
+		}
+	}
+	if st := s.Stats(); st.BodyReserved != 0 || st.BodyBytes != 0 {
+		t.Fatalf("after the refusals: %d bytes reserved, %d allocated; want none", st.BodyReserved, st.BodyBytes)
 	}
 }
 

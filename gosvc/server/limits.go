@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
 // Defaults of the bounds in Config; a zero field takes its default.
@@ -125,8 +126,10 @@ func maxLength(tag protocol.Tag) uint32 {
 		return MaxSessionLength
 	case protocol.TagJoinInner:
 		return protocol.JoinInnerMaxLength
+	case protocol.TagTaskExec:
+		return uint32(xpu.MaxTaskExecLength)
 	}
-	return protocol.MaxLength // TaskExec; replies are refused by ParseRequest
+	return protocol.MaxLength // replies, refused by ParseRequest
 }
 
 // budget is a first-come first-served semaphore of bytes.

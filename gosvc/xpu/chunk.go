@@ -53,6 +53,12 @@ func (c Chunk) Refs(msg []byte) []byte {
 // ItemsCapacity is how many items the kernel may write for this chunk.
 func (c Chunk) ItemsCapacity() int { return int(c.NBlocks) * MaxTuplesPerPage }
 
+// MaxTaskExecLength is the longest valid TaskExec message: an inline
+// chunk of MaxBlocksPerChunk pages right after its header, the largest
+// of the three shapes.  The service refuses a header that claims more
+// before it commits any memory to it.
+const MaxTaskExecLength = (ChunkEnd+PagesAlign-1)/PagesAlign*PagesAlign + MaxBlocksPerChunk*BlockSize
+
 // ParseChunk validates a whole TaskExec message (header included): the
 // block count and the alignment of the pages, and, for an inline chunk
 // (buffer_id 0), that the pages end exactly where the message ends.  A
