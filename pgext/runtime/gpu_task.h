@@ -468,6 +468,7 @@ extern PgStromMsgHeader *gpu_task_recv(GpuTaskState *gts, const char *during);
 
 /* task_parallel.c: CustomExecMethods of every GPU node */
 extern uint64 gpu_task_make_plan_id(GpuTaskState *gts);
+extern uint64 gpu_task_random_plan_id(void);
 extern Size gpu_task_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 extern void gpu_task_initialize_dsm(CustomScanState *node,
 									ParallelContext *pcxt, void *coordinate);

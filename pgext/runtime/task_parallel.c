@@ -20,8 +20,6 @@
 #include "postgres.h"
 
 #include "access/tableam.h"
-#include "access/xact.h"
-#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "utils/snapmgr.h"
 
@@ -30,29 +28,37 @@
 
 /*
  * The query-buffer key of the service: the same for every participant of
- * one execution of this plan node.
+ * one execution of this plan node, and nothing any other process can
+ * derive.  A query buffer (a GpuJoin's inner tables, a GpuPreAgg's device
+ * table) is found by this key alone, so the key is the secret that lets a
+ * session attach to or collect it: 64 random bits made by the leader (or
+ * the serial backend) and handed to its workers through the DSM.  Every
+ * execution gets a new one, so two executions in one backend (a rescan, a
+ * function running the same query twice, two open cursors) never share a
+ * buffer.
  */
-static uint64 plan_id_counter = 0;
-
 uint64
 gpu_task_make_plan_id(GpuTaskState *gts)
 {
-	uint64		h;
-
 	if (gts->shared)
 		return gts->shared->plan_id;
-	h = hash_bytes_uint32_extended((uint32) MyProcPid,
-								   (uint64) GetCurrentStatementStartTimestamp());
-	h = hash_combine64(h, (uint64) gts->css.ss.ps.plan->plan_node_id);
-	h = hash_combine64(h, (uint64) GetCurrentTransactionStartTimestamp());
-	/*
-	 * Two executions in one backend (a rescan, a function running the same
-	 * query twice in one statement, two open cursors) must never share a
-	 * query buffer of the service (a device table that holds rows until
-	 * TaskFinal): every call gets a new id.
-	 */
-	h = hash_combine64(h, ++plan_id_counter);
-	return h;
+	return gpu_task_random_plan_id();
+}
+
+uint64
+gpu_task_random_plan_id(void)
+{
+	uint64		key = 0;
+
+	/* 0 is what a zeroed (never set) key would read */
+	while (key == 0)
+	{
+		if (!pg_strong_random(&key, sizeof(key)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not generate a random query buffer key for a GPU node")));
+	}
+	return key;
 }
 
 /* the parallel scan descriptor that follows GpuTaskShared in the DSM */
@@ -102,12 +108,15 @@ gpu_task_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 {
 	GpuTaskState *gts = (GpuTaskState *) node;
 	GpuTaskShared *shared = (GpuTaskShared *) coordinate;
+	uint64		plan_id;
 
 	attach_shared(gts, coordinate);
 	table_parallelscan_reinitialize(gts->rel, (ParallelTableScanDesc) gts->pscan);
+	/* made before the spinlock: making it may raise an error */
+	plan_id = gpu_task_random_plan_id();
 	/* the workers of the new run join new query buffers */
 	SpinLockAcquire(&shared->mutex);
-	shared->plan_id = hash_combine64(shared->plan_id, (uint64) shared->plan_id + 1);
+	shared->plan_id = plan_id;
 	shared->nactive = 0;
 	shared->closed = false;
 	shared->collect_done = false;
