@@ -142,6 +142,11 @@ typedef struct PgStromDeviceStats
 	uint64_t	pool_total;		/* bytes held in segments */
 	uint64_t	pool_limit;		/* max_ratio x device memory */
 	uint64_t	host_pinned;	/* pinned host bytes kept for chunks */
+	uint32_t	busy;			/* worker slots running a command */
+	uint32_t	suspended;		/* commands waiting for their client to
+								 * read, without a worker */
+	uint32_t	clients;		/* client processes with a connection */
+	uint32_t	max_client_conns;	/* most connections of one client */
 } PgStromDeviceStats;
 
 typedef struct PgStromCtlStats

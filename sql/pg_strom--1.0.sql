@@ -32,6 +32,11 @@ COMMENT ON FUNCTION pgstrom.gpu_device_info()
 --
 -- State of the GPU service: one row per device, or one row with NULL
 -- device columns when there is no device (for example state 'no_gpu').
+-- busy: worker slots running a command (at most workers); suspended:
+-- commands waiting for their client to read their replies, which hold
+-- no worker; clients: client processes with a connection open;
+-- max_client_connections: the most connections one of them holds
+-- (bounded by pg_strom.max_connections_per_backend).
 --
 CREATE FUNCTION pgstrom.gpu_service_status()
 RETURNS TABLE (
@@ -46,7 +51,11 @@ RETURNS TABLE (
     connections int,
     dropped_log_lines bigint,
     host_pinned bigint,
-    last_exit text)
+    last_exit text,
+    busy int,
+    suspended int,
+    clients int,
+    max_client_connections int)
 AS 'MODULE_PATHNAME', 'pgstrom_gpu_service_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 

@@ -158,6 +158,10 @@ func encodeStatus(s Stats) []byte {
 		cd.pool_total = C.uint64_t(d.PoolTotal)
 		cd.pool_limit = C.uint64_t(d.PoolLimit)
 		cd.host_pinned = C.uint64_t(d.HostPinned)
+		cd.busy = C.uint32_t(d.Busy)
+		cd.suspended = C.uint32_t(d.Suspended)
+		cd.clients = C.uint32_t(d.Clients)
+		cd.max_client_conns = C.uint32_t(d.MaxClient)
 	}
 	return message(tagStatus, structBytes(&c))
 }
@@ -252,6 +256,10 @@ func decodeStatus(payload []byte) (StatusMessage, error) {
 			PoolTotal:   uint64(cd.pool_total),
 			PoolLimit:   uint64(cd.pool_limit),
 			HostPinned:  uint64(cd.host_pinned),
+			Busy:        uint32(cd.busy),
+			Suspended:   uint32(cd.suspended),
+			Clients:     uint32(cd.clients),
+			MaxClient:   uint32(cd.max_client_conns),
 		})
 	}
 	return StatusMessage{Stats: s}, nil

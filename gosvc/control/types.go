@@ -71,6 +71,10 @@ type DeviceStats struct {
 	PoolTotal   uint64 // bytes held in segments
 	PoolLimit   uint64 // max_ratio x device memory
 	HostPinned  uint64 // pinned host bytes the executor keeps for chunks
+	Busy        uint32 // worker slots running a command
+	Suspended   uint32 // commands waiting for their client, without a worker
+	Clients     uint32 // client processes with a connection open
+	MaxClient   uint32 // most connections one client process holds
 }
 
 // Stats is the periodic STATUS message (PgStromCtlStats).

@@ -100,6 +100,10 @@ func (s *service) sendStatus() {
 			PoolTotal:   pool.Total,
 			PoolLimit:   pool.Limit,
 			HostPinned:  s.servers[i].HostBytes(),
+			Busy:        srv.Busy,
+			Suspended:   srv.Suspended,
+			Clients:     srv.Clients,
+			MaxClient:   srv.MaxClientConns,
 		})
 	}
 	if err := s.ch.SendStatus(st); err != nil {

@@ -23,7 +23,7 @@ PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
 PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);
 
 #define GPU_DEVICE_INFO_COLS		10
-#define GPU_SERVICE_STATUS_COLS		12
+#define GPU_SERVICE_STATUS_COLS		16
 
 /* a consistent snapshot of the shared state */
 static PgStromServiceShared *
@@ -137,6 +137,8 @@ pgstrom_gpu_service_status(PG_FUNCTION_ARGS)
 		for (i = 4; i <= 8; i++)
 			nulls[i] = true;
 		nulls[10] = true;
+		for (i = 12; i < GPU_SERVICE_STATUS_COLS; i++)
+			nulls[i] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 values, nulls);
 		return (Datum) 0;
@@ -153,6 +155,8 @@ pgstrom_gpu_service_status(PG_FUNCTION_ARGS)
 		for (col = 5; col <= 8; col++)
 			nulls[col] = (st == NULL);
 		nulls[10] = (st == NULL);
+		for (col = 12; col < GPU_SERVICE_STATUS_COLS; col++)
+			nulls[col] = (st == NULL);
 		if (st != NULL)
 		{
 			values[5] = Int32GetDatum((int32) st->workers);
@@ -160,6 +164,10 @@ pgstrom_gpu_service_status(PG_FUNCTION_ARGS)
 			values[7] = Int64GetDatum((int64) st->pool_total);
 			values[8] = Int32GetDatum((int32) st->connections);
 			values[10] = Int64GetDatum((int64) st->host_pinned);
+			values[12] = Int32GetDatum((int32) st->busy);
+			values[13] = Int32GetDatum((int32) st->suspended);
+			values[14] = Int32GetDatum((int32) st->clients);
+			values[15] = Int32GetDatum((int32) st->max_client_conns);
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 values, nulls);
