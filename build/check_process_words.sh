@@ -45,10 +45,9 @@ patterns=(
 	'\b(was|were|been|since|both) fixed\b'
 	# who asked or ran what
 	"\\bthe lead('s)?\\b"
-	# commit hashes and run dates in prose (quoted dates are SQL or test data)
+	# commit hashes in prose (a result's date may be given with its figures)
 	'\b(main|master|head|commits?|tree) (at |is |was )?[0-9a-f]{7,40}\b'
 	'\bat ([0-9]+[a-f]|[a-f]+[0-9])[0-9a-f]{5,38}\b'
-	'(^|[ (])20[2-9][0-9]-[01][0-9]-[0-3][0-9]($|[^'"'"'"0-9a-z/-])'
 )
 
 args=()

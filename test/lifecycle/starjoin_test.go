@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The random star-join test (issue 12): a seeded star schema
+// The random star-join test: a seeded star schema
 // (starjoin_schema_test.go) and seeded random queries over it
 // (starjoin_gen_test.go), each run with pg_strom on and off and compared
 // as multisets (starjoin_compare_test.go), on the GPU service where there
