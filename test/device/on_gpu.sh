@@ -8,7 +8,10 @@
 #   pgbench     pgbench -S -c 8 for 25 s with kill -9 of the service
 #   gotests     gosvc/gpu's tests (gpu.test; GOTEST_RUN picks some; at most 120 s)
 #   lifecycle   test/lifecycle's tests but TestDirectRead and TestStarJoin
-#               (lifecycle.test; at most 200 s)
+#               (lifecycle.test; at most 200 s).  The ones that use the
+#               TEST-ONLY host executor build it with go: without Go they
+#               fail unless PGSTROM_HOSTEXEC_SO names a built library
+#               (make test runs them on the CPU)
 #   starjoin    the random star-join queries against PostgreSQL (at most 500 s)
 # and, only when named: kerneltest (the kernels' tests of kernels/test
 # built with nvcc and run on the device), suite (bench_suite.sh), checks
@@ -18,10 +21,10 @@
 # their own.  Results and server.log to $OUT.
 # Needs: a GPU machine with 16 cores and about 32 GB of memory or more; the
 # repository (run from its root); PGSTROM_STAGE staged by stage.sh (pg.tgz,
-# gpu.test, lifecycle.test, pgstrom-bench, pg_strom_gosvc_hostexec.so) and
-# cluster.sh (variables: env.sh); nvcc (NVCC, default
-# /usr/local/cuda/bin/nvcc) for kerneltest and for gpu.test; root to
-# reserve huge pages and for the lifecycle tests' unprivileged user.
+# gpu.test, lifecycle.test, pgstrom-bench) and cluster.sh (variables:
+# env.sh); nvcc (NVCC, default /usr/local/cuda/bin/nvcc) for kerneltest and
+# for gpu.test; root to reserve huge pages and for the lifecycle tests'
+# unprivileged user.
 # Takes: every default part is over 10 minutes (about 20); one call of at
 # most 10 minutes takes e.g. PARTS="regress explain gotests starjoin"
 # (about 8) or PARTS="bench pgbench lifecycle" (about 6).
@@ -39,11 +42,6 @@ want() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 { ! want lifecycle && ! want starjoin && ! want direct; } || device_need_staged lifecycle.test
 { ! want bench && ! want suite && ! want checks; } || device_need_staged pgstrom-bench
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
-# the lifecycle tests that need the host executor build it with go unless
-# PGSTROM_HOSTEXEC_SO names one: stage.sh stages it
-if [ -z "${PGSTROM_HOSTEXEC_SO:-}" ] && [ -f "$STAGE/pg_strom_gosvc_hostexec.so" ]; then
-	export PGSTROM_HOSTEXEC_SO=$STAGE/pg_strom_gosvc_hostexec.so
-fi
 
 echo "=== start"
 . "$here/hugepages.sh"

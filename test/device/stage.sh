@@ -10,14 +10,10 @@
 #   gpu.test        gosvc/gpu's tests (-tags gpu), for on_gpu.sh's gotests
 #   lifecycle.test  test/lifecycle's tests, for on_gpu.sh's lifecycle parts
 #   stress          the test/stress harness (static), for stress.sh
-#   pg_strom_gosvc_hostexec.so   the TEST-ONLY host executor, for the
-#                   lifecycle tests that need it (the GPU machine has no Go
-#                   to build it); on_gpu.sh passes it as PGSTROM_HOSTEXEC_SO
 # Binaries are built without symbols: where the folder is carried to a
 # remote machine that takes at most 64 MiB with the working tree, leave out
 # what a run does not need (pg.tgz is about 15 MB, pgstrom-bench 17 MB,
-# lifecycle.test 11 MB, stress 10 MB, gpu.test 6 MB, the host executor
-# 5 MB: about 61 MB in all);
+# lifecycle.test 11 MB, stress 10 MB, gpu.test 6 MB: about 56 MB in all);
 # the script warns at 64 MiB.
 #
 # Needs: PG_CONFIG naming a PostgreSQL installed in one folder (default
@@ -29,7 +25,7 @@
 # installed kernel sources with the GPU machine's nvcc at its first start).
 # A Debian package's PostgreSQL (spread over /usr/lib and /usr/share) cannot
 # be staged.  Takes about 4 minutes on 2 cores (make clean, then the
-# extension, the Go service, the fatbin and five Go binaries).
+# extension, the Go service, the fatbin and four Go binaries).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 die() { echo "stage.sh: $*" >&2; exit 1; }
@@ -78,9 +74,6 @@ go build "$strip" -o "$stage/pgstrom-bench" ./bench
 CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c "$strip" -tags gpu -o "$stage/gpu.test" ./gosvc/gpu
 go test -c "$strip" -tags lifecycle -o "$stage/lifecycle.test" ./test/lifecycle
 CGO_ENABLED=0 go build "$strip" -o "$stage/stress" ./test/stress
-CGO_ENABLED=1 go build "$strip" -buildmode=c-shared -o "$stage/pg_strom_gosvc_hostexec.so" \
-	./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec
-rm -f "$stage/pg_strom_gosvc_hostexec.h"
 du -sh "$stage"
 [ "$(du -sm "$stage" | cut -f1)" -lt 64 ] ||
 	echo "stage.sh: warning: $stage is 64 MiB or more: the remote machines' carry refuses it; leave out what the run does not need" >&2
