@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu/xputest"
 )
 
 // FuzzSocket throws arbitrary byte streams at a live server socket (with a
-// plumbing-only executor): whatever a client sends, the service must answer
-// or close that connection, and keep serving everyone else.
+// plumbing-only executor, a data directory and a page cache): whatever a
+// client sends, the service must answer or close that connection within
+// fuzzStreamDeadline, send only well-formed replies, keep its page cache
+// moves sound, and keep serving everyone else.
 func FuzzSocket(f *testing.F) {
 	f.Add(protocol.EncodeRequest(protocol.TagStatus, 1, nil))
 	f.Add(append(sessionMsg(1), xputest.ChunkMessage(2, 7, make([]byte, xpu.BlockSize))...))
@@ -41,20 +41,12 @@ func FuzzSocket(f *testing.F) {
 	joinInner := protocol.EncodeJoinInner(2, protocol.JoinInnerRequest{PlanID: 1, RowSize: 16, NRows: 2, PieceRows: 2, Rows: make([]byte, 32)})
 	f.Add(append(sessionMsg(1), joinInner...))
 	f.Add(append(sessionMsg(1), joinInner[:len(joinInner)-8]...))
-
-	s, err := New(Config{
-		SocketPath:    SocketPath(f.TempDir(), 4242, 0),
-		Workers:       4,
-		Pool:          &fakePool{},
-		Executor:      &probingExecutor{fakeExecutor: &fakeExecutor{}},
-		Kinds:         testKinds,
-		SharedBuffers: fuzzSharedBuffers,
-		Logger:        zerolog.Nop(),
-	})
-	if err != nil {
-		f.Fatalf("New: %v", err)
+	// direct-read chunks (fuzz_direct_test.go): plain, stamped, cache-only
+	for _, seed := range directSeeds() {
+		f.Add(seed)
 	}
-	f.Cleanup(func() { s.Close() })
+
+	s, ex, _ := newFuzzServer(f)
 
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		c, err := net.Dial("unix", s.SocketPath())
@@ -62,23 +54,39 @@ func FuzzSocket(f *testing.F) {
 			t.Fatalf("dial: %v", err)
 		}
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(2 * time.Second))
+		c.SetDeadline(time.Now().Add(fuzzStreamDeadline))
 		go func() {
 			// End of stream tells the service no more bytes will come, so a
 			// truncated message ends the connection instead of waiting.
 			c.Write(stream)
 			c.(*net.UnixConn).CloseWrite()
 		}()
-		// Drain replies until the service closes the connection or has
-		// nothing more to say; a message it cannot frame is a bug.
+		// Drain replies until the service closes the connection; a message
+		// it cannot frame, an Error reply that does not decode, or a
+		// connection still open at the deadline is a bug.
 		for {
-			_, _, err := protocol.ReadMessage(c, protocol.MaxLength)
-			if err == io.EOF || isTimeout(err) || isReset(err) {
+			reply, h, err := protocol.ReadMessage(c, protocol.MaxLength)
+			if err == io.EOF || isReset(err) {
 				break
+			}
+			if isTimeout(err) {
+				t.Fatalf("the service neither closed the connection nor answered within %v", fuzzStreamDeadline)
 			}
 			if err != nil {
 				t.Fatalf("the service sent something that is not a message: %v", err)
 			}
+			switch h.Tag {
+			case protocol.TagSuccess, protocol.TagSuccessHalfway:
+			case protocol.TagError:
+				if _, err := protocol.DecodeError(reply); err != nil {
+					t.Fatalf("the service sent a malformed Error reply: %v", err)
+				}
+			default:
+				t.Fatalf("the service sent a %s, not a reply", h.Tag)
+			}
+		}
+		if err := ex.takeViolation(); err != nil {
+			t.Fatalf("the executor got unsound work: %v", err)
 		}
 		// The service is still there for the next client.
 		probe, err := net.Dial("unix", s.SocketPath())
@@ -86,7 +94,7 @@ func FuzzSocket(f *testing.F) {
 			t.Fatalf("dial after the stream: %v", err)
 		}
 		defer probe.Close()
-		probe.SetDeadline(time.Now().Add(5 * time.Second))
+		probe.SetDeadline(time.Now().Add(fuzzStatusDeadline))
 		if _, err := probe.Write(protocol.EncodeRequest(protocol.TagStatus, 9, nil)); err != nil {
 			t.Fatalf("status write: %v", err)
 		}
@@ -95,6 +103,14 @@ func FuzzSocket(f *testing.F) {
 		}
 	})
 }
+
+// The deadlines of one input: together below the 10 s after which Go's
+// fuzzing calls an input a hang, and far above what an input takes on a
+// loaded machine (milliseconds), so a failure is a service that stopped.
+const (
+	fuzzStreamDeadline = 5 * time.Second
+	fuzzStatusDeadline = 3 * time.Second
+)
 
 // fuzzSharedBuffers is how many shared buffers the fuzzed server registered.
 const fuzzSharedBuffers = 16
