@@ -9,9 +9,9 @@
 # Results to $OUT/fairness.txt.
 # Needs: a GPU machine; PGSTROM_STAGE staged by stage.sh (pg.tgz) and the
 # cluster of cluster.sh (variables: env.sh).  Takes about 2 minutes
-# (FAIR_ROWS rows loaded, two pgbench runs).  The stall must stay shorter
-# than the service's write timeout (30 s), after which it disconnects a
-# client that reads nothing.
+# (FAIR_ROWS rows loaded, two pgbench runs).  The stall (FAIR_SETTLE plus
+# FAIR_SECONDS) must stay shorter than the service's write timeout (30 s),
+# after which it disconnects a client that reads nothing.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/env.sh"
@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 FAIR_ROWS=${FAIR_ROWS:-20000000}
 FAIR_CLIENTS=${FAIR_CLIENTS:-8}
 FAIR_STALLED=${FAIR_STALLED:-16}
-FAIR_SECONDS=${FAIR_SECONDS:-15}
+FAIR_SECONDS=${FAIR_SECONDS:-12}
 res=$OUT/fairness.txt
 bash "$R" start || exit 1
 eval "$(bash "$R" env)"
@@ -64,11 +64,20 @@ mixrun | tee -a "$res"
 pids=()
 for _ in $(seq "$FAIR_STALLED"); do
 	PGOPTIONS=$cursor_opts psql -X -q -c BEGIN -c "DECLARE c NO SCROLL CURSOR FOR $cursor_sql" \
-		-c "FETCH 1 FROM c" -c "SELECT pg_sleep($FAIR_SECONDS + 10)" -c COMMIT > /dev/null 2>&1 &
+		-c "FETCH 1 FROM c" -c "SELECT pg_sleep($FAIR_SECONDS + ${FAIR_SETTLE:-10} + 4)" -c COMMIT > /dev/null 2>&1 &
 	pids+=($!)
 done
-sleep 3
-echo "=== status with $FAIR_STALLED stalled cursors" | tee -a "$res"
+# Each cursor's chunk first computes as many replies as its connection's
+# outbox holds, then waits for its client without a worker: the mix is
+# measured once they all wait (at most FAIR_SETTLE seconds).
+t0=$SECONDS
+for _ in $(seq $((${FAIR_SETTLE:-10} * 2))); do
+	sleep 0.5
+	n=$(psql -X -At -c 'SELECT suspended FROM pgstrom.gpu_service_status() LIMIT 1')
+	echo "$((SECONDS - t0)) s: $n suspended" >> "$res"
+	[ "${n:-0}" -ge "$FAIR_STALLED" ] && break
+done
+echo "=== status with $FAIR_STALLED stalled cursors, after $((SECONDS - t0)) s" | tee -a "$res"
 psql -X -c 'SELECT workers, busy, suspended, connections, clients, max_client_connections FROM pgstrom.gpu_service_status()' | tee -a "$res"
 echo "=== mix, $FAIR_STALLED stalled GpuJoin cursors" | tee -a "$res"
 mixrun | tee -a "$res"
