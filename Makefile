@@ -6,7 +6,11 @@
 #   make demo                     throwaway cluster: print service status, stop
 #   make test                     build, install, run every suite
 #   make fuzz [FUZZ_RUNS=... FUZZ_JOBS=...]   long fuzzing runs (kernels/fuzz/)
+#   make bench [BENCH_TABLES=... BENCH_FLAGS=...]   the benchmark (bench/) against
+#                                 the server the PG* environment names
 #   make check-cuda13 CUDA13_INCLUDE=dir   compile the Go service against CUDA 13 headers
+#   make help                     every target: what it needs, how long it takes
+# docs/testing.md describes every test command.
 
 EXTENSION = pg_strom
 MODULE_big = pg_strom
@@ -141,3 +145,44 @@ bench:
 			-png $(BENCH_OUT)/bench-$$t.png -plans $(BENCH_OUT)/plans-$$t.txt > $(BENCH_OUT)/bench-$$t.txt || rc=1; \
 		cat $(BENCH_OUT)/bench-$$t.txt; \
 	done; exit $$rc
+
+# ---- make help: every target, what it needs, how long on 2 cores ----------
+.PHONY: help
+help:
+	@printf '%s\n' \
+	'pg_strom make targets (PG_CONFIG=... names the PostgreSQL; times on 2 cores)' \
+	'' \
+	'  all (default)   build the C extension, the Go service library and, when' \
+	'                  nvcc exists, the kernels fatbin. Needs PostgreSQL 15 with' \
+	'                  headers and PGXS, Go, gcc, cuda.h and libcuda.so' \
+	'                  (docs/install.md). About 2-3 min from clean.' \
+	'  install         install into the PostgreSQL PG_CONFIG names. Needs write' \
+	'                  access there (root for a distribution package). Seconds.' \
+	'  uninstall       remove what install put there. Seconds.' \
+	'  install-service, uninstall-service   the Go service library and kernel' \
+	'                  files part of install and uninstall, which run them.' \
+	'  demo            build, install, a throwaway cluster: the service status' \
+	'                  and devices, then stop (test/demo.sh). Needs the build' \
+	'                  prerequisites (root on Debian 12 installs them) and an' \
+	'                  unprivileged user when root (created). About 2-3 min.' \
+	'  test            build, install and run every suite (test/run_all.sh).' \
+	'                  Needs also nvcc and clang-14 with libclang-rt-14-dev; no' \
+	'                  GPU. About 28 min; docs/testing.md gives each step.' \
+	'  installcheck    pg_regress of test/sql against a running server with' \
+	'                  pg_strom preloaded (PGHOST, PGPORT, PGUSER). About 2-5 min.' \
+	'  fuzz            build and run the kernel fuzzers (kernels/fuzz/run.sh):' \
+	'                  FUZZ_JOBS, FUZZ_RUNS, FUZZ_TIME, FUZZ_GO_TIME. Needs' \
+	'                  clang-14, libclang-rt-14-dev, Go. Up to about 1 h 25 min' \
+	'                  at the defaults.' \
+	'  bench           load and time the benchmark (bench/) against the server' \
+	'                  the PG* environment names: BENCH_TABLES, BENCH_SSB_SF,' \
+	'                  BENCH_FLAGS, BENCH_RUN_FLAGS, BENCH_OUT. Needs pg_strom' \
+	'                  preloaded there, pg_prewarm, Go. Hours at the defaults;' \
+	"                  about 3-4 min with BENCH_FLAGS='-scale 0.01' BENCH_SSB_SF=0.125." \
+	'  check-cuda13    compile the Go service against CUDA 13 headers' \
+	'                  (CUDA13_INCLUDE=dir holding its cuda.h). Needs Go. About' \
+	'                  1 min.' \
+	'  clean           remove the build outputs. Seconds.' \
+	'  help            this list.' \
+	'' \
+	'On a GPU machine: test/device/ (docs/testing.md, "On a GPU machine").'
