@@ -32,7 +32,7 @@
 # default /opt/pgMAJOR; it only names the folder in the tarball), JOBS
 # (make -j, default nproc), PG_CONFIGURE_EXTRA (more configure options).
 #
-# Takes about 6-10 minutes on 2 cores (1-2 minutes on 16), plus the download.
+# Takes about 3-4 minutes on 2 cores, plus the download (about 25 MB).
 set -euo pipefail
 
 usage() { echo "usage: build/build-pg.sh MAJOR [OUT.tgz]   (e.g. build/build-pg.sh 15)" >&2; exit 2; }

@@ -15,7 +15,7 @@
 # No -e: a failed step is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 mkdir -p "$OUT"
 runs=${BENCH_RUNS:-2}
 . "$here/hugepages.sh"

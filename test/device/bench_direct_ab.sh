@@ -10,7 +10,7 @@
 # No -e: a failed step is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 eval "$(bash "$R" env)"
 f=$OUT/direct-ab.txt
 svc_ticks() {

@@ -14,7 +14,7 @@
 # after which it disconnects a client that reads nothing.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 mkdir -p "$OUT"
 FAIR_ROWS=${FAIR_ROWS:-20000000}
 FAIR_CLIENTS=${FAIR_CLIENTS:-8}

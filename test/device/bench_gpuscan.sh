@@ -11,7 +11,7 @@
 # No -e: a failed step is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 eval "$(bash "$R" env)"
 psqlc() { bash "$R" psql "$@"; }
 ROWS=${BENCH_ROWS:-50000000}

@@ -8,7 +8,7 @@
 # No -e: a failed step is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 eval "$(bash "$R" env)"
 device_need_staged pgstrom-bench
 echo "=== 10M groups over w1_narrow, GPU plan forced (regression mode offers it"

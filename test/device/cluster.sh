@@ -30,7 +30,7 @@
 # buffers takes longer while the GPU service registers them.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 
 die() { echo "cluster.sh: $*" >&2; exit 2; }
 as_owner() {

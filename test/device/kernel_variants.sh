@@ -16,7 +16,7 @@
 # No -e: a failed step is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 PLANS=${1:?usage: kernel_variants.sh PLANS, the -plans file of a bench run}
 device_need "$PLANS" "run the SSB bench first (bench_pagecache.sh or bench_ssb.sh write it)"
 eval "$(bash "$R" env)"

@@ -31,7 +31,7 @@
 # No -e: a failed step is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 device_need_repo
 mkdir -p "$OUT"
 psqlc() { bash "$R" psql "$@"; }

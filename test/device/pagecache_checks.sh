@@ -20,7 +20,7 @@
 # No -e: a failed check is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 ROWS=${PC_ROWS:-200000}
 passed=0 failed=0
 psqlq() { bash "$R" psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }

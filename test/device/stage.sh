@@ -19,7 +19,7 @@
 # Needs: PG_CONFIG naming a PostgreSQL installed in one folder (default
 # /opt/pg15/bin/pg_config): build one with build/build-pg.sh 15 and unpack it
 # there (tar xzf pg15.tgz -C /opt), or any relocatable build; write access
-# to it (make install); Go (>= 1.24, /usr/local/go/bin is put first on PATH),
+# to it (make install); Go (docs/install.md; /usr/local/go/bin comes first),
 # gcc, make, the CUDA header cuda.h (for gpu.test and the service), and nvcc
 # for the prebuilt kernels fatbin (without nvcc the service compiles the
 # installed kernel sources with the GPU machine's nvcc at its first start).

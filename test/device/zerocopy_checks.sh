@@ -18,7 +18,7 @@
 # No -e: a failed check is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/env.sh"
+. "$here/env.sh" || exit 2
 ROWS=${ZC_ROWS:-6000000}
 passed=0 failed=0
 # Direct read is off: these checks are about pages in shared buffers (the
