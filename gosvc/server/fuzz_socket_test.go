@@ -4,8 +4,11 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
@@ -58,7 +61,11 @@ func FuzzSocket(f *testing.F) {
 		go func() {
 			// End of stream tells the service no more bytes will come, so a
 			// truncated message ends the connection instead of waiting.
+			// It is sent once the stream's commands are done: a service
+			// that sees the end drops what has not run yet, and the
+			// executor (and a direct read's cache fills) would rarely run.
 			c.Write(stream)
+			waitAnswered(s, c.(*net.UnixConn))
 			c.(*net.UnixConn).CloseWrite()
 		}()
 		// Drain replies until the service closes the connection; a message
@@ -104,12 +111,69 @@ func FuzzSocket(f *testing.F) {
 	})
 }
 
+// waitAnswered returns once the service has read every byte sent on c and
+// no connection has a command in flight (queued, running, or its reply
+// not yet written), or after fuzzSettle: a command that waits for more of
+// the stream (a GpuJoin chunk before its inner rows) ends with the
+// connection instead.  Within a fuzzing process inputs run one at a time,
+// so the only connection is the input's.
+func waitAnswered(s *Server, c *net.UnixConn) {
+	start := time.Now()
+	var quietSince time.Time
+	for now := start; now.Sub(start) < fuzzSettle; now = time.Now() {
+		switch {
+		case unsentBytes(c) != 0 || s.commandsInFlight():
+			quietSince = time.Time{}
+		case quietSince.IsZero():
+			quietSince = now
+		case now.Sub(quietSince) >= fuzzQuiet:
+			return
+		}
+		// Yield rather than sleep: a sleep lasts a millisecond or more,
+		// which would be most of an input's time.
+		runtime.Gosched()
+	}
+}
+
+// unsentBytes is how much of what was written on c the service has not
+// read yet (SIOCOUTQ); 0 when that cannot be told.
+func unsentBytes(c *net.UnixConn) int {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	raw.Control(func(fd uintptr) {
+		if v, err := unix.IoctlGetInt(int(fd), unix.SIOCOUTQ); err == nil {
+			n = v
+		}
+	})
+	return n
+}
+
+// commandsInFlight reports whether some connection holds an in-flight slot.
+func (s *Server) commandsInFlight() bool {
+	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	for c := range s.conns {
+		if len(c.slots) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // The deadlines of one input: together below the 10 s after which Go's
 // fuzzing calls an input a hang, and far above what an input takes on a
 // loaded machine (milliseconds), so a failure is a service that stopped.
 const (
 	fuzzStreamDeadline = 5 * time.Second
 	fuzzStatusDeadline = 3 * time.Second
+	// fuzzSettle bounds waitAnswered; fuzzQuiet is how long it must see
+	// nothing in flight, since the receiver may be between reading a
+	// message and queueing it.
+	fuzzSettle = 100 * time.Millisecond
+	fuzzQuiet  = 200 * time.Microsecond
 )
 
 // fuzzSharedBuffers is how many shared buffers the fuzzed server registered.
