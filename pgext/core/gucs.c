@@ -49,6 +49,7 @@ double		pgstrom_gpu_operator_cost;
 bool		pgstrom_cpu_fallback_enabled;
 int			pgstrom_gpu_task_timeout_ms;
 int			pgstrom_gpujoin_max_inner_size_kb;
+int			pgstrom_gpujoin_max_chunk_result_kb;
 bool		pgstrom_zero_copy;
 bool		pgstrom_direct_read;
 int			pgstrom_gpu_page_cache_size_mb;
@@ -400,6 +401,17 @@ init_planner_gucs(void)
 	 * The rows GpuJoin keeps of one inner depth (tuples and key rows) above
 	 * which it runs on the CPU instead of sending them to the device.
 	 */
+	DefineCustomIntVariable("pg_strom.gpujoin_max_chunk_result",
+							"The most memory a GpuJoin keeps of the GPU's answer to one chunk.",
+							"A join that fans out further runs on the CPU from that chunk on.",
+							&pgstrom_gpujoin_max_chunk_result_kb,
+							256 * 1024,
+							1024,
+							MAX_KILOBYTES,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("pg_strom.gpujoin_max_inner_size",
 							"The largest inner relation of one GpuJoin depth sent to the GPU.",
 							"The tuples and key rows the backend keeps of one depth; a larger depth makes the whole GpuJoin run on the CPU.",

@@ -54,6 +54,7 @@ extern double pgstrom_gpu_operator_cost;
 extern bool pgstrom_cpu_fallback_enabled;
 extern int	pgstrom_gpu_task_timeout_ms;
 extern int	pgstrom_gpujoin_max_inner_size_kb;
+extern int	pgstrom_gpujoin_max_chunk_result_kb;
 extern bool pgstrom_zero_copy;
 extern bool pgstrom_direct_read;
 extern int	pgstrom_gpu_page_cache_size_mb;

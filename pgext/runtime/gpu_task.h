@@ -176,6 +176,7 @@ typedef struct GpuTaskChunk
 	/* the device's replies */
 	List	   *replies;		/* PgStromMsgHeader *, in arrival order */
 	uint64		nitems;			/* items over all replies */
+	uint64		reply_bytes;	/* bytes of the replies kept */
 
 	/* emitting */
 	bool		cpu_mode;		/* rows come from ops->cpu_next_row */

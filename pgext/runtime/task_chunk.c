@@ -142,6 +142,7 @@ start_chunk(GpuTaskState *gts, bool direct)
 	chunk->cpu_mode = false;
 	chunk->replies = NIL;
 	chunk->nitems = 0;
+	chunk->reply_bytes = 0;
 	chunk->cur_reply = 0;
 	chunk->next_item = 0;
 	chunk->cur_block = 0;

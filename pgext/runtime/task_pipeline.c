@@ -65,6 +65,25 @@ accept_chunk_reply(GpuTaskState *gts, PgStromMsgHeader *msg)
 		gpu_task_direct_report(gts, chunk, msg);
 		return;
 	}
+	if (!last && ops->max_items_per_tuple == 0 &&
+		chunk->reply_bytes + msg->length > (uint64) pgstrom_gpujoin_max_chunk_result_kb * 1024)
+	{
+		char		reason[GPU_TASK_REASON_LEN];
+
+		/*
+		 * A chunk's rows are emitted once its whole answer is here, so an
+		 * answer without a bound (a join that fans out) would take any
+		 * amount of this backend's memory.  The chunks in flight are
+		 * evaluated on the CPU instead, from the pages still held, which
+		 * emits rows as it makes them.
+		 */
+		pfree(msg);
+		snprintf(reason, sizeof(reason),
+				 "the GPU's answer to one chunk exceeds pg_strom.gpujoin_max_chunk_result (%d kB)",
+				 pgstrom_gpujoin_max_chunk_result_kb);
+		gpu_task_use_cpu(gts, reason);
+		return;
+	}
 	if (last)
 	{
 		/* whatever happens next, the chunk is no longer in flight */
@@ -78,6 +97,7 @@ accept_chunk_reply(GpuTaskState *gts, PgStromMsgHeader *msg)
 	}
 	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
 	chunk->replies = lappend(chunk->replies, msg);
+	chunk->reply_bytes += msg->length;
 	MemoryContextSwitchTo(oldcxt);
 
 	if (msg->length < sizeof(PgStromMsgHeader) + sizeof(XpuChunkResult))
