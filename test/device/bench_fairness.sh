@@ -4,7 +4,8 @@
 # GpuJoin, GpuScan) runs from FAIR_CLIENTS pgbench clients for FAIR_SECONDS,
 # first on an idle service, then while FAIR_STALLED sessions each hold a
 # cursor over a GpuJoin whose join fans out, fetched once and then left
-# unread.  Prints both throughputs side by side, the service's status
+# unread: the service has answered its first chunk, and its next chunks'
+# answers wait for a client that does not read.  Prints both throughputs side by side, the service's status
 # (busy, suspended, clients) while the cursors are stalled, and the plans.
 # Results to $OUT/fairness.txt.
 # Needs: a GPU machine; PGSTROM_STAGE staged by stage.sh (pg.tgz) and the
@@ -20,6 +21,11 @@ FAIR_ROWS=${FAIR_ROWS:-20000000}
 FAIR_CLIENTS=${FAIR_CLIENTS:-8}
 FAIR_STALLED=${FAIR_STALLED:-16}
 FAIR_SECONDS=${FAIR_SECONDS:-12}
+# the cursors' join: each outer row matches FAIR_FANOUT inner rows, so one
+# chunk's answer (about 200 MB) fits pg_strom.gpujoin_max_chunk_result and
+# the chunks after the first fill their connection's outbox
+FAIR_CURSOR_ROWS=${FAIR_CURSOR_ROWS:-2000000}
+FAIR_FANOUT=${FAIR_FANOUT:-22}
 res=$OUT/fairness.txt
 bash "$R" start || exit 1
 eval "$(bash "$R" env)"
@@ -34,8 +40,8 @@ psql -X -q <<SQL
 CREATE TABLE fact AS SELECT i AS id, i % 1000 AS d, (i * 7) % 100 AS g, i % 97 AS x
   FROM generate_series(1, $FAIR_ROWS) i;
 CREATE TABLE dim AS SELECT j AS d, j % 10 AS c FROM generate_series(0, 999) j;
-CREATE TABLE t_out AS SELECT i AS id, i % 10 AS k, i AS v FROM generate_series(1, 200000) i;
-CREATE TABLE t_in AS SELECT i AS id, i % 10 AS k, i AS w FROM generate_series(1, 100000) i;
+CREATE TABLE t_out AS SELECT i AS id, i % 10 AS k, i AS v FROM generate_series(1, $FAIR_CURSOR_ROWS) i;
+CREATE TABLE t_in AS SELECT i AS id, i % 10 AS k, i AS w FROM generate_series(1, 10 * $FAIR_FANOUT) i;
 VACUUM FREEZE ANALYZE fact, dim, t_out, t_in;
 SQL
 echo "load: $((SECONDS - t0)) s" | tee -a "$res"
