@@ -21,7 +21,7 @@ DATA = $(wildcard sql/pg_strom--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/include -I$(srcdir)/pgext
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=test
-EXTRA_CLEAN = $(GOSVC_LIB) pg_strom_gosvc.h $(FATBIN) $(FATBIN).srchash
+EXTRA_CLEAN = $(GOSVC_LIB) pg_strom_gosvc.h $(FATBIN) $(FATBIN).sha256 $(FATBIN).manifest $(FATBIN).manifest.tmp $(FATBIN).tmp $(FATBIN).srchash
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -48,17 +48,34 @@ NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 NVCC_CCBIN ?= $(if $(shell $(NVCC) --version 2>/dev/null | grep -q 'release 11\.' && command -v clang-14),-ccbin clang-14)
 KERNEL_SOURCES = $(sort $(wildcard kernels/*.cu kernels/*.h) $(wildcard include/pg_strom_*.h))
 FATBIN = kernels/pg_strom_kernels.fatbin
+# The nvcc options and architectures are in gosvc/fatbin/nvcc_flags, which
+# the GPU service compiles in: it builds with the same options, and takes
+# the prebuilt fatbin only when the manifest written here records them.
+NVCC_FLAGS_FILE = gosvc/fatbin/nvcc_flags
+NVCC_OPTIONS = $(strip $(shell sed -n 's/^options //p' $(NVCC_FLAGS_FILE)))
+NVCC_ARCHS = $(strip $(shell sed -n 's/^archs //p' $(NVCC_FLAGS_FILE)))
+NVCC_FLAGS_TEXT = printf 'options %s\narchs %s\n' '$(NVCC_OPTIONS)' '$(NVCC_ARCHS)'
 ifneq ($(NVCC),)
 all: $(FATBIN)
 endif
 
-$(FATBIN): $(KERNEL_SOURCES)
-	$(NVCC) $(NVCC_CCBIN) -fatbin -O3 -fmad=false -Ikernels -Iinclude \
-		-gencode arch=compute_80,code=sm_80 \
-		-gencode arch=compute_90,code=sm_90 \
-		-gencode arch=compute_90,code=compute_90 \
-		-o $@ kernels/pg_strom_kernels.cu
-	cat $$(for f in $(KERNEL_SOURCES); do echo $$f; done | awk -F/ '{print $$NF"\t"$$0}' | LC_ALL=C sort | cut -f2) | sha256sum | cut -d' ' -f1 > $@.srchash
+# Next to the fatbin: <fatbin>.sha256, the hash of its bytes, and
+# <fatbin>.manifest: the hash of its sources (as the service hashes the
+# installed ones), its options and architectures, and the hash of those.
+# nvcc writes <fatbin>.tmp, renamed last: a failed step leaves no fatbin
+# that make would take for up to date.
+$(FATBIN): $(KERNEL_SOURCES) $(NVCC_FLAGS_FILE)
+	rm -f $@ $@.sha256 $@.manifest $@.srchash
+	$(NVCC) $(NVCC_CCBIN) -fatbin $(NVCC_OPTIONS) -Ikernels -Iinclude \
+		$(foreach a,$(NVCC_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+		-gencode arch=compute_$(lastword $(NVCC_ARCHS)),code=compute_$(lastword $(NVCC_ARCHS)) \
+		-o $@.tmp kernels/pg_strom_kernels.cu
+	printf '%s  %s\n' $$(sha256sum < $@.tmp | cut -d' ' -f1) $(notdir $@) > $@.sha256
+	{ printf 'sources %s\n' $$(cat $$(for f in $(KERNEL_SOURCES); do echo $$f; done | awk -F/ '{print $$NF"\t"$$0}' | LC_ALL=C sort | cut -f2) | sha256sum | cut -d' ' -f1); \
+	  $(NVCC_FLAGS_TEXT); \
+	  printf 'flags %s\n' $$($(NVCC_FLAGS_TEXT) | sha256sum | cut -d' ' -f1); } > $@.manifest.tmp
+	mv $@.manifest.tmp $@.manifest
+	mv $@.tmp $@
 
 all: $(GOSVC_LIB)
 
@@ -72,16 +89,19 @@ install-service: $(GOSVC_LIB)
 	rm -f '$(DESTDIR)$(pkglibdir)/pg_strom_gpuserv'	# the launcher of old installs
 	rm -f '$(DESTDIR)$(KERNEL_DIR)'/*.cu '$(DESTDIR)$(KERNEL_DIR)'/*.h
 	$(INSTALL_DATA) $(KERNEL_SOURCES) '$(DESTDIR)$(KERNEL_DIR)/'
-	if [ -f $(FATBIN) ]; then \
-		$(INSTALL_DATA) $(FATBIN) $(FATBIN).srchash '$(DESTDIR)$(pkglibdir)/'; \
+	rm -f '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.srchash'	# the source hash of old installs
+	if [ -f $(FATBIN) ] && [ -f $(FATBIN).sha256 ] && [ -f $(FATBIN).manifest ]; then \
+		$(INSTALL_DATA) $(FATBIN) $(FATBIN).sha256 $(FATBIN).manifest '$(DESTDIR)$(pkglibdir)/'; \
 	else \
-		rm -f '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin' '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.srchash'; \
+		rm -f '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin' '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.sha256' \
+			'$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.manifest'; \
 	fi
 
 uninstall: uninstall-service
 uninstall-service:
 	rm -f '$(DESTDIR)$(pkglibdir)/$(GOSVC_LIB)' '$(DESTDIR)$(pkglibdir)/pg_strom_gpuserv' \
-		'$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin' '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.srchash'
+		'$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin' '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.sha256' \
+		'$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.manifest' '$(DESTDIR)$(pkglibdir)/pg_strom_kernels.fatbin.srchash'
 	rm -rf '$(DESTDIR)$(datadir)/pg_strom'
 
 # ---- developer entry points -----------------------------------------------

@@ -149,7 +149,7 @@ func TestCrashBeforeChecksumLeavesUntrustedEntry(t *testing.T) {
 		t.Fatalf("Ensure with a crash before the checksum = %v", err)
 	}
 	hash, _ := SourceHash(cfg.KernelSourceDir)
-	path := CachePath(cfg.DataDir, hash, cfg.DriverVersion)
+	path := CachePath(cfg.DataDir, hash, FlagsHash(Options(), cfg.Archs), cfg.DriverVersion)
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the fatbin is not in place after the crash: %v", err)
 	}
@@ -213,8 +213,8 @@ func TestPrebuiltChecksum(t *testing.T) {
 		origin Origin
 		reason string
 	}{
-		{"no checksum: used as make installed it", "", Prebuilt, ""},
 		{"matching checksum", sha256Hex([]byte("PREBUILT")) + "  kernels/pg_strom_kernels.fatbin\n", Prebuilt, ""},
+		{"no checksum", "", Built, "has no recorded checksum"},
 		{"other checksum", sha256Hex([]byte("PREBUILD")) + "  -\n", Built, "does not match its recorded checksum"},
 		{"unparsable checksum", "garbage\n", Built, "not a sha256"},
 	}
@@ -222,10 +222,11 @@ func TestPrebuiltChecksum(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			nvcc := &fakeNvcc{}
 			cfg := testConfig(t, nvcc)
-			hash, _ := SourceHash(cfg.KernelSourceDir)
-			cfg.PrebuiltFatbin = writePrebuilt(t, hash)
+			cfg.PrebuiltFatbin = writePrebuilt(t, cfg.KernelSourceDir)
 			if c.sum != "" {
 				writePrebuiltSum(t, cfg.PrebuiltFatbin, c.sum)
+			} else {
+				os.Remove(ChecksumPath(cfg.PrebuiltFatbin))
 			}
 			r, err := Ensure(cfg)
 			if err != nil || r.Origin != c.origin {
@@ -250,8 +251,7 @@ func TestPrebuiltChecksum(t *testing.T) {
 func TestEmptyPrebuiltIsNotCopied(t *testing.T) {
 	nvcc := &fakeNvcc{}
 	cfg := testConfig(t, nvcc)
-	hash, _ := SourceHash(cfg.KernelSourceDir)
-	cfg.PrebuiltFatbin = writePrebuilt(t, hash)
+	cfg.PrebuiltFatbin = writePrebuilt(t, cfg.KernelSourceDir)
 	os.WriteFile(cfg.PrebuiltFatbin, nil, 0o644)
 	r, err := Ensure(cfg)
 	if err != nil || r.Origin != Built || len(r.Rejected) != 1 || !strings.Contains(r.Rejected[0], "is empty") {

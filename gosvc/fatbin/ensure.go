@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,44 +78,49 @@ type Result struct {
 	Path       string
 	Origin     Origin
 	SourceHash string
+	FlagsHash  string // FlagsHash of the options and archs it was built with
 	SHA256     string // the fatbin's sha256 (hex), as recorded in Path's .sha256
 	// Rejected says why a cached or prebuilt fatbin was found but not
-	// used (its checksum was missing, unreadable or did not match); the
-	// caller logs these.  Empty when nothing was rejected.
+	// used (its checksum was missing, unreadable or did not match, or the
+	// prebuilt one's manifest names other sources or options); the caller
+	// logs these.  Empty when nothing was rejected.
 	Rejected []string
 }
 
-// CachePath is where the fatbin for these sources and driver lives:
-// <DataDir>/.pgstrom_fatbin/pg_strom-<first 16 hex of hash>-drv<version>.fatbin.
-func CachePath(dataDir, sourceHash string, driverVersion int) string {
-	short := sourceHash
-	if len(short) > 16 {
-		short = short[:16]
-	}
-	return filepath.Join(dataDir, CacheDirName, fmt.Sprintf("pg_strom-%s-drv%d.fatbin", short, driverVersion))
+// CachePath is where the fatbin for these sources, flags and driver lives:
+// <DataDir>/.pgstrom_fatbin/pg_strom-<16 hex of sourceHash>-<16 hex of
+// flagsHash>-drv<version>.fatbin.
+func CachePath(dataDir, sourceHash, flagsHash string, driverVersion int) string {
+	return filepath.Join(dataDir, CacheDirName,
+		fmt.Sprintf("pg_strom-%s-%s-drv%d.fatbin", short(sourceHash), short(flagsHash), driverVersion))
 }
 
-// Ensure returns a fatbin for the current sources and driver: the cached
-// one if it matches the sha256 recorded next to it, else the prebuilt one
-// if its .srchash matches (copied into the cache), else one built with
-// nvcc.  A cached file without a matching checksum is never returned: it is
-// replaced, and the reason is in Result.Rejected (or in the error, when it
-// cannot be replaced).
+func short(hash string) string {
+	if len(hash) > 16 {
+		return hash[:16]
+	}
+	return hash
+}
+
+// Ensure returns a fatbin for the current sources, options and driver:
+//
+//  1. the cached build for the devices' architectures (cfg.Archs),
+//  2. else, when the prebuilt fatbin's manifest records these sources and
+//     options, the cached copy of it, or a new copy whose bytes match its
+//     .sha256,
+//  3. else one built with nvcc for cfg.Archs.
+//
+// A cached file is used only when it matches the sha256 recorded next to
+// it; one that does not is replaced, and the reason is in Result.Rejected
+// (or in the error, when it cannot be replaced), as is why a prebuilt
+// fatbin was not used.
 func Ensure(cfg Config) (Result, error) {
 	hash, err := SourceHash(cfg.KernelSourceDir)
 	if err != nil {
 		return Result{}, err
 	}
-	path := CachePath(cfg.DataDir, hash, cfg.DriverVersion)
-	sum, err := Verify(path)
-	if err == nil {
-		return Result{Path: path, Origin: Cached, SourceHash: hash, SHA256: sum}, nil
-	}
 	var rejected []string
-	if !errors.Is(err, errNoEntry) {
-		rejected = append(rejected, "cached fatbin not trusted: "+err.Error())
-	}
-	res, err := fill(cfg, hash, path, &rejected)
+	res, err := ensure(cfg, hash, &rejected)
 	if err != nil {
 		if len(rejected) > 0 {
 			err = fmt.Errorf("%s; then: %w", strings.Join(rejected, "; "), err)
@@ -125,38 +131,88 @@ func Ensure(cfg Config) (Result, error) {
 	return res, nil
 }
 
-// fill puts a fatbin at path: a copy of the prebuilt one, else a build.
-func fill(cfg Config, hash, path string, rejected *[]string) (Result, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return Result{}, fmt.Errorf("create fatbin cache directory: %w", err)
+func ensure(cfg Config, hash string, rejected *[]string) (Result, error) {
+	ownFlags := FlagsHash(buildFlags.options, cfg.Archs)
+	own := CachePath(cfg.DataDir, hash, ownFlags, cfg.DriverVersion)
+	checked := ""
+	if len(cfg.Archs) > 0 {
+		if res, ok := useCached(own, hash, ownFlags, rejected); ok {
+			return res, nil
+		}
+		checked = own
 	}
 	if cfg.PrebuiltFatbin != "" {
-		if prebuiltHash, err := readSrcHash(cfg.PrebuiltFatbin); err == nil && prebuiltHash == hash {
-			sum, err := copyAtomically(cfg.PrebuiltFatbin, path)
-			if err == nil {
-				return Result{Path: path, Origin: Prebuilt, SourceHash: hash, SHA256: sum}, nil
-			}
-			if !errors.Is(err, errPrebuiltUntrusted) {
-				return Result{}, err
-			}
-			*rejected = append(*rejected, err.Error())
+		if res, ok, err := usePrebuilt(cfg, hash, checked, rejected); ok || err != nil {
+			return res, err
 		}
 	}
-	sum, err := build(cfg, path)
+	if err := os.MkdirAll(filepath.Dir(own), 0o700); err != nil {
+		return Result{}, fmt.Errorf("create fatbin cache directory: %w", err)
+	}
+	sum, err := build(cfg, own)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Path: path, Origin: Built, SourceHash: hash, SHA256: sum}, nil
+	return Result{Path: own, Origin: Built, SourceHash: hash, FlagsHash: ownFlags, SHA256: sum}, nil
 }
 
-// Rebuild builds the fatbin with nvcc for cfg.Archs and replaces the cached
-// file; the caller uses it once when a device cannot load what Ensure gave.
+// useCached returns the cache entry at path when it matches its checksum;
+// a damaged one is listed in rejected.
+func useCached(path, hash, flagsHash string, rejected *[]string) (Result, bool) {
+	sum, err := Verify(path)
+	if err == nil {
+		return Result{Path: path, Origin: Cached, SourceHash: hash, FlagsHash: flagsHash, SHA256: sum}, true
+	}
+	if !errors.Is(err, errNoEntry) {
+		*rejected = append(*rejected, "cached fatbin not trusted: "+err.Error())
+	}
+	return Result{}, false
+}
+
+// usePrebuilt returns the cached copy of the prebuilt fatbin, or copies it
+// into the cache, when its manifest accepts it and its bytes match its
+// .sha256; ok is false, with the reason in rejected, when it is not to be
+// used.  The cache entry at checked was found wanting already (when the
+// devices' architectures are make's, the copy and a build share a name).
+func usePrebuilt(cfg Config, hash, checked string, rejected *[]string) (res Result, ok bool, err error) {
+	if _, err := os.Stat(cfg.PrebuiltFatbin); errors.Is(err, fs.ErrNotExist) {
+		return Result{}, false, nil
+	}
+	m, err := checkPrebuilt(cfg.PrebuiltFatbin, hash)
+	if err != nil {
+		*rejected = append(*rejected, "prebuilt fatbin not used: "+err.Error())
+		return Result{}, false, nil
+	}
+	path := CachePath(cfg.DataDir, hash, m.Flags, cfg.DriverVersion)
+	if path != checked {
+		if res, ok := useCached(path, hash, m.Flags, rejected); ok {
+			return res, true, nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return Result{}, false, fmt.Errorf("create fatbin cache directory: %w", err)
+	}
+	sum, err := copyAtomically(cfg.PrebuiltFatbin, path)
+	if errors.Is(err, errPrebuiltUntrusted) {
+		*rejected = append(*rejected, err.Error())
+		return Result{}, false, nil
+	}
+	if err != nil {
+		return Result{}, false, err
+	}
+	return Result{Path: path, Origin: Prebuilt, SourceHash: hash, FlagsHash: m.Flags, SHA256: sum}, true, nil
+}
+
+// Rebuild builds the fatbin with nvcc for cfg.Archs into the cache; the
+// caller uses it once when a device cannot load what Ensure gave.  Ensure
+// prefers that build to the prebuilt fatbin from then on.
 func Rebuild(cfg Config) (Result, error) {
 	hash, err := SourceHash(cfg.KernelSourceDir)
 	if err != nil {
 		return Result{}, err
 	}
-	path := CachePath(cfg.DataDir, hash, cfg.DriverVersion)
+	flagsHash := FlagsHash(buildFlags.options, cfg.Archs)
+	path := CachePath(cfg.DataDir, hash, flagsHash, cfg.DriverVersion)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return Result{}, fmt.Errorf("create fatbin cache directory: %w", err)
 	}
@@ -164,7 +220,7 @@ func Rebuild(cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Path: path, Origin: Built, SourceHash: hash, SHA256: sum}, nil
+	return Result{Path: path, Origin: Built, SourceHash: hash, FlagsHash: flagsHash, SHA256: sum}, nil
 }
 
 // NvccPath is the nvcc that Ensure and Rebuild run.
@@ -175,12 +231,12 @@ func NvccPath(toolkitDir string) string {
 	return filepath.Join(toolkitDir, "bin", "nvcc")
 }
 
-// NvccArgs is nvcc's command line: real code for every distinct device
-// architecture plus PTX for the highest, so a newer device can JIT it.
-// -fmad=false keeps float arithmetic unfused: the kernels must round exactly
-// as PostgreSQL does on the CPU.
+// NvccArgs is nvcc's command line: the options of the flags file (as the
+// Makefile passes them), real code for every distinct device architecture
+// plus PTX for the highest, so a newer device can JIT it.
 func NvccArgs(kernelSourceDir string, archs []Arch, output string) []string {
-	args := []string{"-fatbin", "-O3", "-fmad=false", "-I" + kernelSourceDir}
+	args := append([]string{"-fatbin"}, buildFlags.options...)
+	args = append(args, "-I"+kernelSourceDir)
 	for _, a := range distinctArchs(archs) {
 		args = append(args, "-gencode", fmt.Sprintf("arch=compute_%s,code=sm_%s", a, a))
 	}
@@ -264,18 +320,16 @@ func lastLines(out []byte, n int) string {
 }
 
 // errPrebuiltUntrusted marks a prebuilt fatbin that does not match the
-// checksum recorded next to it; Ensure then builds instead.
+// checksum recorded next to it, or has none; Ensure then builds instead.
 var errPrebuiltUntrusted = errors.New("prebuilt fatbin not trusted")
 
 // copyAtomically copies src to a temporary file next to dst, checks the
-// bytes copied against src's .sha256 when make recorded one, installs the
-// copy at dst and records its sha256; it returns that sum.
+// bytes copied against src's .sha256, installs the copy at dst and records
+// its sha256; it returns that sum.
 func copyAtomically(src, dst string) (string, error) {
-	want := ""
-	if _, err := os.Lstat(ChecksumPath(src)); err == nil {
-		if want, err = readChecksum(src); err != nil {
-			return "", fmt.Errorf("%w: %v", errPrebuiltUntrusted, err)
-		}
+	want, err := readChecksum(src)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errPrebuiltUntrusted, err)
 	}
 	in, err := os.Open(src)
 	if err != nil {
@@ -300,10 +354,8 @@ func copyAtomically(src, dst string) (string, error) {
 		return "", fmt.Errorf("%w: %s is empty", errPrebuiltUntrusted, src)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	if want != "" {
-		if err := compareSum(src, sum, want); err != nil {
-			return "", fmt.Errorf("%w: %v", errPrebuiltUntrusted, err)
-		}
+	if err := compareSum(src, sum, want); err != nil {
+		return "", fmt.Errorf("%w: %v", errPrebuiltUntrusted, err)
 	}
 	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
 		return "", fmt.Errorf("chmod temporary fatbin: %w", err)

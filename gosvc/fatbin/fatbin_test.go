@@ -69,9 +69,8 @@ func TestSourceHashEmptyDir(t *testing.T) {
 }
 
 func TestCachePath(t *testing.T) {
-	hash := strings.Repeat("ab", 32)
-	got := CachePath("/pgdata", hash, 12080)
-	if want := "/pgdata/.pgstrom_fatbin/pg_strom-abababababababab-drv12080.fatbin"; got != want {
+	got := CachePath("/pgdata", strings.Repeat("ab", 32), strings.Repeat("cd", 32), 12080)
+	if want := "/pgdata/.pgstrom_fatbin/pg_strom-abababababababab-cdcdcdcdcdcdcdcd-drv12080.fatbin"; got != want {
 		t.Fatalf("CachePath = %s, want %s", got, want)
 	}
 }
@@ -140,8 +139,8 @@ func TestEnsureBuildsThenHitsCache(t *testing.T) {
 		t.Fatalf("built fatbin: %q, %v", b, err)
 	}
 	hash, _ := SourceHash(cfg.KernelSourceDir)
-	if r.Path != CachePath(cfg.DataDir, hash, 13000) {
-		t.Fatalf("path %s is not the cache path", r.Path)
+	if r.Path != CachePath(cfg.DataDir, hash, FlagsHash(Options(), cfg.Archs), 13000) || r.FlagsHash != FlagsHash(Options(), cfg.Archs) {
+		t.Fatalf("path %s (flags %s) is not the cache path of the service's flags", r.Path, r.FlagsHash)
 	}
 	st, err := os.Stat(filepath.Dir(r.Path))
 	if err != nil || st.Mode().Perm() != 0o700 {
@@ -169,11 +168,11 @@ func TestBuildCommandLine(t *testing.T) {
 		t.Fatalf("ran %s, want the toolkit's nvcc", call[0])
 	}
 	out := call[len(call)-2]
-	want := []string{"-fatbin", "-O3", "-fmad=false", "-I" + cfg.KernelSourceDir,
+	want := append(append([]string{"-fatbin"}, Options()...), "-I"+cfg.KernelSourceDir,
 		"-gencode", "arch=compute_80,code=sm_80",
 		"-gencode", "arch=compute_90,code=sm_90",
 		"-gencode", "arch=compute_90,code=compute_90",
-		"-o", out, filepath.Join(cfg.KernelSourceDir, "pg_strom_kernels.cu")}
+		"-o", out, filepath.Join(cfg.KernelSourceDir, "pg_strom_kernels.cu"))
 	if !reflect.DeepEqual(call[1:], want) {
 		t.Fatalf("nvcc args:\n got %q\nwant %q", call[1:], want)
 	}
@@ -182,67 +181,81 @@ func TestBuildCommandLine(t *testing.T) {
 	}
 }
 
-func writePrebuilt(t *testing.T, hash string) string {
+// writePrebuilt writes a prebuilt fatbin as make would for the sources in
+// kernelSourceDir: its .sha256 and its manifest.
+func writePrebuilt(t *testing.T, kernelSourceDir string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "pg_strom_kernels.fatbin")
-	os.WriteFile(p, []byte("PREBUILT"), 0o644)
-	os.WriteFile(p+".srchash", []byte(hash+"  -\n"), 0o644)
+	if err := os.WriteFile(p, []byte("PREBUILT"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteManifest(p, kernelSourceDir, nil); err != nil {
+		t.Fatal(err)
+	}
 	return p
 }
 
-// ensurePrebuilt runs Ensure with a prebuilt fatbin whose .srchash matches
-// and checks that it was copied into the cache.
+// ensurePrebuilt runs Ensure with a prebuilt fatbin that make recorded
+// for the sources and checks that it was copied into the cache.
 func ensurePrebuilt(t *testing.T) (*fakeNvcc, Config, Result) {
 	t.Helper()
 	nvcc := &fakeNvcc{}
 	cfg := testConfig(t, nvcc)
-	hash, _ := SourceHash(cfg.KernelSourceDir)
-	cfg.PrebuiltFatbin = writePrebuilt(t, hash)
+	cfg.PrebuiltFatbin = writePrebuilt(t, cfg.KernelSourceDir)
 	r, err := Ensure(cfg)
-	if err != nil || r.Origin != Prebuilt {
+	if err != nil || r.Origin != Prebuilt || len(r.Rejected) != 0 {
 		t.Fatalf("Ensure = %+v, %v", r, err)
 	}
 	return nvcc, cfg, r
 }
 
-func TestEnsureUsesPrebuiltWithMatchingHash(t *testing.T) {
-	nvcc := &fakeNvcc{}
-	cfg := testConfig(t, nvcc)
-	hash, _ := SourceHash(cfg.KernelSourceDir)
-	cfg.PrebuiltFatbin = writePrebuilt(t, hash)
-	r, err := Ensure(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Origin != Prebuilt || len(nvcc.calls) != 0 {
-		t.Fatalf("origin %s with %d nvcc calls, want prebuilt without nvcc", r.Origin, len(nvcc.calls))
+func TestEnsureUsesPrebuiltWithMatchingManifest(t *testing.T) {
+	nvcc, cfg, r := ensurePrebuilt(t)
+	if len(nvcc.calls) != 0 {
+		t.Fatalf("%d nvcc calls, want the prebuilt without nvcc", len(nvcc.calls))
 	}
 	if b, _ := os.ReadFile(r.Path); string(b) != "PREBUILT" {
 		t.Fatalf("cached copy holds %q, want the prebuilt contents", b)
 	}
+	hash, _ := SourceHash(cfg.KernelSourceDir)
+	flags := FlagsHash(Options(), MakeArchs())
+	if r.Path != CachePath(cfg.DataDir, hash, flags, cfg.DriverVersion) || r.FlagsHash != flags {
+		t.Fatalf("copy at %s (flags %s), want the cache path of the manifest's flags", r.Path, r.FlagsHash)
+	}
 }
 
-func TestEnsureIgnoresPrebuiltWithOtherHash(t *testing.T) {
+// rejectedPrebuilt runs Ensure with the prebuilt fatbin prepared by
+// damage and expects a build, with why the prebuilt one was not used.
+func rejectedPrebuilt(t *testing.T, damage func(cfg Config), reason string) {
+	t.Helper()
 	nvcc := &fakeNvcc{}
 	cfg := testConfig(t, nvcc)
-	cfg.PrebuiltFatbin = writePrebuilt(t, strings.Repeat("0", 64))
+	cfg.PrebuiltFatbin = writePrebuilt(t, cfg.KernelSourceDir)
+	damage(cfg)
 	r, err := Ensure(cfg)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || r.Origin != Built || len(nvcc.calls) != 1 {
+		t.Fatalf("Ensure = %+v, %v after %d nvcc calls; want a build", r, err, len(nvcc.calls))
 	}
-	if r.Origin != Built || len(nvcc.calls) != 1 {
-		t.Fatalf("origin %s with %d nvcc calls, want built", r.Origin, len(nvcc.calls))
+	if len(r.Rejected) != 1 || !strings.Contains(r.Rejected[0], "prebuilt fatbin not") ||
+		!strings.Contains(r.Rejected[0], cfg.PrebuiltFatbin) || !strings.Contains(r.Rejected[0], reason) {
+		t.Fatalf("Rejected = %q, want the prebuilt path and %q", r.Rejected, reason)
 	}
+	assertTrusted(t, cfg, nvcc, r.Path, "FAKE FATBIN")
 }
 
-func TestEnsureIgnoresPrebuiltWithoutSrchash(t *testing.T) {
-	nvcc := &fakeNvcc{}
-	cfg := testConfig(t, nvcc)
-	cfg.PrebuiltFatbin = writePrebuilt(t, "x")
-	os.Remove(cfg.PrebuiltFatbin + ".srchash")
-	if r, err := Ensure(cfg); err != nil || r.Origin != Built {
-		t.Fatalf("Ensure = %+v, %v; want built", r, err)
-	}
+func TestEnsureIgnoresPrebuiltOfOtherSources(t *testing.T) {
+	rejectedPrebuilt(t, func(cfg Config) {
+		os.WriteFile(filepath.Join(cfg.KernelSourceDir, "xpu_b.h"), []byte("/* changed */\n"), 0o644)
+	}, "built from other kernel sources")
+}
+
+func TestEnsureIgnoresPrebuiltWithoutManifest(t *testing.T) {
+	rejectedPrebuilt(t, func(cfg Config) {
+		os.Remove(ManifestPath(cfg.PrebuiltFatbin))
+		// what make wrote before the manifest: the hash of the sources
+		hash, _ := SourceHash(cfg.KernelSourceDir)
+		os.WriteFile(cfg.PrebuiltFatbin+".srchash", []byte(hash+"\n"), 0o644)
+	}, "has no manifest")
 }
 
 func TestMissingNvccNamesThePath(t *testing.T) {
@@ -268,6 +281,7 @@ func TestNvccFailureIsReportedWithOutput(t *testing.T) {
 }
 
 func TestRebuildReplacesCachedFile(t *testing.T) {
+	// the devices' architectures are make's: the build replaces the copy
 	nvcc, cfg, r := ensurePrebuilt(t)
 	r2, err := Rebuild(cfg)
 	if err != nil || r2.Origin != Built || r2.Path != r.Path || len(nvcc.calls) != 1 {
@@ -275,6 +289,25 @@ func TestRebuildReplacesCachedFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(r.Path); string(b) != "FAKE FATBIN" {
 		t.Fatalf("cache holds %q after Rebuild, want the new build", b)
+	}
+}
+
+func TestRebuildForOtherArchsIsPreferredToThePrebuiltCopy(t *testing.T) {
+	nvcc := &fakeNvcc{}
+	cfg := testConfig(t, nvcc)
+	cfg.Archs = []Arch{{8, 6}}
+	cfg.PrebuiltFatbin = writePrebuilt(t, cfg.KernelSourceDir)
+	r, err := Ensure(cfg)
+	if err != nil || r.Origin != Prebuilt {
+		t.Fatalf("Ensure = %+v, %v; want the prebuilt copy", r, err)
+	}
+	r2, err := Rebuild(cfg)
+	if err != nil || r2.Origin != Built || r2.Path == r.Path || r2.FlagsHash != FlagsHash(Options(), cfg.Archs) {
+		t.Fatalf("Rebuild = %+v, %v; want a build for sm_86 beside the copy %s", r2, err, r.Path)
+	}
+	r3, err := Ensure(cfg)
+	if err != nil || r3.Origin != Cached || r3.Path != r2.Path || len(nvcc.calls) != 1 {
+		t.Fatalf("Ensure after Rebuild = %+v, %v; want the cached build %s", r3, err, r2.Path)
 	}
 }
 

@@ -65,17 +65,3 @@ func appendFile(w io.Writer, path string) error {
 	}
 	return nil
 }
-
-// readSrcHash reads the hash recorded next to a prebuilt fatbin (its
-// "<fatbin>.srchash" file); it accepts sha256sum's "<hex>  -" output.
-func readSrcHash(fatbinPath string) (string, error) {
-	b, err := os.ReadFile(fatbinPath + ".srchash")
-	if err != nil {
-		return "", err
-	}
-	fields := strings.Fields(string(b))
-	if len(fields) == 0 {
-		return "", fmt.Errorf("%s.srchash is empty", fatbinPath)
-	}
-	return strings.ToLower(fields[0]), nil
-}
