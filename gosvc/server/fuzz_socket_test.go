@@ -62,7 +62,7 @@ func FuzzSocket(f *testing.F) {
 			// End of stream tells the service no more bytes will come, so a
 			// truncated message ends the connection instead of waiting.
 			// It is sent once the stream's commands are done: a service
-			// that sees the end drops what has not run yet, and the
+			// that sees the end drops the commands still queued, and the
 			// executor (and a direct read's cache fills) would rarely run.
 			c.Write(stream)
 			waitAnswered(s, c.(*net.UnixConn))
