@@ -154,7 +154,7 @@ func (h *harness) expectLog(substr string) {
 }
 
 // testConfig prepares a data directory, a kernel source directory and a
-// prebuilt fatbin whose .srchash matches, so no nvcc is needed.
+// prebuilt fatbin recorded as make records it, so no nvcc is needed.
 func testConfig(t *testing.T, prebuiltImage string) control.Config {
 	t.Helper()
 	dataDir := t.TempDir()
@@ -162,13 +162,13 @@ func testConfig(t *testing.T, prebuiltImage string) control.Config {
 	if err := os.WriteFile(filepath.Join(kdir, "pg_strom_kernels.cu"), []byte("// kernels\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hash, err := fatbin.SourceHash(kdir)
-	if err != nil {
+	prebuilt := filepath.Join(t.TempDir(), "pg_strom_kernels.fatbin")
+	if err := os.WriteFile(prebuilt, []byte(prebuiltImage), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prebuilt := filepath.Join(t.TempDir(), "pg_strom_kernels.fatbin")
-	os.WriteFile(prebuilt, []byte(prebuiltImage), 0o644)
-	os.WriteFile(prebuilt+".srchash", []byte(hash+"  -\n"), 0o644)
+	if err := fatbin.WriteManifest(prebuilt, kdir, nil); err != nil {
+		t.Fatal(err)
+	}
 	return control.Config{
 		SegmentSize:        256 << 20,
 		MaxRatio:           0.5,
