@@ -40,6 +40,7 @@
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
 #include "postmaster/postmaster.h"
+#include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
@@ -48,6 +49,7 @@
 
 #include "core/pg_strom.h"
 #include "client/gpu_client.h"
+#include "client/role_quota.h"
 
 #define GPU_CONNECT_RETRY_MS	10
 #define GPU_CONNECT_RETRIES		200		/* 2s while the backlog is full */
@@ -73,10 +75,14 @@ struct GpuServiceConn
 
 	/* bytes moved either way: a wait that sees them change made progress */
 	uint64		progress;
+
+	/* the role whose pg_strom.max_connections_per_role counts it */
+	Oid			quota_role;
 };
 
 static GpuServiceConn *open_conns = NULL;
 static bool resowner_callback_registered = false;
+static bool exit_callback_registered = false;	/* in this backend */
 
 static void
 conn_unlink(GpuServiceConn *conn)
@@ -117,7 +123,21 @@ gpu_client_resowner_release(ResourceReleasePhase phase, bool isCommit,
 		conn_unlink(conn);
 		if (conn->sock != PGINVALID_SOCKET)
 			close(conn->sock);
+		pgstrom_role_quota_release(conn->quota_role);
 		free(conn);
+	}
+}
+
+/* a backend that exits with connections open gives their quota back */
+static void
+gpu_client_at_exit(int code, Datum arg)
+{
+	GpuServiceConn *conn;
+
+	for (conn = open_conns; conn != NULL; conn = conn->next)
+	{
+		pgstrom_role_quota_release(conn->quota_role);
+		conn->quota_role = InvalidOid;
 	}
 }
 
@@ -260,6 +280,7 @@ pgstrom_gpu_connect(int device_index, MemoryContext msg_cxt,
 	}
 	conn->sock = PGINVALID_SOCKET;
 	conn->msg_cxt = msg_cxt;
+	conn->quota_role = InvalidOid;
 	snprintf(conn->path, sizeof(conn->path), "%s/.pg_strom.%d.gpu%d.sock",
 			 DataDir, (int) PostmasterPid, device_index);
 
@@ -273,10 +294,23 @@ pgstrom_gpu_connect(int device_index, MemoryContext msg_cxt,
 	addr.sun_family = AF_UNIX;
 	strlcpy(addr.sun_path, conn->path, sizeof(addr.sun_path));
 
+	if (!exit_callback_registered)
+	{
+		on_shmem_exit(gpu_client_at_exit, (Datum) 0);
+		exit_callback_registered = true;
+	}
+	if (!pgstrom_role_quota_take(GetSessionUserId(), errbuf, errlen))
+	{
+		free(conn);
+		return NULL;
+	}
+	conn->quota_role = GetSessionUserId();
+
 	conn->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (conn->sock < 0)
 	{
 		snprintf(errbuf, errlen, "could not create a socket: %m");
+		pgstrom_role_quota_release(conn->quota_role);
 		free(conn);
 		return NULL;
 	}
@@ -515,6 +549,7 @@ pgstrom_gpu_close(GpuServiceConn *conn)
 	list_free(conn->queue);
 	if (conn->msg)
 		pfree(conn->msg);
+	pgstrom_role_quota_release(conn->quota_role);
 	free(conn);
 }
 

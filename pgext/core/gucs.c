@@ -32,6 +32,7 @@ double		pgstrom_gpu_mempool_min_ratio;
 int			pgstrom_gpu_mempool_release_delay_ms;
 int			pgstrom_max_async_tasks;
 int			pgstrom_max_connections_per_backend;
+int			pgstrom_max_connections_per_role;
 int			pgstrom_gpu_session_idle_timeout_ms;
 char	   *pgstrom_cuda_toolkit_basedir;
 int			pgstrom_cuda_stack_limit_kb;
@@ -217,6 +218,18 @@ init_service_gucs(void)
 							64,
 							1,
 							1024,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_strom.max_connections_per_role",
+							"Most connections the backends of one role may hold open to the GPU service.",
+							"Counted per login role over every device; past the bound a node runs on the CPU. "
+							"0 disables the bound.",
+							&pgstrom_max_connections_per_role,
+							512,
+							0,
+							INT_MAX,
 							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);

@@ -16,6 +16,7 @@
 #include "miscadmin.h"
 
 #include "client/gpu_client.h"
+#include "client/role_quota.h"
 #include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
 #include "gpupreagg/gpupreagg.h"
@@ -41,6 +42,7 @@ _PG_init(void)
 	pgstrom_init_service_state();
 	pgstrom_register_supervisor();
 	pgstrom_init_gpu_client();
+	pgstrom_init_role_quota();
 	/* each node: planner hook, custom scan methods */
 	pgstrom_init_gpuscan();
 	pgstrom_init_gpupreagg();

@@ -36,6 +36,7 @@ extern double pgstrom_gpu_mempool_max_ratio;
 extern double pgstrom_gpu_mempool_min_ratio;
 extern int	pgstrom_gpu_mempool_release_delay_ms;
 extern int	pgstrom_max_connections_per_backend;
+extern int	pgstrom_max_connections_per_role;
 extern int	pgstrom_gpu_session_idle_timeout_ms;
 extern int	pgstrom_max_async_tasks;
 extern char *pgstrom_cuda_toolkit_basedir;
