@@ -27,6 +27,7 @@
 #include "codegen/codegen_program.h"
 #include "codegen/codegen_types.h"
 #include "codegen/codegen_values.h"
+#include "compat/pg_compat.h"
 
 static int	refuse_func(CgContext *ctx, Oid funcid);
 
@@ -107,7 +108,7 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 				}
 				else
 				{
-					if (!OidIsValid(inputcollid) || !lc_collate_is_c(inputcollid))
+					if (!pgstrom_collation_is_c(inputcollid))
 						return cg_refuse(ctx, "text ordering under a collation other than \"C\"");
 					flags |= XPU_NODE_TEXT_BYTEWISE;
 				}

@@ -135,7 +135,7 @@ gpujoin_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 						   ancestors, es);
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);
-	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	useprefix = (PgStromExplainRtableSize(es) > 1 || es->verbose);
 	foreach(lc, (List *) lthird(cscan->custom_exprs))
 		gpujoin_explain_depth(gjs, d++, lfirst(lc), context, useprefix,
 							  gjs->quals_device, es);

@@ -525,7 +525,7 @@ gpupreagg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 						   ancestors, es);
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);
-	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	useprefix = (PgStromExplainRtableSize(es) > 1 || es->verbose);
 	if (pas->join)
 		gpa_join_explain(pas, context, useprefix, es);
 	if (pas->nkeys > 0)

@@ -143,13 +143,12 @@ gpa_groups_init(GpuPreAggState *pas, GpaGroups *g, const char *name)
 	 * late, measured with the DEBUG1 timeline).  The table grows as needed.
 	 */
 	nbuckets = (long) Min(Max(pas->info->ngroups, 16.0), (double) GPA_CPU_GROUPS_INITIAL_BUCKETS);
-	g->hashtable = BuildTupleHashTableExt(ps, kdesc, pas->nkeys, keycols,
-										  eqfuncs, hashfuncs, collations,
-										  nbuckets, 0,
-										  estate->es_query_cxt,
-										  g->cxt,
-										  ps->ps_ExprContext->ecxt_per_tuple_memory,
-										  true);
+	g->hashtable = pgstrom_build_tuple_hash_table(ps, kdesc, pas->nkeys, keycols,
+												  eqfuncs, hashfuncs, collations,
+												  nbuckets,
+												  estate->es_query_cxt,
+												  g->cxt,
+												  ps->ps_ExprContext->ecxt_per_tuple_memory);
 }
 
 /*
@@ -187,10 +186,10 @@ gpa_groups_add_row(GpuPreAggState *pas, GpaGroups *g)
 		he = LookupTupleHashEntry(g->hashtable, kslot, &isnew, NULL);
 		if (isnew)
 		{
-			he->additional = new_entry(pas, g);
+			PgStromTupleHashEntryPointer(g->hashtable, he) = new_entry(pas, g);
 			g->ngroups++;
 		}
-		entry = he->additional;
+		entry = PgStromTupleHashEntryPointer(g->hashtable, he);
 	}
 
 	for (i = 0; i < pas->naggs; i++)
@@ -245,7 +244,9 @@ gpa_groups_spill_if_full(GpuPreAggState *pas, GpaGroups *g)
 	{
 		ExecStoreMinimalTuple(he->firstTuple, pas->iter_slot, false);
 		slot_getallattrs(pas->iter_slot);
-		gpa_store_entry(pas, &g->spill, he->additional, pas->iter_slot);
+		gpa_store_entry(pas, &g->spill,
+						PgStromTupleHashEntryPointer(g->hashtable, he),
+						pas->iter_slot);
 	}
 	ExecClearTuple(pas->iter_slot);
 	restart_table(g);
@@ -333,5 +334,7 @@ gpa_groups_next(GpuPreAggState *pas, GpaGroups *g, TupleTableSlot *slot)
 		return NULL;
 	ExecStoreMinimalTuple(he->firstTuple, pas->iter_slot, false);
 	slot_getallattrs(pas->iter_slot);
-	return gpa_form_tuple(pas, slot, he->additional, pas->iter_slot);
+	return gpa_form_tuple(pas, slot,
+						  PgStromTupleHashEntryPointer(g->hashtable, he),
+						  pas->iter_slot);
 }

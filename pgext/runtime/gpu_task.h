@@ -53,6 +53,7 @@
 #include "utils/snapshot.h"
 
 #include "client/gpu_client.h"
+#include "compat/pg_compat.h"
 #include "pg_strom_proto.h"
 #include "pg_strom_xpu.h"
 
@@ -459,8 +460,8 @@ extern void gpu_task_free_chunks(GpuTaskState *gts);
 
 /* task_fallback.c */
 extern void gpu_task_use_cpu(GpuTaskState *gts, const char *reason);
-extern void gpu_task_protocol_violation(GpuTaskState *gts, const char *what)
-			pg_attribute_noreturn();
+pg_noreturn extern void gpu_task_protocol_violation(GpuTaskState *gts,
+													const char *what);
 extern void gpu_task_error_reply(GpuTaskState *gts, PgStromMsgHeader *msg,
 								 const char *during);
 extern void gpu_task_transport_failed(GpuTaskState *gts, const char *reason,

@@ -97,11 +97,11 @@ gpu_task_direct_begin(GpuTaskState *gts)
 						gts->mode == GPU_TASK_MODE_GPU &&
 						!gts->redoing &&
 						!RelationUsesLocalBuffers(rel) &&
-						rel->rd_node.spcNode != GLOBALTABLESPACE_OID &&
+						PgStromRelTablespace(rel) != GLOBALTABLESPACE_OID &&
 						IsMVCCSnapshot(gts->snapshot) &&
 						!gts->snapshot->takenDuringRecovery &&
 						!IsolationIsSerializable() &&
-						!EarlyPruningEnabled(rel));
+						!PgStromEarlyPruningEnabled(rel));
 	gts->page_cache = (gts->direct_read &&
 					   pgstrom_gpu_page_cache_size_mb > 0 &&
 					   pgstrom_use_page_cache &&
@@ -176,7 +176,7 @@ buffer_resident(Relation rel, BlockNumber blkno, bool *dirty)
 	LWLock	   *lock;
 	int			buf_id;
 
-	INIT_BUFFERTAG(tag, rel->rd_node, MAIN_FORKNUM, blkno);
+	pgstrom_init_buffer_tag(&tag, rel, MAIN_FORKNUM, blkno);
 	hash = BufTableHashCode(&tag);
 	lock = BufMappingPartitionLock(hash);
 	LWLockAcquire(lock, LW_SHARED);
@@ -227,12 +227,12 @@ void
 gpu_task_direct_fill(GpuTaskState *gts, GpuTaskChunk *chunk)
 {
 	XpuDirectFile *df = (XpuDirectFile *) (chunk->buf + XPU_DIRECT_FILE_OFFSET);
-	RelFileNode *rnode = &gts->rel->rd_node;
+	Relation	rel = gts->rel;
 
 	memset(df, 0, sizeof(XpuDirectFile));
-	df->spcoid = rnode->spcNode;
-	df->dboid = rnode->dbNode;
-	df->relfilenode = rnode->relNode;
+	df->spcoid = PgStromRelTablespace(rel);
+	df->dboid = PgStromRelDatabase(rel);
+	df->relfilenode = PgStromRelFileNumber(rel);
 	df->flags = DataChecksumsEnabled() ? XPU_DIRECT_CHECKSUMS : 0;
 	if (gts->page_cache)
 		df->flags |= XPU_DIRECT_STAMPS;

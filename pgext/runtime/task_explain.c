@@ -46,7 +46,7 @@ gpu_task_explain_quals(GpuTaskState *gts, const char *label, List *quals,
 	if (quals == NIL)
 		return;
 	context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
-	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	useprefix = (PgStromExplainRtableSize(es) > 1 || es->verbose);
 	ExplainPropertyText(label,
 						deparse_expression((Node *) make_ands_explicit(quals),
 										   context, useprefix, false),

@@ -105,7 +105,7 @@ lock_page(GpuTaskState *gts, BlockNumber blkno, OffsetNumber *lines,
 	heap_page_prune_opt(gts->rel, buffer);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
-	TestForOldSnapshot(gts->snapshot, gts->rel, page);
+	PgStromTestForOldSnapshot(gts->snapshot, gts->rel, page);
 	*lines = PageGetMaxOffsetNumber(page);
 	*all_visible = PageIsAllVisible(page) && !gts->snapshot->takenDuringRecovery;
 	return buffer;

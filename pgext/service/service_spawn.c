@@ -31,6 +31,7 @@
 #include "utils/ps_status.h"
 
 #include "core/pg_strom.h"
+#include "compat/pg_compat.h"
 #include "service/supervisor.h"
 #include "service/service_child.h"
 #include "service/service_state.h"
@@ -157,8 +158,7 @@ pgstrom_remove_socket_files(pid_t postmaster_pid)
  * Nothing in here allocates from or writes to PostgreSQL's state, except
  * the process title, which is private memory.
  */
-static void
-pg_attribute_noreturn()
+pg_noreturn static void
 run_service_child(pid_t supervisor_pid, int ctl_fd, int log_fd,
 				  const char *gosvc_path)
 {

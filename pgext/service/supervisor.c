@@ -33,6 +33,7 @@
 #include "utils/memutils.h"
 
 #include "core/pg_strom.h"
+#include "compat/pg_compat.h"
 #include "service/supervisor.h"
 #include "service/service_state.h"
 
@@ -394,7 +395,7 @@ rebuild_wait_set(void)
 {
 	if (wait_set != NULL)
 		FreeWaitEventSet(wait_set);
-	wait_set = CreateWaitEventSet(TopMemoryContext, 4);
+	wait_set = PgStromCreateWaitEventSet(4);
 	AddWaitEventToSet(wait_set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(wait_set, WL_POSTMASTER_DEATH, PGINVALID_SOCKET,
 					  NULL, NULL);
@@ -434,7 +435,7 @@ pgstrom_gpu_service_main(Datum main_arg)
 
 	before_shmem_exit(supervisor_shmem_exit, (Datum) 0);
 	LWLockAcquire(ss->lock, LW_EXCLUSIVE);
-	ss->supervisor_procno = MyProc->pgprocno;
+	ss->supervisor_procno = PgStromMyProcIndex();
 	LWLockRelease(ss->lock);
 
 	pgstrom_remove_socket_files(0);
