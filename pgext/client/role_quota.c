@@ -112,24 +112,6 @@ role_entry(Oid role, bool create)
 	return create ? free_entry : NULL;
 }
 
-static void
-give_back(Oid role, int n)
-{
-	RoleConns  *e;
-
-	if (role_quota == NULL || n == 0)
-		return;
-	SpinLockAcquire(&role_quota->mutex);
-	e = role_entry(role, false);
-	if (e != NULL)
-	{
-		e->nconns = Max(e->nconns - n, 0);
-		if (e->nconns == 0)
-			e->role = InvalidOid;
-	}
-	SpinLockRelease(&role_quota->mutex);
-}
-
 /*
  * Takes one connection of role's quota; false, with the reason in errbuf,
  * when the role holds pg_strom.max_connections_per_role already (or the
