@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -23,9 +24,9 @@ func TestClientConnectionBounds(t *testing.T) {
 		"pg_strom.max_connections_per_role = 2", "pg_strom.max_connections_per_backend = 3")
 	mustExec(ctx, t, admin, `CREATE TABLE cb (id int, g int);
 		INSERT INTO cb SELECT i, i % 7 FROM generate_series(1, 20000) i;
-		VACUUM ANALYZE cb;
 		CREATE ROLE cb_user LOGIN; GRANT SELECT ON cb TO cb_user;
 		CREATE ROLE cb_other LOGIN; GRANT SELECT ON cb TO cb_other`)
+	mustExec(ctx, t, admin, "VACUUM ANALYZE cb")
 	const query = "SELECT g, count(*) FROM cb WHERE id > 10 GROUP BY g"
 	// a scan's cursor keeps its connection until it is read to the end
 	// or closed (an aggregate's node is done after the first FETCH)
@@ -62,7 +63,23 @@ func TestClientConnectionBounds(t *testing.T) {
 		t.Fatalf("after the cursors closed, role cb_user still ran on the CPU:\n%s", plan)
 	}
 
-	// one backend: the service refuses its fourth connection
+	// one backend: the service refuses its fourth connection (the role
+	// bound lifted, so that it is the service that refuses)
+	mustExec(ctx, t, admin, "ALTER SYSTEM SET pg_strom.max_connections_per_role = 0")
+	mustExec(ctx, t, admin, "SELECT pg_reload_conf()")
+	for i := 0; ; i++ {
+		var v string
+		if err := admin.QueryRow(ctx, "SHOW pg_strom.max_connections_per_role").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if v == "0" {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("pg_strom.max_connections_per_role is %s after the reload, want 0", v)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	mustExec(ctx, t, admin, gpuSettings)
 	mustExec(ctx, t, admin, "BEGIN")
 	for _, cur := range []string{"a1", "a2", "a3"} {
