@@ -15,6 +15,7 @@
  *	collation.c		whether a collation sorts bytewise ("C")
  *	tuplehash.c		tuple hash tables with one pointer per entry
  *	buffer_tag.c	the buffer mapping tag of a relation's block
+ *	nullingrels.c	the outer joins that null a Var (16)
  *
  *-------------------------------------------------------------------------
  */
@@ -140,6 +141,9 @@ extern TupleHashTable pgstrom_build_tuple_hash_table(PlanState *parent,
 													 MemoryContext metacxt,
 													 MemoryContext tablecxt,
 													 MemoryContext tempcxt);
+
+/* nullingrels.c */
+extern Node *pgstrom_nullingrels_as_tlist(Node *expr, List *tlist);
 
 /* buffer_tag.c */
 struct buftag;

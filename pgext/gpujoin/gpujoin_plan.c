@@ -43,6 +43,7 @@
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
 
+#include "compat/pg_compat.h"
 #include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
 
@@ -136,6 +137,28 @@ inner_resno(Plan *inner, Var *var)
 	return 0;
 }
 
+/*
+ * Whether scan_tlist has var's column.  Columns are told apart by varno and
+ * varattno alone: a join qual reads a column below the outer join that
+ * nulls it in the output (varnullingrels, 16), and the executor fills each
+ * column once.
+ */
+static bool
+scan_tlist_has_column(List *scan_tlist, Var *var)
+{
+	ListCell   *lc;
+
+	foreach(lc, scan_tlist)
+	{
+		Var		   *col = (Var *) ((TargetEntry *) lfirst(lc))->expr;
+
+		if (IsA(col, Var) && col->varno == var->varno &&
+			col->varattno == var->varattno && col->varlevelsup == var->varlevelsup)
+			return true;
+	}
+	return false;
+}
+
 typedef struct InnerVarContext
 {
 	Plan	   *inner;
@@ -193,7 +216,7 @@ gpujoin_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	vars = list_concat(vars, gpujoin_quals_vars(info));
 	foreach(lc, vars)
 	{
-		if (!tlist_member(lfirst(lc), scan_tlist))
+		if (!scan_tlist_has_column(scan_tlist, lfirst(lc)))
 			scan_tlist = lappend(scan_tlist,
 								 makeTargetEntry(copyObject(lfirst(lc)),
 												 list_length(scan_tlist) + 1,
@@ -212,9 +235,11 @@ gpujoin_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.scanrelid = info->outer_relid;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = list_make3(copyObject(info->dev_quals),
-									 copyObject(info->host_quals),
-									 exprs_depths);
+	cscan->custom_exprs = (List *)
+		pgstrom_nullingrels_as_tlist((Node *) list_make3(info->dev_quals,
+														 info->host_quals,
+														 exprs_depths),
+									 scan_tlist);
 	cscan->custom_private = gpujoin_info_to_list(info);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(rel->relids);
