@@ -4,7 +4,21 @@
 # what is missing and fails.
 set -euo pipefail
 
+# The PostgreSQL is the one PG_CONFIG names (the default: the pg_config on
+# PATH, Debian 12's PostgreSQL 15).  Only Debian 12's own 15 is installed
+# here; another major version is checked and named when missing.
+PG_CONFIG=${PG_CONFIG:-pg_config}
 PG_MAJOR=15
+if v=$("$PG_CONFIG" --version 2>/dev/null); then
+	PG_MAJOR=$(echo "$v" | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+elif [ "$PG_CONFIG" != pg_config ]; then
+	echo "ensure_deps: PG_CONFIG=$PG_CONFIG does not run" >&2
+	exit 1
+fi
+case "$PG_MAJOR" in
+15|16|17|18) ;;
+*) echo "ensure_deps: PostgreSQL $PG_MAJOR is not supported (15, 16, 17 or 18)" >&2; exit 1 ;;
+esac
 GO_MIN=1.24
 missing=()
 # --with-nvcc: the test suite also wants nvcc (and clang 14, the host
@@ -12,8 +26,8 @@ missing=()
 want_nvcc=false
 [ "${1:-}" = "--with-nvcc" ] && want_nvcc=true
 
-have_pg_server() { [ -x /usr/lib/postgresql/$PG_MAJOR/bin/postgres ] || [ -x "$(pg_config --bindir 2>/dev/null)/postgres" ]; }
-have_pg_dev() { [ -f "$(pg_config --pgxs 2>/dev/null)" ] && [ -f "$(pg_config --includedir-server 2>/dev/null)/postgres.h" ]; }
+have_pg_server() { [ -x "$("$PG_CONFIG" --bindir 2>/dev/null)/postgres" ] || { [ "$PG_CONFIG" = pg_config ] && [ -x /usr/lib/postgresql/$PG_MAJOR/bin/postgres ]; }; }
+have_pg_dev() { [ -f "$("$PG_CONFIG" --pgxs 2>/dev/null)" ] && [ -f "$("$PG_CONFIG" --includedir-server 2>/dev/null)/postgres.h" ]; }
 have_cuda_h() { [ -f /usr/include/cuda.h ] || [ -f /usr/local/cuda/include/cuda.h ]; }
 have_libcuda() {
 	local f
@@ -55,7 +69,7 @@ check() {
 check
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-if [ "$(id -u)" = 0 ] && grep -q 'VERSION_ID="12"' /etc/os-release 2>/dev/null && command -v apt-get >/dev/null; then
+if [ "$(id -u)" = 0 ] && [ "$PG_MAJOR" = 15 ] && grep -q 'VERSION_ID="12"' /etc/os-release 2>/dev/null && command -v apt-get >/dev/null; then
 	echo "ensure_deps: installing: ${missing[*]}"
 	src=/etc/apt/sources.list.d/debian.sources
 	# cuda.h and libcuda live in Debian's non-free component.
@@ -82,5 +96,9 @@ fi
 
 echo "ensure_deps: missing prerequisites:" >&2
 for m in "${missing[@]}"; do echo "  - $m" >&2; done
-[ "$(id -u)" = 0 ] || echo "run as root on Debian 12 to have them installed automatically" >&2
+if [ "$PG_MAJOR" != 15 ]; then
+	echo "PostgreSQL $PG_MAJOR is not installed here: docs/postgresql-versions.md says how to get it" >&2
+elif [ "$(id -u)" != 0 ]; then
+	echo "run as root on Debian 12 to have them installed automatically" >&2
+fi
 exit 1
