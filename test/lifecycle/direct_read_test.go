@@ -116,13 +116,28 @@ func directCounts(plan string) (direct, shared, bounced int, ok bool) {
 	return
 }
 
+// checksumsOn says whether the stopped cluster has data checksums: initdb
+// turns them on by default from PostgreSQL 18 on, off before.
+func checksumsOn(t *testing.T, c *cluster) bool {
+	t.Helper()
+	out, err := c.asOwner(filepath.Join(c.bindir, "pg_controldata"), "-D", c.dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pg_controldata: %v\n%s", err, out)
+	}
+	return !regexp.MustCompile(`(?m)^Data page checksum version:\s+0$`).Match(out)
+}
+
 // directCluster starts a cluster with directConf whose service is the GPU
-// service or, on a machine without a GPU, the host executor; with
-// checksums, data checksums are enabled before the first start.
+// service or, on a machine without a GPU, the host executor; data checksums
+// are on with checksums, off otherwise (the tests that patch pages in the
+// files need them off), set before the first start.
 func directCluster(ctx context.Context, t *testing.T, checksums ...bool) (*cluster, *pgx.Conn) {
 	t.Helper()
 	c := newCluster(t, directConf...)
-	if len(checksums) > 0 && checksums[0] {
+	want := len(checksums) > 0 && checksums[0]
+	if on := checksumsOn(t, c); on && !want {
+		c.run(filepath.Join(c.bindir, "pg_checksums"), "--disable", "-D", c.dir)
+	} else if !on && want {
 		c.run(filepath.Join(c.bindir, "pg_checksums"), "--enable", "-D", c.dir)
 	}
 	c.start()
