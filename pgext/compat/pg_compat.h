@@ -16,6 +16,7 @@
  *	tuplehash.c		tuple hash tables with one pointer per entry
  *	buffer_tag.c	the buffer mapping tag of a relation's block
  *	nullingrels.c	the outer joins that null a Var (16)
+ *	scan_slot.c		a custom scan's scan slot of heap tuples (16)
  *
  *-------------------------------------------------------------------------
  */
@@ -144,6 +145,10 @@ extern TupleHashTable pgstrom_build_tuple_hash_table(PlanState *parent,
 
 /* nullingrels.c */
 extern Node *pgstrom_nullingrels_as_tlist(Node *expr, List *tlist);
+
+/* scan_slot.c */
+extern void pgstrom_scan_slot_create(CustomScanState *css);
+extern void pgstrom_scan_slot_begin(CustomScanState *css, EState *estate);
 
 /* buffer_tag.c */
 struct buftag;

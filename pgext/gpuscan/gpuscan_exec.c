@@ -82,20 +82,8 @@ gpuscan_begin(CustomScanState *node, EState *estate, int eflags)
 	GpuTaskState *gts = (GpuTaskState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 
-#if PG_VERSION_NUM < 160000
-
-	/*
-	 * ExecInitCustomScan of PostgreSQL 15 made the scan slot virtual and
-	 * compiled the host quals and the projection for that: the expression
-	 * compiler drops the deforming step for a virtual slot.  Replace the
-	 * slot with a heap-tuple one and compile both again.
-	 */
-	ExecInitScanTupleSlot(estate, &node->ss,
-						  RelationGetDescr(node->ss.ss_currentRelation),
-						  &TTSOpsHeapTuple);
-	ExecAssignScanProjectionInfoWithVarno(&node->ss, cscan->scan.scanrelid);
-	node->ss.ps.qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
-#endif
+	/* the scan slot holds heap tuples (15 made it virtual) */
+	pgstrom_scan_slot_begin(node, estate);
 
 	gts->dev_quals = cscan->custom_exprs;
 	gts->dev_qual_state = ExecInitQual(cscan->custom_exprs, &node->ss.ps);

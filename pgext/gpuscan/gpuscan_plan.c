@@ -105,10 +105,8 @@ gpuscan_create_state(CustomScan *cscan)
 
 	gss->gts.css.flags = cscan->flags;
 	gss->gts.css.methods = &gpuscan_exec_methods;
-#if PG_VERSION_NUM >= 160000
-	gss->gts.css.slotOps = &TTSOpsHeapTuple;
-#endif
-	/* PostgreSQL 15: gpuscan_begin replaces the virtual scan slot */
+	/* the scan slot holds heap tuples (see gpuscan_begin for 15) */
+	pgstrom_scan_slot_create(&gss->gts.css);
 	return (Node *) gss;
 }
 
