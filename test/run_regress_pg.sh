@@ -19,9 +19,16 @@ export PGSTROM_HOSTEXEC_PORT=${PGSTROM_HOSTEXEC_PORT:-$((56000 + major * 10 + 5)
 
 copy=$(mktemp -d /tmp/pg_strom_pg$major.XXXXXX)
 trap '[ "${KEEP_TEST_CLUSTER:-}" ] || rm -rf "$copy"' EXIT
-# the tracked and the new files, as they are now, without build outputs
-git ls-files -z --cached --others --exclude-standard |
-	tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$copy"
+# the tracked and the new files, as they are now, and the build outputs
+# that do not depend on the PostgreSQL (the Go library, the kernels'
+# fatbin): make takes them when they are newer than their sources
+{
+	git ls-files -z --cached --others --exclude-standard
+	for f in pg_strom_gosvc.so pg_strom_gosvc.h kernels/pg_strom_kernels.fatbin \
+		kernels/pg_strom_kernels.fatbin.sha256 kernels/pg_strom_kernels.fatbin.manifest; do
+		[ -f "$f" ] && printf '%s\0' "$f"
+	done
+} | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$copy"
 chmod -R a+rX "$copy"
 cd "$copy"
 echo "--- building pg_strom for $("$PG_CONFIG" --version)"
