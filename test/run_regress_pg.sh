@@ -16,6 +16,8 @@ hostexec=false
 major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 export PGSTROM_REGRESS_PORT=${PGSTROM_REGRESS_PORT:-$((56000 + major * 10 + 3))}
 export PGSTROM_HOSTEXEC_PORT=${PGSTROM_HOSTEXEC_PORT:-$((56000 + major * 10 + 5))}
+# a host executor a caller installed is in its own PostgreSQL, not this one
+unset PGSTROM_HOSTEXEC_INSTALLED PGSTROM_HOSTEXEC_SO
 
 copy=$(mktemp -d /tmp/pg_strom_pg$major.XXXXXX)
 trap '[ "${KEEP_TEST_CLUSTER:-}" ] || rm -rf "$copy"' EXIT
