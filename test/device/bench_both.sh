@@ -23,9 +23,7 @@ reserve_huge_pages 16
 bash "$R" start || exit 1
 eval "$(bash "$R" env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom'
-psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
-	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
-	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+device_wait_service
 echo "=== shared_buffers = 16GB"
 BENCH_TABLES=${BOTH_TABLE:-w1_narrow} BENCH_FLAGS="-scale 1" \
 	BENCH_RUN_FLAGS="-runs $runs -queries count_1pct,sum_expr,group_8,preagg_10,arith_pred" \

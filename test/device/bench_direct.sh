@@ -34,9 +34,7 @@ reserve_huge_pages ${DIRECT_HUGE_GB:-4}
 bash "$R" start "$conf" || exit 1
 eval "$(bash "$R" env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm' -c 'CREATE EXTENSION IF NOT EXISTS pg_visibility'
-psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
-	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
-	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+device_wait_service
 psql -X -c 'SHOW shared_buffers' -c 'SELECT state, reason FROM pgstrom.gpu_service_status()'
 t0=$SECONDS
 timeout "${BENCH_LOAD_TIMEOUT:-360}" "$B" load -scale "${DIRECT_SCALE:-1}" -tables w1_narrow || echo "load failed: $?"

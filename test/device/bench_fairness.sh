@@ -30,9 +30,7 @@ res=$OUT/fairness.txt
 bash "$R" start || exit 1
 eval "$(bash "$R" env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom'
-psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
-	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
-	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+device_wait_service
 psql -X -c 'SELECT state, reason, workers FROM pgstrom.gpu_service_status()' | tee "$res"
 
 t0=$SECONDS

@@ -30,9 +30,7 @@ reserve_huge_pages 24
 bash "$R" start "$conf" || exit 1
 eval "$(bash "$R" env)"
 psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_strom' -c 'CREATE EXTENSION IF NOT EXISTS pg_prewarm'
-psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
-	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
-	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+device_wait_service
 psql -X -c 'SHOW shared_buffers' -c 'SHOW pg_strom.gpu_page_cache_size' -c 'SELECT state, reason FROM pgstrom.gpu_service_status()'
 log=$PGDATA/server.log
 grep -m2 -E "device page cache|no device page cache" "$log"

@@ -59,3 +59,11 @@ device_need_staged() {
 device_need_repo() {
 	[ -f test/device/env.sh ] || { echo "$(basename "$0"): run this from the repository root" >&2; exit 2; }
 }
+
+# device_wait_service waits (at most 60 s) until the GPU service has left
+# 'starting'; psql must reach the cluster (after `eval "$(bash "$R" env)"`).
+device_wait_service() {
+	psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
+	EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+	PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+}
