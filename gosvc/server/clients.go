@@ -46,11 +46,12 @@ func peerCred(f *os.File) (*unix.Ucred, error) {
 }
 
 // admitPeer checks a new client's credentials against the bounds, under
-// connsMu: it must run as the service's user, and its process may not
+// connsMu: it must run as the service's user (or as root, which the
+// socket's 0600 mode does not keep out either), and its process may not
 // hold more than MaxConnsPerClient connections.  It returns the Error
 // reply that refuses it, or nil and counts the connection.
 func (s *Server) admitPeerLocked(cred *unix.Ucred) *protocol.ErrorReply {
-	if cred.Uid != s.peerUID {
+	if !peerUIDAdmitted(cred.Uid, s.peerUID) {
 		e := errorReply(protocol.ErrCodeProtocol, fmt.Sprintf(
 			"GPU%d service accepts clients of user id %d only, not of user id %d (pid %d)", s.cfg.DeviceIndex, s.peerUID, cred.Uid, cred.Pid))
 		return &e
@@ -64,6 +65,12 @@ func (s *Server) admitPeerLocked(cred *unix.Ucred) *protocol.ErrorReply {
 	}
 	s.perPeer[cred.Pid]++
 	return nil
+}
+
+// peerUIDAdmitted says whether a client of user id uid may connect to a
+// service that admits user id service.
+func peerUIDAdmitted(uid, service uint32) bool {
+	return uid == service || uid == 0
 }
 
 // forgetPeerLocked uncounts a closed connection of pid.

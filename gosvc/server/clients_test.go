@@ -54,8 +54,22 @@ func TestConnectionsPerClientBounded(t *testing.T) {
 	}
 }
 
-// A client of another user id is refused.
+// A client of another user id is refused; root is admitted.
 func TestPeerOfAnotherUserRefused(t *testing.T) {
+	for _, c := range []struct {
+		uid, service uint32
+		want         bool
+	}{{1002, 1002, true}, {0, 1002, true}, {1003, 1002, false}, {1002, 0, false}} {
+		if got := peerUIDAdmitted(c.uid, c.service); got != c.want {
+			t.Errorf("peerUIDAdmitted(%d, %d) = %v, want %v", c.uid, c.service, got, c.want)
+		}
+	}
+	if os.Geteuid() == 0 {
+		other := uint32(1)
+		s := startLimitedServer(t, 2, &fakeExecutor{}, Config{PeerUID: &other})
+		expectSuccess(t, dial(t, s), protocol.EncodeRequest(protocol.TagStatus, 1, nil))
+		return
+	}
 	other := uint32(os.Geteuid() + 1)
 	s := startLimitedServer(t, 2, &fakeExecutor{}, Config{PeerUID: &other})
 	expectRefusal(t, dial(t, s), protocol.ErrCodeProtocol, "accepts clients of user id")
