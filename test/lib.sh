@@ -33,7 +33,13 @@ cluster_start() {
 		mkdir -p "$dir"
 		[ "$(id -u)" = 0 ] && chown "$PGSTROM_TEST_USER" "$dir"
 		chmod 700 "$dir"
-		as_owner "$PGBIN/initdb" -D "$dir" -A trust -E UTF8 --locale=C >/dev/null
+		if [ -n "${PGSTROM_INITDB_TEMPLATE:-}" ]; then
+			# a data directory this same initdb command made, owned by
+			# the test user (test/run_all.sh makes one per run)
+			as_owner cp -a "$PGSTROM_INITDB_TEMPLATE/." "$dir"
+		else
+			as_owner "$PGBIN/initdb" -D "$dir" -A trust -E UTF8 --locale=C >/dev/null
+		fi
 		cat >> "$dir/postgresql.conf" <<CONF
 shared_preload_libraries = 'pg_strom'
 port = $port
@@ -55,4 +61,57 @@ cluster_stop() {
 cluster_psql() {
 	local dir=$1 port=$2; shift 2
 	"$PGBIN/psql" -X -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U "$PGSTROM_TEST_USER" -d postgres "$@"
+}
+
+# The TEST-ONLY host executor library lies in pkglibdir, where every test
+# run on this machine looks for it.  A run that uses it calls hostexec_use
+# (a shared flock(1) on a file in /tmp, held until hostexec_unuse), then
+# hostexec_put SRC to install it; hostexec_unuse removes it only when no
+# other run still uses it (and this one installed it).  Installs and
+# removals take a second lock, so that none happens between another run's
+# check and its removal.  A library that is installed while no other run
+# holds the lock was put there otherwise (a test outside these helpers, or
+# a run that was killed): hostexec_put leaves it and fails.
+hostexec_lib() { echo "$("$PG_CONFIG" --pkglibdir)/pg_strom_gosvc_hostexec.so"; }
+_hostexec_open() {
+	local f=${TMPDIR:-/tmp}/pg_strom_hostexec.$1.lock
+	[ -e "$f" ] || (umask 0 && : >>"$f") 2>/dev/null
+	exec {_hostexec_fd}<"$f"
+}
+hostexec_use() {
+	_hostexec_open users || return 1
+	_hostexec_users=$_hostexec_fd
+	_hostexec_open mutex || return 1
+	_hostexec_mutex=$_hostexec_fd
+	flock -s "$_hostexec_users"
+}
+hostexec_put() {
+	local lib rc=0
+	lib=$(hostexec_lib)
+	flock -x "$_hostexec_mutex" || return 1
+	if [ -e "$lib" ]; then
+		# our shared lock becomes exclusive only if no other run holds
+		# one; a conversion that fails drops the lock: it is taken again
+		flock -n -x "$_hostexec_users" && rc=1
+		flock -s "$_hostexec_users"
+	fi
+	if [ $rc -ne 0 ]; then
+		echo "$lib is installed, but no test run that shares it is running: a test run of another kind uses it, or one that was killed left it; remove it once no test runs"
+	else
+		install -m 755 "$1" "$lib" || rc=$?
+	fi
+	flock -u "$_hostexec_mutex"
+	return $rc
+}
+# hostexec_unuse PUT: PUT is non-empty when this run's hostexec_put installed it
+hostexec_unuse() {
+	[ -n "${_hostexec_users:-}" ] || return 0
+	flock -x "$_hostexec_mutex"
+	if [ -n "${1:-}" ]; then
+		flock -n -x "$_hostexec_users" && rm -f "$(hostexec_lib)"
+	fi
+	flock -u "$_hostexec_users"
+	flock -u "$_hostexec_mutex"
+	exec {_hostexec_users}<&- {_hostexec_mutex}<&-
+	_hostexec_users=
 }

@@ -1,12 +1,31 @@
 #!/usr/bin/env bash
-# make test: build, install and run every suite; ends with
-# "suites: N passed, N failed, N skipped".  A step that cannot run on this
-# machine exits 77 (as automake's tests do) after printing why: it counts as
-# skipped, not passed.  Go tests are run with -v so that the ones that skip
-# themselves (t.Skip, e.g. lifecycle tests that need a GPU) are listed with
-# their reason and counted on the step's line and before the suites line.
+# make test: build, install and run every suite; ends with each step's
+# time, "suites: N passed, N failed, N skipped" and the total wall time.
+# A step that cannot run on this machine exits 77 (as automake's tests do)
+# after printing why: it counts as skipped, not passed.  Go tests are run
+# with -v so that the ones that skip themselves (t.Skip, e.g. lifecycle
+# tests that need a GPU) are listed with their reason and counted on the
+# step's line and before the suites line.
+#
+# Steps run side by side, each as soon as the steps it needs have passed
+# (see the scheduler below): most of the suites spend much of their time
+# waiting (clusters starting, services killed and restarted, sleeps), and
+# the build's kernels fatbin keeps one core busy for minutes.  Each step's
+# output goes to a file and is printed whole, with its step line, when the
+# step ends, so steps' outputs never mix.  TEST_JOBS=1 TEST_BG_JOBS=0 runs
+# them one after another.
+#
+# One build serves every step: every Go command uses the CGO_CFLAGS of the
+# Makefile's service library (one GOCACHE, no package compiled twice for
+# different flags), the TEST-ONLY host executor library is built and
+# installed once for the whole run (PGSTROM_HOSTEXEC_INSTALLED=1: the
+# suites use it and leave it; it is removed when the run ends, unless
+# another run shares it: test/lib.sh), and the
+# lifecycle test binary is built once for its two steps.  Each suite that
+# starts clusters has its own ports and data directories.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+run_t0=$SECONDS
 bash build/ensure_deps.sh --with-nvcc || exit 1
 . test/lib.sh
 # Execution counts, not durations: Go 1.26's fuzz coordinator can report a
@@ -14,58 +33,81 @@ bash build/ensure_deps.sh --with-nvcc || exit 1
 # (golang/go#75804, fixed in 1.27). FUZZ_SCALE multiplies every count.
 FUZZ_SCALE=${FUZZ_SCALE:-1}
 SKIP=77
-passed=0 failed=0 skipped=0 failures=() skips=()
-go_skipped=0 go_skips=()
-gotest_log=$(mktemp /tmp/pg_strom_gotest.XXXXXX)
-trap 'rm -f "$gotest_log"' EXIT
+ncpu=$(nproc)
+TEST_JOBS=${TEST_JOBS:-$((ncpu <= 4 ? 3 : ncpu / 2 + 1))}
+TEST_BG_JOBS=${TEST_BG_JOBS:-2}
+# the Makefile's flags for the service library (CGO_CFLAGS_SVC)
+export CGO_CFLAGS="-O2 -g -include $PWD/build/cuda_compat.h${CUDA_INCLUDE:+ -I$CUDA_INCLUDE}"
+work=$(mktemp -d /tmp/pg_strom_test.XXXXXX)
+chmod 755 "$work"
+export PGSTROM_INITDB_TEMPLATE=$work/initdb
 
-step() {
-	local name=$1; shift
-	echo "=== $name"
-	local t0=$SECONDS rc=0 gs0=$go_skipped note=''
-	"$@" || rc=$?
-	[ "$go_skipped" -gt "$gs0" ] && note=", $((go_skipped - gs0)) Go tests skipped"
-	if [ $rc -eq 0 ]; then
-		passed=$((passed + 1)); echo "=== $name: ok ($((SECONDS - t0)) s$note)"
-	elif [ $rc -eq $SKIP ]; then
-		skipped=$((skipped + 1)); skips+=("$name"); echo "=== $name: SKIPPED ($((SECONDS - t0)) s$note)"
-	else
-		failed=$((failed + 1)); failures+=("$name"); echo "=== $name: FAILED ($((SECONDS - t0)) s$note)"
-	fi
-}
+# ---- the steps --------------------------------------------------------------
 
-# go_test_v SUITE ARGS...: go test -v ARGS, showing what plain go test shows
-# (package results, failures) plus every skipped test with the line before it,
-# which holds its reason; on failure the whole output.  Counts the skipped
-# tests into go_skipped.  Returns 77 when tests ran and every one skipped.
+# go_test_v SUITE ARGS...: go test -v ARGS (go_run_v: a test binary), showing
+# what plain go test shows (package results, failures) plus every skipped
+# test with the line before it, which holds its reason; on failure the whole
+# output.  The skipped tests go to $work/$STEP.goskips.  Returns 77 when
+# tests ran and every one skipped.  $work/$STEP.gotest keeps the output.
 go_test_v() {
 	local suite=$1; shift
-	local rc=0 n npass t
-	go test -v "$@" >"$gotest_log" 2>&1 || rc=$?
-	if [ $rc -ne 0 ]; then
-		cat "$gotest_log"
+	local rc=0
+	go test -v "$@" >"$work/$STEP.gotest" 2>&1 || rc=$?
+	go_test_report "$suite" $rc
+}
+
+# go_run_v SUITE DIR BINARY ARGS...: a test binary built by go test -c, run
+# in its package's folder DIR as go test runs it
+go_run_v() {
+	local suite=$1 dir=$2 bin=$3 t0=$SECONDS rc=0; shift 3
+	(cd "$dir" && "$bin" -test.v "$@") >"$work/$STEP.gotest" 2>&1 || rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "ok  	./$dir	$((SECONDS - t0)) s" >>"$work/$STEP.gotest"
 	else
-		grep -E '^(ok|FAIL|\?) ' "$gotest_log"
+		echo "FAIL	./$dir	$((SECONDS - t0)) s" >>"$work/$STEP.gotest"
 	fi
-	n=$(grep -cE '^ *--- SKIP: ' "$gotest_log")
-	npass=$(grep -cE '^ *--- PASS: ' "$gotest_log")
+	go_test_report "$suite" $rc
+}
+
+go_test_report() {
+	local suite=$1 rc=$2 log=$work/$STEP.gotest n npass t
+	if [ "$rc" -ne 0 ]; then
+		cat "$log"
+	else
+		grep -E '^(ok|FAIL|\?) ' "$log"
+	fi
+	n=$(grep -cE '^ *--- SKIP: ' "$log")
+	npass=$(grep -cE '^ *--- PASS: ' "$log")
 	if [ "$n" -gt 0 ]; then
 		echo "skipped Go tests ($n):"
 		# a test's reason is its last log line after its "=== RUN"
 		awk '/^=== (RUN|CONT|NAME) / { cur = $3; next }
 		     /^ *--- SKIP: / { print "    " $0; if ($3 in why) print "        " why[$3]; next }
-		     /^ +[^ ]+\.go:[0-9]+: / { sub(/^ +/, ""); why[cur] = $0 }' "$gotest_log"
-		for t in $(grep -E '^ *--- SKIP: ' "$gotest_log" | awk '{print $3}'); do go_skips+=("$suite:$t"); done
-		go_skipped=$((go_skipped + n))
+		     /^ +[^ ]+\.go:[0-9]+: / { sub(/^ +/, ""); why[cur] = $0 }' "$log"
+		for t in $(grep -E '^ *--- SKIP: ' "$log" | awk '{print $3}'); do echo "$suite:$t"; done >>"$work/$STEP.goskips"
 	fi
-	[ $rc -eq 0 ] && [ "$n" -gt 0 ] && [ "$npass" -eq 0 ] && { echo "skipped: every test skipped itself"; return $SKIP; }
-	return $rc
+	[ "$rc" -eq 0 ] && [ "$n" -gt 0 ] && [ "$npass" -eq 0 ] && { echo "skipped: every test skipped itself"; return $SKIP; }
+	return "$rc"
 }
 
-build() { make -s PG_CONFIG="$PG_CONFIG" && make -s install PG_CONFIG="$PG_CONFIG"; }
+# make -j: the kernels fatbin (one nvcc, minutes) builds beside the rest
+build() { make -s -j"$ncpu" PG_CONFIG="$PG_CONFIG" && make -s install PG_CONFIG="$PG_CONFIG"; }
+# what several steps use, made once: the TEST-ONLY host executor library,
+# installed for the run (see cleanup), the lifecycle test binary,
+# and the data directory of initdb that each cluster starts as a copy of
+# (PGSTROM_INITDB_TEMPLATE: test/lib.sh and the lifecycle tests)
+test_builds() {
+	ensure_test_user
+	mkdir "$work/initdb" && { [ "$(id -u)" != 0 ] || chown "$PGSTROM_TEST_USER" "$work/initdb"; } &&
+		chmod 700 "$work/initdb" &&
+		as_owner "$PGBIN/initdb" -D "$work/initdb" -A trust -E UTF8 --locale=C >/dev/null || return 1
+	CGO_ENABLED=1 go build -buildmode=c-shared -o "$work/pg_strom_gosvc_hostexec.so" ./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec &&
+		go test -c -tags lifecycle -o "$work/lifecycle.test" ./test/lifecycle &&
+		hostexec_put "$work/pg_strom_gosvc_hostexec.so" && touch "$work/hostexec.installed"
+}
 gofmt_clean() { local out; out=$(gofmt -l gosvc test bench 2>/dev/null); [ -z "$out" ] || { echo "gofmt needed: $out"; return 1; }; }
-go_vet() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go vet ./... && go vet -tags gpu ./gosvc/gpu/... && go vet -tags lifecycle ./test/...; }
-go_unit() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go_test_v go-test -race -count=1 ./...; }
+go_vet() { go vet ./... && go vet -tags gpu ./gosvc/gpu/... && go vet -tags lifecycle ./test/...; }
+go_unit() { go_test_v go-test -race -count=1 ./...; }
 go_fuzz() {
 	go test -run '^$' -fuzz '^FuzzParseMessage$' -fuzztime "$((500000 * FUZZ_SCALE))x" ./gosvc/protocol &&
 		go test -run '^$' -fuzz '^FuzzParseSession$' -fuzztime "$((200000 * FUZZ_SCALE))x" ./gosvc/xpu &&
@@ -79,13 +121,23 @@ kernel_fuzz() {
 	FUZZ_CI_RUNS=$((1000000 * FUZZ_SCALE)) FUZZ_CI_VALIDATOR="$((1000000 * FUZZ_SCALE))x" \
 		FUZZ_CI_SOCKET="$((20000 * FUZZ_SCALE))x" bash kernels/fuzz/run.sh ci
 }
-gpu_test_builds() { CGO_CFLAGS="-include $PWD/build/cuda_compat.h" go test -c -tags gpu -o /tmp/pg_strom_gpu.test ./gosvc/gpu; }
+gpu_test_builds() { go test -c -tags gpu -o "$work/pg_strom_gpu.test" ./gosvc/gpu; }
 cuda13() {
 	if [ -f .cuda13/cuda.h ]; then make -s check-cuda13 CUDA13_INCLUDE=.cuda13
 	else echo "skipped: no CUDA 13 cuda.h in .cuda13/ (copy /usr/local/cuda/include/cuda.h of a CUDA 13 toolkit there)"; return $SKIP; fi
 }
 kernel_host_tests() { bash kernels/test/run.sh; }
-lifecycle() { go_test_v lifecycle -count=1 -tags lifecycle -skip '^TestStarJoin' -timeout 20m ./test/lifecycle/; }
+# the suites that run clusters under the host executor use the one
+# installed for the run (each step runs in a subshell of its own, so what
+# a step exports stays in it); each suite has ports of its own
+hostexec_env() {
+	export PGSTROM_HOSTEXEC_INSTALLED=1 PGSTROM_HOSTEXEC_SO="$work/pg_strom_gosvc_hostexec.so"
+}
+lifecycle() {
+	hostexec_env
+	export PGSTROM_LIFECYCLE_PORT_BASE=55700 PGSTROM_LIFECYCLE_PORT_SPAN=200
+	go_run_v lifecycle test/lifecycle "$work/lifecycle.test" -test.count=1 -test.skip '^TestStarJoin' -test.timeout 20m
+}
 # the random star-join queries (test/lifecycle/starjoin_test.go) and the
 # checks of what they found, on the host executor (the GPU service where
 # there is one), their own step: the random test's
@@ -93,29 +145,153 @@ lifecycle() { go_test_v lifecycle -count=1 -tags lifecycle -skip '^TestStarJoin'
 # GpuPreAgg) are printed on success too
 starjoin() {
 	local rc=0
-	go_test_v starjoin -count=1 -tags lifecycle -run '^TestStarJoin' -timeout 15m ./test/lifecycle/ || rc=$?
-	grep -E '^starjoin (seed|summary)' "$gotest_log"
+	hostexec_env
+	export PGSTROM_LIFECYCLE_PORT_BASE=55600 PGSTROM_LIFECYCLE_PORT_SPAN=50
+	go_run_v starjoin test/lifecycle "$work/lifecycle.test" -test.count=1 -test.run '^TestStarJoin' -test.timeout 15m || rc=$?
+	grep -E '^starjoin (seed|summary)' "$work/$STEP.gotest"
 	return $rc
 }
+regress() { PGSTROM_REGRESS_PORT=55433 bash test/run_regress.sh; }
+regress_hostexec() { hostexec_env; PGSTROM_HOSTEXEC_PORT=55435 bash test/run_regress_hostexec.sh; }
+bench_ssb() { PGSTROM_BENCH_ITEST_PORT=55436 bash bench/itest.sh; }
+stress() { hostexec_env; PGSTROM_STRESS_PORT=55460 bash test/stress/run_ci.sh; }
+process_words() { bash build/check_process_words.sh; }
 
-step build build; [ "$failed" -eq 0 ] || { echo; echo "suites: 0 passed, 1 failed, 0 skipped"; exit 1; }
-step gofmt gofmt_clean
-step go-vet go_vet
-step go-test go_unit
-step go-fuzz go_fuzz
-step gpu-test-binary gpu_test_builds
-step kernel-host-tests kernel_host_tests
-step cuda13-headers cuda13
-step pg_regress bash test/run_regress.sh
-step pg_regress-hostexec bash test/run_regress_hostexec.sh
-step starjoin starjoin
-step bench-ssb bash bench/itest.sh
-step lifecycle lifecycle
-step stress bash test/stress/run_ci.sh
+# ---- the scheduler ----------------------------------------------------------
+
+# add_step NAME "NEEDS" FUNCTION [NICE]: a step, run once the steps NEEDS
+# names have passed, at nice NICE (default 0).  Steps start in this order
+# as far as their needs and the number of steps running allow: TEST_JOBS
+# steps at a time (default 3 on up to 4 cores, else one more than half the
+# cores), and beside them TEST_BG_JOBS (default 2) steps of nice 10: those
+# that only compile or check and that nothing waits for, which take the
+# CPU that the build and the suites leave without stretching the suites'
+# timed waits.
+names=()
+declare -A needs fn nice state pids
+add_step() { names+=("$1"); needs[$1]=$2; fn[$1]=$3; nice[$1]=${4:-0}; state[$1]=pending; }
+add_step build "" build
+add_step test-builds "" test_builds
+add_step gofmt "" gofmt_clean 10
+add_step process-words "" process_words 10
+add_step go-vet "" go_vet 10
+add_step kernel-host-tests "" kernel_host_tests 10
+add_step gpu-test-binary "" gpu_test_builds 10
+add_step cuda13-headers "" cuda13 10
+add_step go-test "" go_unit
+add_step starjoin "build test-builds" starjoin
+add_step lifecycle "build test-builds" lifecycle
+add_step pg_regress-hostexec "build test-builds" regress_hostexec
+# after the build, whose kernels fatbin it would otherwise slow down: its
+# libFuzzer run is bounded in time
+add_step go-fuzz "build" go_fuzz
+add_step stress "build test-builds" stress
+add_step pg_regress "build test-builds" regress
+add_step bench-ssb "build test-builds" bench_ssb
+
+# pool NAME: the pool of steps that NAME counts in
+pool() { if [ "${nice[$1]}" -ge 10 ] && [ "$TEST_BG_JOBS" -gt 0 ]; then echo bg; else echo fg; fi; }
+
+# run_step NAME: runs the step with its output in $work/NAME.out; its exit
+# status, start and end (seconds into the run) go to $work/NAME.done
+run_step() {
+	local name=$1 t0=$((SECONDS - run_t0)) rc=0
+	STEP=$name
+	[ "${nice[$name]}" -gt 0 ] && renice -n "${nice[$name]}" -p $BASHPID >/dev/null
+	"${fn[$name]}" >"$work/$name.out" 2>&1 </dev/null || rc=$?
+	echo "$rc $t0 $((SECONDS - run_t0))" >"$work/$name.tmp" && mv "$work/$name.tmp" "$work/$name.done"
+}
+
+passed=0 failed=0 skipped=0 notrun=0 failures=() skips=() notruns=()
+go_skipped=0 go_skips=()
+declare -A times
+# report NAME: prints a step that has ended, whole, with its step line
+report() {
+	local name=$1 rc t0 t1 n=0 note='' word
+	read -r rc t0 t1 <"$work/$name.done"
+	[ -f "$work/$name.goskips" ] && n=$(wc -l <"$work/$name.goskips")
+	if [ "$n" -gt 0 ]; then
+		note=", $n Go tests skipped"
+		go_skipped=$((go_skipped + n))
+		mapfile -t -O "${#go_skips[@]}" go_skips <"$work/$name.goskips"
+	fi
+	if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); word=ok
+	elif [ "$rc" -eq $SKIP ]; then skipped=$((skipped + 1)); skips+=("$name"); word=SKIPPED
+	else failed=$((failed + 1)); failures+=("$name"); word=FAILED; fi
+	echo "=== $name"
+	cat "$work/$name.out"
+	echo "=== $name: $word ($((t1 - t0)) s$note)"
+	times[$name]=$(printf '%-22s %-8s %4d s   (from %d s to %d s)' "$name" "$word" $((t1 - t0)) "$t0" "$t1")
+	state[$name]=done
+}
+
+# ready NAME: 0 when its needs have passed, 1 while one has not ended, 2
+# when one failed or was not run
+ready() {
+	local d rc
+	for d in ${needs[$1]}; do
+		[ "${state[$d]}" = done ] || { [ "${state[$d]}" = notrun ] && return 2; return 1; }
+		read -r rc _ <"$work/$d.done"
+		[ "$rc" -eq 0 ] || return 2
+	done
+	return 0
+}
+
+# at the end (or an interrupt): the steps still running are stopped, and
+# the host executor library is removed unless another run still uses it
+cleanup() {
+	local n
+	for n in "${!pids[@]}"; do kill -TERM -- -"${pids[$n]}" 2>/dev/null; done
+	wait
+	hostexec_unuse "$([ -f "$work/hostexec.installed" ] && echo put)"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'echo "interrupted"; exit 130' INT TERM
+# this run uses the host executor library (test/lib.sh), from now to its end
+hostexec_use || { echo "cannot lock the host executor library's lock files in ${TMPDIR:-/tmp}"; exit 1; }
+
+# each step in a process group of its own, so that an interrupted run can
+# stop what it started
+set -m
+declare -A running=([fg]=0 [bg]=0) limit=([fg]=$TEST_JOBS [bg]=$TEST_BG_JOBS)
+left=${#names[@]}
+while [ "$left" -gt 0 ]; do
+	for n in "${names[@]}"; do
+		if [ "${state[$n]}" = running ] && [ -f "$work/$n.done" ]; then
+			wait "${pids[$n]}" 2>/dev/null
+			unset "pids[$n]"
+			report "$n"
+			pool=$(pool "$n")
+			running[$pool]=$((running[$pool] - 1)) left=$((left - 1))
+		fi
+	done
+	for n in "${names[@]}"; do
+		[ "${state[$n]}" = pending ] || continue
+		r=0; ready "$n" || r=$?
+		pool=$(pool "$n")
+		if [ $r -eq 2 ]; then
+			state[$n]=notrun notrun=$((notrun + 1)) left=$((left - 1))
+			notruns+=("$n")
+			echo "=== $n: NOT RUN (needs: ${needs[$n]})"
+			times[$n]=$(printf '%-22s %-8s' "$n" "NOT RUN")
+		elif [ $r -eq 0 ] && [ "${running[$pool]}" -lt "${limit[$pool]}" ]; then
+			run_step "$n" &
+			pids[$n]=$! state[$n]=running running[$pool]=$((running[$pool] + 1))
+		fi
+	done
+	[ "$left" -gt 0 ] && sleep 1
+done
+set +m
 
 echo
+echo "step times (wall; $TEST_JOBS steps and $TEST_BG_JOBS of nice 10 at a time on $ncpu cores):"
+for n in "${names[@]}"; do echo "  ${times[$n]}"; done
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
+[ ${#notruns[@]} -gt 0 ] && echo "not run (a step they need failed): ${notruns[*]}"
 [ ${#skips[@]} -gt 0 ] && echo "skipped suites: ${skips[*]}"
 [ "$go_skipped" -gt 0 ] && echo "skipped Go tests: $go_skipped (${go_skips[*]})"
 echo "suites: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+total=$((SECONDS - run_t0))
+echo "total: $total s ($((total / 60)) min $((total % 60)) s) wall"
+[ "$failed" -eq 0 ] && [ "$notrun" -eq 0 ]

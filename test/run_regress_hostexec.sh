@@ -2,8 +2,10 @@
 # pg_regress suite with the TEST-ONLY host executor: the real GPU service and
 # the real backend GPU-mode paths, the device work done on the CPU by the
 # kernels' own host code (gosvc/hostexec).  It builds and installs
-# pg_strom_gosvc_hostexec.so into pkglibdir for the run and removes it after,
-# so no installation is ever left able to run it.  The cluster is started
+# pg_strom_gosvc_hostexec.so into pkglibdir for the run and removes it after
+# (unless another test run shares it: test/lib.sh), so no installation is
+# ever left able to run it; with PGSTROM_HOSTEXEC_INSTALLED=1 the caller,
+# test/run_all.sh, has installed it for its whole run.  The cluster is started
 # with PG_STROM_TEST_HOST_EXECUTOR=1, the service must reach 'ready', the
 # same schedule and expected outputs as test/run_regress.sh are used, and
 # EXPLAIN ANALYZE must show that rows really went through the service.
@@ -14,23 +16,32 @@ port=${PGSTROM_HOSTEXEC_PORT:-55435}
 dir=$(mktemp -d /tmp/pg_strom_hostexec.XXXXXX)
 out=$(mktemp -d /tmp/pg_strom_hostexec_out.XXXXXX)
 chmod 755 "$out"
-lib="$("$PG_CONFIG" --pkglibdir)/pg_strom_gosvc_hostexec.so"
+lib=$(hostexec_lib)
+put=
 cleanup() {
 	cluster_stop "$dir"
-	rm -f "$lib"
+	hostexec_unuse "$put"
 	[ "${KEEP_TEST_CLUSTER:-}" ] || rm -rf "$dir" "$out"
 }
 trap cleanup EXIT
 
 # PGSTROM_HOSTEXEC_SO names a prebuilt library instead of building it
-if [ -n "${PGSTROM_HOSTEXEC_SO:-}" ]; then
-	echo "--- using the TEST-ONLY host executor library $PGSTROM_HOSTEXEC_SO"
-	install -m 755 "$PGSTROM_HOSTEXEC_SO" "$lib"
+if [ "${PGSTROM_HOSTEXEC_INSTALLED:-}" = 1 ]; then
+	[ -f "$lib" ] || { echo "FAILED: PGSTROM_HOSTEXEC_INSTALLED=1, but $lib is not installed"; exit 1; }
+	echo "--- using the TEST-ONLY host executor library installed for the run"
 else
-	echo "--- building the TEST-ONLY host executor library"
-	CGO_ENABLED=1 go build -buildmode=c-shared -o "$out/pg_strom_gosvc_hostexec.so" ./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec
-	install -m 755 "$out/pg_strom_gosvc_hostexec.so" "$lib"
-	rm -f "$out/pg_strom_gosvc_hostexec.h"
+	so=${PGSTROM_HOSTEXEC_SO:-}
+	if [ -n "$so" ]; then
+		echo "--- using the TEST-ONLY host executor library $so"
+	else
+		echo "--- building the TEST-ONLY host executor library"
+		so=$out/pg_strom_gosvc_hostexec.so
+		CGO_ENABLED=1 go build -buildmode=c-shared -o "$so" ./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec
+		rm -f "$out/pg_strom_gosvc_hostexec.h"
+	fi
+	hostexec_use
+	hostexec_put "$so"
+	put=1
 fi
 
 export PG_STROM_TEST_HOST_EXECUTOR=1

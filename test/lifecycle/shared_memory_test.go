@@ -117,6 +117,9 @@ func waitGone(t *testing.T, pid int, timeout time.Duration) {
 // installHostExecutor puts the TEST-ONLY host executor library into
 // pkglibdir for this test only, as test/run_regress_hostexec.sh does.
 // PGSTROM_HOSTEXEC_SO names a prebuilt one instead of building it.
+// PGSTROM_HOSTEXEC_INSTALLED=1 says that the caller (test/run_all.sh) has
+// installed it for the whole run, for every suite that runs meanwhile: the
+// test then only checks that it is there, and leaves it in place.
 func installHostExecutor(t *testing.T) {
 	t.Helper()
 	out, err := exec.Command(pgConfig(), "--pkglibdir").Output()
@@ -124,6 +127,12 @@ func installHostExecutor(t *testing.T) {
 		t.Fatalf("pg_config --pkglibdir: %v", err)
 	}
 	dst := filepath.Join(strings.TrimSpace(string(out)), "pg_strom_gosvc_hostexec.so")
+	if os.Getenv("PGSTROM_HOSTEXEC_INSTALLED") == "1" {
+		if _, err := os.Stat(dst); err != nil {
+			t.Fatalf("PGSTROM_HOSTEXEC_INSTALLED=1, but the host executor is not installed: %v", err)
+		}
+		return
+	}
 	src := os.Getenv("PGSTROM_HOSTEXEC_SO")
 	if src == "" {
 		tmp := t.TempDir()

@@ -9,6 +9,10 @@
 # fails or is wrong, a transaction fails or the cluster restarts.
 # STRESS_KILL_SECS, STRESS_SESSIONS_SECS, STRESS_ROWS, STRESS_CLIENTS,
 # STRESS_PARTS ("kill sessions") change the run; PGSTROM_STRESS_PORT the port.
+# PGSTROM_HOSTEXEC_SO names a prebuilt host executor library; it is
+# installed for the run and removed after (unless another test run shares
+# it: test/lib.sh); with PGSTROM_HOSTEXEC_INSTALLED=1 the caller
+# (test/run_all.sh) has installed it for its whole run.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
@@ -20,10 +24,11 @@ clients=${STRESS_CLIENTS:-8}
 parts=${STRESS_PARTS:-"kill sessions"}
 dir=$(mktemp -d /tmp/stress-ci.XXXXXX)
 out=$(mktemp -d /tmp/stress-ci-out.XXXXXX)
-lib="$("$PG_CONFIG" --pkglibdir)/pg_strom_gosvc_hostexec.so"
+lib=$(hostexec_lib)
+put=
 cleanup() {
 	cluster_stop "$dir"
-	rm -f "$lib"
+	hostexec_unuse "$put"
 	[ "${KEEP_TEST_CLUSTER:-}" ] || rm -rf "$dir" "$out"
 }
 trap cleanup EXIT
@@ -31,11 +36,17 @@ set -e
 
 echo "--- building the harness and the TEST-ONLY host executor library"
 CGO_ENABLED=0 go build -o "$out/stress" ./test/stress
-if [ -n "${PGSTROM_HOSTEXEC_SO:-}" ]; then
-	install -m 755 "$PGSTROM_HOSTEXEC_SO" "$lib"
+if [ "${PGSTROM_HOSTEXEC_INSTALLED:-}" = 1 ]; then
+	[ -f "$lib" ] || { echo "FAILED: PGSTROM_HOSTEXEC_INSTALLED=1, but $lib is not installed"; exit 1; }
 else
-	CGO_ENABLED=1 go build -buildmode=c-shared -o "$out/hostexec.so" ./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec
-	install -m 755 "$out/hostexec.so" "$lib"
+	so=${PGSTROM_HOSTEXEC_SO:-}
+	if [ -z "$so" ]; then
+		so=$out/hostexec.so
+		CGO_ENABLED=1 go build -buildmode=c-shared -o "$so" ./gosvc/hostexec/cmd/pg_strom_gosvc_hostexec
+	fi
+	hostexec_use
+	hostexec_put "$so"
+	put=1
 fi
 
 start() {
