@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
 // Device faults, injected through the TEST-ONLY host executor
@@ -353,6 +355,35 @@ func TestNonReadingClientDoesNotDelayOthers(t *testing.T) {
 	}
 }
 
+// refusedAtOnce sends a TaskExec header that claims 1 GB: the service
+// answers with an Error and closes the connection well before the message
+// deadline, without waiting for the body.
+func refusedAtOnce(t *testing.T, path string) {
+	t.Helper()
+	cl, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	h := protocol.EncodeRequest(protocol.TagTaskExec, 1, nil)
+	binary.LittleEndian.PutUint32(h[8:], protocol.MaxLength) // PgStromMsgHeader.length
+	if _, err := cl.Write(h); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	cl.SetReadDeadline(t0.Add(5 * time.Second))
+	reply, err := io.ReadAll(cl)
+	if err != nil {
+		t.Fatalf("a header claiming %d bytes was not refused within 5 s: %v", protocol.MaxLength, err)
+	}
+	if h, err := protocol.DecodeHeader(reply); err != nil || h.Tag != protocol.TagError {
+		t.Fatalf("a header claiming %d bytes got %d bytes back (%v), want an Error reply", protocol.MaxLength, len(reply), err)
+	}
+	if took := time.Since(t0); took > 2*time.Second {
+		t.Fatalf("a header claiming %d bytes was refused after %v, want at once", protocol.MaxLength, took)
+	}
+}
+
 func vmRSS(t *testing.T, pid int) int64 {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -369,10 +400,11 @@ func vmRSS(t *testing.T, pid int) int64 {
 	return 0
 }
 
-// Clients that send only a header claiming a 1 GB message (the most a
-// message may be): the service does not commit memory for what they claim,
-// and drops each after the message deadline (10 s without a byte; where
-// the body budget is taken first, in turn, so the test allows for both).
+// Clients that send only a header claiming the longest TaskExec message:
+// the service does not commit memory for what they claim, and drops each
+// after the message deadline (10 s without a byte; where the body budget
+// is taken first, in turn, so the test allows for both).  A header that
+// claims more than a TaskExec may be (1 GB) is refused at once.
 func TestHeaderOnlyClientsAreBoundedAndDropped(t *testing.T) {
 	const clients = 2
 	ctx := context.Background()
@@ -381,6 +413,7 @@ func TestHeaderOnlyClientsAreBoundedAndDropped(t *testing.T) {
 	path := c.socketFiles()[0]
 	base := readPool(ctx, t, conn).connections
 	rss0 := vmRSS(t, pid)
+	refusedAtOnce(t, path)
 	var conns []net.Conn
 	for i := 0; i < clients; i++ {
 		cl, err := net.Dial("unix", path)
@@ -389,7 +422,7 @@ func TestHeaderOnlyClientsAreBoundedAndDropped(t *testing.T) {
 		}
 		defer cl.Close()
 		h := protocol.EncodeRequest(protocol.TagTaskExec, uint32(i+1), nil)
-		binary.LittleEndian.PutUint32(h[8:], protocol.MaxLength) // PgStromMsgHeader.length
+		binary.LittleEndian.PutUint32(h[8:], uint32(xpu.MaxTaskExecLength)) // PgStromMsgHeader.length
 		if _, err := cl.Write(h); err != nil {
 			t.Fatal(err)
 		}
