@@ -204,6 +204,11 @@ func TestStarJoinRandomQueries(t *testing.T) {
 		// the outcome of the last failing run: a failure that comes and
 		// goes (a race) need not repeat on one more run
 		so := o
+		if strings.Contains(o.problem, "57014") {
+			// a statement timeout: shrinking would rerun it for minutes
+			stats.failures = append(stats.failures, fmt.Sprintf("query %d (seed %d): %s\n  %s", i+1, seed, o.problem, q.String()))
+			continue
+		}
 		small := shrinkQuery(q, 60, func(c *sjQuery) bool {
 			co, err := runOnOff(ctx, sess, c)
 			if err != nil || co.problem == "" {
