@@ -105,13 +105,16 @@ uninstall-service:
 	rm -rf '$(DESTDIR)$(datadir)/pg_strom'
 
 # ---- developer entry points -----------------------------------------------
-.PHONY: demo test check-cuda13 install-service uninstall-service fuzz
+.PHONY: demo test test-versions check-cuda13 install-service uninstall-service fuzz
 
 demo:
 	bash test/demo.sh
 
 test:
 	bash test/run_all.sh
+
+test-versions:
+	bash test/run_versions.sh
 
 # ---- fuzzing (kernels/fuzz/run.sh) -----------------------------------------
 # Three harnesses: fuzz_kernels (libFuzzer + ASan/UBSan over the host

@@ -65,7 +65,8 @@ cluster_psql() {
 
 # The TEST-ONLY host executor library lies in pkglibdir, where every test
 # run on this machine looks for it.  A run that uses it calls hostexec_use
-# (a shared flock(1) on a file in /tmp, held until hostexec_unuse), then
+# (a shared flock(1) on a file in /tmp named after the installation, held
+# until hostexec_unuse), then
 # hostexec_put SRC to install it; hostexec_unuse removes it only when no
 # other run still uses it (and this one installed it).  Installs and
 # removals take a second lock, so that none happens between another run's
@@ -74,7 +75,10 @@ cluster_psql() {
 # a run that was killed): hostexec_put leaves it and fails.
 hostexec_lib() { echo "$("$PG_CONFIG" --pkglibdir)/pg_strom_gosvc_hostexec.so"; }
 _hostexec_open() {
-	local f=${TMPDIR:-/tmp}/pg_strom_hostexec.$1.lock
+	# one pair of locks per PostgreSQL installation
+	local key f
+	key=$(hostexec_lib | cksum | cut -d' ' -f1)
+	f=${TMPDIR:-/tmp}/pg_strom_hostexec.$key.$1.lock
 	[ -e "$f" ] || (umask 0 && : >>"$f") 2>/dev/null
 	exec {_hostexec_fd}<"$f"
 }

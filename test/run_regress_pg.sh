@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # PG_CONFIG=... test/run_regress_pg.sh [--hostexec]: the pg_regress suite
 # against the PostgreSQL PG_CONFIG names (15, 16, 17 or 18), and with
-# --hostexec the host-executor suite and test/device/aio_checks.sh (GPU
-# scans while other backends read the same pages) too.  pg_strom is built and installed
+# --hostexec the host-executor suite, test/device/aio_checks.sh (GPU
+# scans while other backends read the same pages) and the lifecycle tests
+# of the data path too.  pg_strom is built and installed
 # from a copy of this tree, so that the tree's own build (for the default
 # PostgreSQL) stays as it is; the suites are the tree's own scripts, run in
 # that copy, on ports of their own.  build/install_pg.sh installs 17 or 18.
@@ -63,5 +64,15 @@ if $hostexec; then
 
 	echo "--- host executor suite, PostgreSQL $major"
 	bash test/run_regress_hostexec.sh
+
+	# the lifecycle tests of the data path: direct read (segments,
+	# tablespaces, checksums, concurrent writers, a lost service), shared
+	# buffers mapped read-only into the service, a crash restart's new
+	# shared memory, and kept rows rechecked on the CPU
+	echo "--- lifecycle tests of the data path, PostgreSQL $major"
+	PGSTROM_LIFECYCLE_PORT_BASE=$((57000 + major * 20)) PGSTROM_LIFECYCLE_PORT_SPAN=19 \
+		go test -count=1 -tags lifecycle -timeout 20m \
+		-run '^(TestDirectRead|TestServiceMapsSharedMemoryReadOnly|TestCrashRestartLeavesNoServiceOnOldSharedMemory|TestFusedPreAggDeviceAndRecheckRows)' \
+		./test/lifecycle
 fi
 echo "PostgreSQL $major: all suites passed"
