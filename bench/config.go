@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -14,6 +15,7 @@ type Config struct {
 	ConnString string  // libpq-style; empty: PGHOST, PGPORT, PGUSER, PGDATABASE, ...
 	Scale      float64 // W1 row-count multiplier
 	SF         float64 // SSB scale factor
+	TPCHSF     float64 // TPC-H scale factor
 	Tables     []Dataset
 	Timeout    time.Duration
 
@@ -38,10 +40,14 @@ type Config struct {
 	Stderr io.Writer
 }
 
-// scaleOf is the scale d is loaded at: -sf for SSB, -scale for W1.
+// scaleOf is the scale d is loaded at: -sf for SSB, -tpch-sf for TPC-H,
+// -scale for W1.
 func (c *Config) scaleOf(d Dataset) float64 {
-	if d.Group == ssbGroup {
+	switch d.Group {
+	case ssbGroup:
 		return c.SF
+	case tpchGroup:
+		return c.TPCHSF
 	}
 	return c.Scale
 }
@@ -57,7 +63,8 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	fs.StringVar(&cfg.ConnString, "dsn", "", "connection string (default: the PGHOST, PGPORT, PGUSER, PGDATABASE, ... environment)")
 	fs.Float64Var(&cfg.Scale, "scale", 1.0, "W1 row-count multiplier: 1.0 = 200M narrow rows and 25M wide rows (load)")
 	fs.Float64Var(&cfg.SF, "sf", 1.0, "SSB scale factor: 1 = 6M lineorder rows, 30,000 customers, 2,000 suppliers, 200,000 parts (load)")
-	fs.StringVar(&tables, "tables", "w1_narrow,w1_wide", "comma-separated datasets: w1_narrow, w1_wide, ssb (the five ssb_* tables) or single ssb_* tables (load)")
+	fs.Float64Var(&cfg.TPCHSF, "tpch-sf", 1.0, "TPC-H scale factor: 1 = about 6M lineitem rows, 1.5M orders, 150,000 customers, 200,000 parts, 10,000 suppliers (load)")
+	fs.StringVar(&tables, "tables", "w1_narrow,w1_wide", "comma-separated datasets: w1_narrow, w1_wide, ssb (the five ssb_* tables), tpch (the eight tpch_* tables) or single ssb_* or tpch_* tables (load)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "statement_timeout of every statement (0: none)")
 	fs.IntVar(&cfg.Workers, "workers", defaultWorkers(), "parallel loader connections (load)")
 	fs.BoolVar(&cfg.Prewarm, "prewarm", true, "pg_prewarm the tables (at the end of load, and before run)")
@@ -81,6 +88,9 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	}
 	if cfg.SF <= 0 {
 		return nil, fmt.Errorf("-sf must be positive, got %g", cfg.SF)
+	}
+	if cfg.TPCHSF <= 0 {
+		return nil, fmt.Errorf("-tpch-sf must be positive, got %g", cfg.TPCHSF)
 	}
 	if cfg.Workers < 1 {
 		return nil, fmt.Errorf("-workers must be at least 1, got %d", cfg.Workers)
@@ -108,19 +118,24 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 		return nil, fmt.Errorf("-tables: no dataset given")
 	}
 	if step == "run" {
-		n := 0
-		for _, d := range cfg.Tables {
-			if d.Group == ssbGroup {
-				n++
+		for _, g := range []struct{ name, what string }{{ssbGroup, "SSB"}, {tpchGroup, "TPC-H"}} {
+			n := 0
+			for _, d := range cfg.Tables {
+				if d.Group == g.name {
+					n++
+				}
 			}
-		}
-		if n > 0 && n < len(ssbDatasets) {
-			return nil, fmt.Errorf("-tables: the SSB queries need all five SSB tables: give -tables ssb")
+			if all := len(datasetGroups[g.name]); n > 0 && n < all {
+				return nil, fmt.Errorf("-tables: the %s queries need all %d %s tables: give -tables %s", g.what, all, g.what, g.name)
+			}
 		}
 	}
 	var err error
 	if cfg.Queries, err = SelectQueries(queries); err != nil {
 		return nil, fmt.Errorf("-queries: %w", err)
+	}
+	if strings.TrimSpace(queries) == "" {
+		cfg.Queries = append(cfg.Queries, TPCHQueries...)
 	}
 	if cfg.Plant, err = ParsePlant(plant); err != nil {
 		return nil, err

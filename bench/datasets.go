@@ -21,6 +21,8 @@ import (
 // counts and lineorder's foreign keys depend on the SSB scale factor (-sf),
 // so they give functions of it (RowsAt, ColumnsAt) instead of BaseRows and
 // Columns; the loader and the bench_meta bookkeeping treat them like W1's.
+// TPC-H's eight tables (tpch_tables.go, tpch_orders.go) are the group
+// "tpch", made the same way at their own scale factor (-tpch-sf).
 
 // Column is one column of a generated table.
 type Column struct {
@@ -37,7 +39,7 @@ type Dataset struct {
 	Parts       int   // load parts (transactions), fixed so that resumes line up
 	Columns     []Column
 
-	Group     string                       // "" for W1 (per-table queries); "ssb" (queries over the group)
+	Group     string                       // "" for W1 (per-table queries); "ssb" or "tpch" (queries over the group)
 	RowsAt    func(scale float64) int64    // row count at a scale; nil: BaseRows × scale
 	ColumnsAt func(scale float64) []Column // columns at a scale; nil: Columns
 }
@@ -73,7 +75,7 @@ func w1WideExtra() []Column {
 }
 
 // Datasets lists every dataset the loader knows, in load order.
-var Datasets = append(append([]Dataset{}, W1Datasets...), ssbDatasets...)
+var Datasets = append(append(append([]Dataset{}, W1Datasets...), ssbDatasets...), tpchDatasets...)
 
 // W1Datasets are the single-table datasets every W1 query runs on.
 var W1Datasets = []Dataset{
@@ -103,20 +105,24 @@ func FindDataset(name string) (Dataset, error) {
 	return Dataset{}, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(DatasetNames(), ", "))
 }
 
-// DatasetNames lists the known dataset names, and "ssb" (all five SSB tables).
+// DatasetNames lists the known dataset names, "ssb" (all five SSB tables)
+// and "tpch" (all eight TPC-H tables).
 func DatasetNames() []string {
 	names := make([]string, len(Datasets))
 	for i, d := range Datasets {
 		names[i] = d.Name
 	}
-	return append(names, ssbGroup)
+	return append(names, ssbGroup, tpchGroup)
 }
 
-// FindDatasets resolves a -tables entry: a dataset name, or "ssb" for the
-// five SSB tables.
+// datasetGroups are the groups whose queries run over all their tables.
+var datasetGroups = map[string][]Dataset{ssbGroup: ssbDatasets, tpchGroup: tpchDatasets}
+
+// FindDatasets resolves a -tables entry: a dataset name, "ssb" for the
+// five SSB tables or "tpch" for the eight TPC-H tables.
 func FindDatasets(name string) ([]Dataset, error) {
-	if name == ssbGroup {
-		return ssbDatasets, nil
+	if g, ok := datasetGroups[name]; ok {
+		return g, nil
 	}
 	d, err := FindDataset(name)
 	return []Dataset{d}, err

@@ -6,13 +6,13 @@ import (
 )
 
 // Query is one benchmark query: a W1 query runs on each W1 table, {t}
-// standing for the table; an SSB query (Group "ssb") runs once over the
-// ssb_* tables it names.
+// standing for the table; an SSB or TPC-H query (Group "ssb", "tpch") runs
+// once over the tables of its group it names.
 type Query struct {
 	Name        string
 	Description string
 	SQL         string
-	Group       string  // "" (W1) or "ssb"
+	Group       string  // "" (W1), "ssb" or "tpch"
 	SpecFF      float64 // SSB: the spec's filter factor (ssb.go)
 }
 
@@ -68,6 +68,11 @@ func (q Query) For(t Dataset) string { return strings.ReplaceAll(q.SQL, "{t}", t
 // AllQueries are the W1 queries, then SSB's.
 func AllQueries() []Query { return append(append([]Query{}, Queries...), SSBQueries...) }
 
+// knownQueries are AllQueries and TPC-H's: every name -queries accepts.
+// SelectQueries' empty filter keeps its meaning, the W1 and SSB queries;
+// parseConfig adds TPC-H's to the default selection.
+func knownQueries() []Query { return append(AllQueries(), TPCHQueries...) }
+
 // SelectQueries keeps the queries named in the comma-separated filter (all
 // W1 and SSB queries when it is empty).
 func SelectQueries(filter string) ([]Query, error) {
@@ -77,7 +82,7 @@ func SelectQueries(filter string) ([]Query, error) {
 	var out []Query
 	for _, name := range splitList(filter) {
 		found := false
-		for _, q := range AllQueries() {
+		for _, q := range knownQueries() {
 			if q.Name == name {
 				out = append(out, q)
 				found = true
@@ -93,7 +98,7 @@ func SelectQueries(filter string) ([]Query, error) {
 // QueryNames lists the known query names.
 func QueryNames() []string {
 	var names []string
-	for _, q := range AllQueries() {
+	for _, q := range knownQueries() {
 		names = append(names, q.Name)
 	}
 	return names

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,9 +168,9 @@ func readLoaded(ctx context.Context, conn *pgx.Conn, d Dataset) (DatasetState, e
 }
 
 // target is what one set of queries runs on: a W1 table (the W1 queries,
-// each on that table) or the SSB group (the SSB queries over its tables).
+// each on that table) or a group, SSB or TPC-H (its queries over its tables).
 type target struct {
-	Name    string // the table, or "ssb"; the results' table column
+	Name    string // the table, or the group ("ssb", "tpch"); the results' table column
 	Tables  []Dataset
 	Queries []Query
 }
@@ -183,14 +184,18 @@ func (t target) sql(q Query) string {
 }
 
 // runTargets lists what Run runs, in -tables order: each W1 table with the
-// selected W1 queries, then the SSB tables with the selected SSB queries;
-// a target without a selected query is left out.
+// selected W1 queries, then each group's tables (SSB, TPC-H) with the
+// group's selected queries; a target without a selected query is left out.
 func runTargets(cfg *Config) []target {
-	var out []target
-	ssb := target{Name: ssbGroup}
+	var out, groups []target
 	for _, d := range cfg.Tables {
-		if d.Group == ssbGroup {
-			ssb.Tables = append(ssb.Tables, d)
+		if d.Group != "" {
+			i := slices.IndexFunc(groups, func(g target) bool { return g.Name == d.Group })
+			if i < 0 {
+				i = len(groups)
+				groups = append(groups, target{Name: d.Group})
+			}
+			groups[i].Tables = append(groups[i].Tables, d)
 			continue
 		}
 		t := target{Name: d.Name, Tables: []Dataset{d}}
@@ -203,14 +208,14 @@ func runTargets(cfg *Config) []target {
 			out = append(out, t)
 		}
 	}
-	if len(ssb.Tables) > 0 {
+	for _, g := range groups {
 		for _, q := range cfg.Queries {
-			if q.Group == ssbGroup {
-				ssb.Queries = append(ssb.Queries, q)
+			if q.Group == g.Name {
+				g.Queries = append(g.Queries, q)
 			}
 		}
-		if len(ssb.Queries) > 0 {
-			out = append(out, ssb)
+		if len(g.Queries) > 0 {
+			out = append(out, g)
 		}
 	}
 	return out
