@@ -179,15 +179,16 @@ add_step kernel-host-tests "" kernel_host_tests 10
 add_step gpu-test-binary "" gpu_test_builds 10
 add_step cuda13-headers "" cuda13 10
 add_step go-test "" go_unit
-add_step starjoin "build test-builds" starjoin
+# the longest suites first, so that the shorter ones fill in behind them
 add_step lifecycle "build test-builds" lifecycle
+add_step starjoin "build test-builds" starjoin
 add_step pg_regress-hostexec "build test-builds" regress_hostexec
-# after the build, whose kernels fatbin it would otherwise slow down: its
-# libFuzzer run is bounded in time
-add_step go-fuzz "build" go_fuzz
-add_step stress "build test-builds" stress
 add_step pg_regress "build test-builds" regress
+add_step stress "build test-builds" stress
 add_step bench-ssb "build test-builds" bench_ssb
+# bounded in executions, not time, so it runs niced beside the suites;
+# after the build, whose kernels fatbin it would otherwise slow down
+add_step go-fuzz "build" go_fuzz 10
 
 # pool NAME: the pool of steps that NAME counts in
 pool() { if [ "${nice[$1]}" -ge 10 ] && [ "$TEST_BG_JOBS" -gt 0 ]; then echo bg; else echo fg; fi; }
