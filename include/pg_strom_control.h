@@ -81,7 +81,8 @@ typedef struct PgStromCtlConfig
 	/*
 	 * pg_strom.gpu_page_cache_size in bytes: device memory each device
 	 * keeps for the images of all-visible heap pages read directly (see
-	 * XPU_DIRECT_STAMPS); 0, none.  Taken at start only.
+	 * XPU_DIRECT_STAMPS); 0, none; -1, sized by the service from the memory
+	 * the memory pool leaves (docs/gucs.md).  Taken at start only.
 	 */
 	int64_t		page_cache_size;
 
@@ -122,6 +123,12 @@ typedef struct PgStromDeviceInfo
 	uint64_t	shared_registered;
 	uint64_t	shared_register_us;
 	char		shared_reason[PGSTROM_REASON_LEN];	/* "" when registered */
+
+	/*
+	 * Bytes of the device page cache, 0 when the device keeps none:
+	 * backends ask for cached pages only where there is a cache.
+	 */
+	uint64_t	page_cache_bytes;
 } PgStromDeviceInfo;
 
 typedef struct PgStromCtlDevices

@@ -22,7 +22,8 @@ RETURNS TABLE (
     pci_bus_id text,
     shared_registered bigint,
     shared_register_ms float8,
-    shared_reason text)
+    shared_reason text,
+    page_cache_bytes bigint)
 AS 'MODULE_PATHNAME', 'pgstrom_gpu_device_info'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 

@@ -356,6 +356,13 @@ echo "--- zero-copy checks (test/device/zerocopy_checks.sh, 300,000 rows)"
 HX_DIR=$dir HX_PORT=$port R=test/device/local_remote.sh ZC_ROWS=300000 \
 	bash test/device/zerocopy_checks.sh || fail "zero-copy checks"
 echo "--- device page cache checks (test/device/pagecache_checks.sh, a 64MB store)"
+# the default (-1, automatic) gives the host executor no cache, and the
+# backends know it
+[ "$(cluster_psql "$dir" "$port" -Atc "SHOW pg_strom.gpu_page_cache_size")" = -1 ] || fail "the page cache size is not automatic by default"
+[ "$(cluster_psql "$dir" "$port" -Atc "SELECT page_cache_bytes FROM pgstrom.gpu_device_info()")" = 0 ] ||
+	fail "an automatic page cache on the host executor"
+grep -q "no device page cache (automatic size: none for this executor)" "$dir/server.log" ||
+	fail "the service did not say why it keeps no automatic page cache"
 cluster_psql "$dir" "$port" -q -c "ALTER SYSTEM SET pg_strom.gpu_page_cache_size = '64MB'" || fail "set the page cache size"
 cluster_stop "$dir"
 export PG_STROM_TEST_HOST_EXECUTOR=1
@@ -366,6 +373,8 @@ for _ in $(seq 1 300); do
 	sleep 0.2
 done
 grep -q "device page cache: 64 MB, 8192 pages" "$dir/server.log" || fail "the service did not open its page store"
+[ "$(cluster_psql "$dir" "$port" -Atc "SELECT page_cache_bytes FROM pgstrom.gpu_device_info()")" = $((64 << 20)) ] ||
+	fail "gpu_device_info() does not show the 64MB page cache"
 HX_DIR=$dir HX_PORT=$port R=test/device/local_remote.sh PC_ROWS=200000 \
 	bash test/device/pagecache_checks.sh || fail "page cache checks"
 echo "host executor: all checks passed"

@@ -79,7 +79,7 @@ func configFromC(c *C.PgStromCtlConfig) Config {
 		SharedBase:         uint64(c.shared_base),
 		SharedNBuffers:     uint32(c.shared_nbuffers),
 		SharedBlockSize:    uint32(c.shared_block_size),
-		PageCacheSize:      uint64(max(int64(c.page_cache_size), 0)),
+		PageCacheSize:      pageCacheSize(int64(c.page_cache_size)),
 		MaxConnsPerBackend: int(c.max_conns_per_backend),
 		SessionIdleTimeout: time.Duration(max(int64(c.session_idle_timeout_ms), 0)) * time.Millisecond,
 	}
@@ -106,6 +106,9 @@ func EncodeConfig(cfg Config) []byte {
 	c.shared_nbuffers = C.uint32_t(cfg.SharedNBuffers)
 	c.shared_block_size = C.uint32_t(cfg.SharedBlockSize)
 	c.page_cache_size = C.int64_t(min(cfg.PageCacheSize, math.MaxInt64))
+	if cfg.PageCacheSize == PageCacheAuto {
+		c.page_cache_size = -1
+	}
 	c.max_conns_per_backend = C.int32_t(cfg.MaxConnsPerBackend)
 	c.session_idle_timeout_ms = C.int32_t(min(cfg.SessionIdleTimeout/time.Millisecond, math.MaxInt32))
 	return message(tagConfig, structBytes(&c))
@@ -139,6 +142,7 @@ func encodeReady(devs []DeviceInfo, fatbinPath string) ([]byte, error) {
 		cd.shared_registered = C.uint64_t(d.SharedRegistered)
 		cd.shared_register_us = C.uint64_t(d.SharedRegisterUs)
 		putCString(charArray(&cd.shared_reason), d.SharedReason)
+		cd.page_cache_bytes = C.uint64_t(d.PageCacheBytes)
 	}
 	return message(tagReady, structBytes(&c)), nil
 }
@@ -232,6 +236,7 @@ func decodeReady(payload []byte) (ReadyMessage, error) {
 			SharedRegistered: uint64(cd.shared_registered),
 			SharedRegisterUs: uint64(cd.shared_register_us),
 			SharedReason:     cString(charArray(&cd.shared_reason)),
+			PageCacheBytes:   uint64(cd.page_cache_bytes),
 		})
 	}
 	return r, nil
@@ -263,4 +268,13 @@ func decodeStatus(payload []byte) (StatusMessage, error) {
 		})
 	}
 	return StatusMessage{Stats: s}, nil
+}
+
+// pageCacheSize is the configuration's PageCacheSize for
+// pg_strom.gpu_page_cache_size in bytes: -1 (any negative) is automatic.
+func pageCacheSize(bytes int64) uint64 {
+	if bytes < 0 {
+		return PageCacheAuto
+	}
+	return uint64(bytes)
 }

@@ -1,6 +1,9 @@
 package control
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Config is the supervisor's configuration (PgStromCtlConfig) in Go units.
 type Config struct {
@@ -23,7 +26,8 @@ type Config struct {
 	SharedNBuffers  uint32
 	SharedBlockSize uint32
 	// PageCacheSize is pg_strom.gpu_page_cache_size, bytes: each device's
-	// cache of all-visible heap pages read directly; 0, none.
+	// cache of all-visible heap pages read directly; 0, none;
+	// PageCacheAuto, sized by the service from the device's memory.
 	PageCacheSize uint64
 	// MaxConnsPerBackend is pg_strom.max_connections_per_backend: open
 	// connections of one client process per device.
@@ -31,6 +35,10 @@ type Config struct {
 	// SessionIdleTimeout is pg_strom.gpu_session_idle_timeout; 0, never.
 	SessionIdleTimeout time.Duration
 }
+
+// PageCacheAuto is PageCacheSize when pg_strom.gpu_page_cache_size is -1:
+// each device's cache takes what the memory pool leaves of its memory.
+const PageCacheAuto = math.MaxUint64
 
 // Message is what Receive returns: ConfigMessage or StopMessage.
 type Message interface{ isMessage() }
@@ -59,6 +67,8 @@ type DeviceInfo struct {
 	SharedRegistered uint64
 	SharedRegisterUs uint64
 	SharedReason     string // "" when registered
+	// PageCacheBytes is the device page cache's size, 0 when there is none.
+	PageCacheBytes uint64
 }
 
 // DeviceStats is one device's line of the STATUS message (PgStromDeviceStats).

@@ -89,6 +89,17 @@ func (b *Backend) Allocator(index int) (mempool.Allocator, error) {
 	return d, nil
 }
 
+// FreeMemory is the memory of an open device that no one holds now.
+func (b *Backend) FreeMemory(index int) (uint64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, err := b.device(index)
+	if err != nil {
+		return 0, err
+	}
+	return d.FreeMemory()
+}
+
 // LoadModule loads the fatbin image on the device, replacing the module
 // loaded before, and proves it works: the catalog symbol must exist and the
 // probe kernel must run.  It returns the catalog string.

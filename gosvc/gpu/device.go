@@ -109,6 +109,19 @@ func (d *Device) Alloc(size uint64) (uintptr, error) {
 	return uintptr(ptr), nil
 }
 
+// FreeMemory is the device memory no one holds now (cuMemGetInfo).
+func (d *Device) FreeMemory() (uint64, error) {
+	var free int64
+	err := d.Do(func() (err error) {
+		free, _, err = cu.MemInfo()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("device %d: cuMemGetInfo: %w", d.index, err)
+	}
+	return uint64(max(free, 0)), nil
+}
+
 // Free releases memory from Alloc (cuMemFree).
 func (d *Device) Free(ptr uintptr) error {
 	err := d.Do(func() error { return cu.MemFree(cu.DevicePtr(ptr)) })

@@ -31,6 +31,12 @@ type Backend interface {
 	Close() error
 }
 
+// MemoryReporter is implemented by a backend whose devices' free memory
+// can be asked (cuMemGetInfo): an automatic page cache is sized from it.
+type MemoryReporter interface {
+	FreeMemory(index int) (uint64, error)
+}
+
 // HostBackend is implemented by a backend that runs the kernels' host code
 // on the CPU instead of a GPU (the TEST-ONLY hostexec package).  The
 // service then skips the kernels fatbin (LoadModule gets a nil image) and

@@ -9,12 +9,16 @@ import (
 )
 
 // openPageCache gives the executor a page store of size bytes
-// (pg_strom.gpu_page_cache_size) and returns its directory; nil when size
-// is 0 or the store cannot be had, which the log says: direct reads then
-// go to the files every time, and nothing else changes.
-func openPageCache(exec nodekind.Executor, size uint64, log zerolog.Logger) *pagecache.Cache {
+// (pg_strom.gpu_page_cache_size, or its automatic size, which how
+// explains) and returns its directory; nil when size is 0 or the store
+// cannot be had, which the log says: direct reads then go to the files
+// every time, and nothing else changes.
+func openPageCache(exec nodekind.Executor, size uint64, how string, log zerolog.Logger) *pagecache.Cache {
 	slots := int(min(size/uint64(xpu.BlockSize), 1<<31-1))
 	if slots == 0 {
+		if how != "" {
+			log.Info().Msgf("no device page cache (%s)", how)
+		}
 		return nil
 	}
 	store, ok := exec.(nodekind.PageStore)
@@ -31,7 +35,10 @@ func openPageCache(exec nodekind.Executor, size uint64, log zerolog.Logger) *pag
 		log.Warn().Msgf("no device page cache: %v", err)
 		return nil
 	}
-	log.Info().Msgf("device page cache: %d MB, %d pages", uint64(slots)*uint64(xpu.BlockSize)>>20, slots)
+	if how != "" {
+		how = " (" + how + ")"
+	}
+	log.Info().Msgf("device page cache: %d MB, %d pages%s", uint64(slots)*uint64(xpu.BlockSize)>>20, slots, how)
 	return cache
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pgstrom-go/pg_strom/gosvc/logpipe"
 	"github.com/pgstrom-go/pg_strom/gosvc/mempool"
 	"github.com/pgstrom-go/pg_strom/gosvc/server"
+	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
 )
 
 // waitFirstConfig waits for the supervisor's first CONFIG.  stop is true
@@ -233,7 +234,15 @@ func (s *service) startDevices() error {
 			return fmt.Errorf("GPU%d executor: %w", d.Index, err)
 		}
 		devLog := logpipe.WithDevice(s.log, d.Index)
-		cache := openPageCache(exec, s.cfg.PageCacheSize, devLog)
+		ps := pool.Stats()
+		cacheBytes, how, err := s.pageCacheBytes(d.Index, d.TotalMemory, ps.Limit, ps.Total)
+		if err != nil {
+			devLog.Warn().Msgf("no device page cache: %v", err)
+		}
+		cache := openPageCache(exec, cacheBytes, how, devLog)
+		if cache != nil {
+			d.PageCacheBytes = uint64(cache.Slots()) * uint64(xpu.BlockSize)
+		}
 		srv, err := server.New(server.Config{
 			SocketPath:    server.SocketPath(s.cfg.DataDir, s.cfg.PostmasterPID, d.Index),
 			DeviceIndex:   d.Index,

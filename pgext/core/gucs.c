@@ -456,11 +456,12 @@ init_planner_gucs(void)
 
 	DefineCustomIntVariable("pg_strom.gpu_page_cache_size",
 							"Device memory each GPU keeps for images of all-visible heap pages read directly.",
-							"0 turns the device page cache off.  A scan then finds the pages it read before in device memory, "
+							"-1 sizes it from the device memory the memory pool leaves; 0 turns the device page cache off.  "
+							"A scan finds the pages it read before in device memory, "
 							"as long as the visibility map says they have not changed.  Taken at server start.",
 							&pgstrom_gpu_page_cache_size_mb,
-							0,
-							0,
+							-1,
+							-1,
 							1048576,	/* 1TB */
 							PGC_POSTMASTER,
 							GUC_UNIT_MB,

@@ -311,6 +311,7 @@ struct GpuTaskState
 	bool		device_registered;	/* the device registered every shared
 									 * buffer */
 	char		device_reason[GPU_TASK_REASON_LEN];	/* why it did not */
+	bool		device_page_cache;	/* the device keeps a page cache */
 	char		copy_reason[GPU_TASK_REASON_LEN];	/* why pages are copied */
 
 	/* direct read (task_direct.c) */

@@ -103,7 +103,7 @@ gpu_task_direct_begin(GpuTaskState *gts)
 						!IsolationIsSerializable() &&
 						!PgStromEarlyPruningEnabled(rel));
 	gts->page_cache = (gts->direct_read &&
-					   pgstrom_gpu_page_cache_size_mb > 0 &&
+					   gts->device_page_cache &&
 					   pgstrom_use_page_cache &&
 					   RelationNeedsWAL(rel) &&
 					   !IsCatalogRelation(rel));

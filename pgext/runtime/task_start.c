@@ -92,6 +92,7 @@ gpu_task_start(GpuTaskState *gts)
 		PgStromDeviceInfo *dev = &ss->devices.devices[0];
 
 		device = dev->index;
+		gts->device_page_cache = (dev->page_cache_bytes > 0);
 		gts->device_registered = (dev->shared_registered == shared_bytes);
 		strlcpy(gts->device_reason, dev->shared_reason,
 				sizeof(gts->device_reason));

@@ -71,7 +71,9 @@ pgstrom_build_config(PgStromCtlConfig *config)
 	config->shared_base = (uint64) (uintptr_t) BufferBlocks;
 	config->shared_nbuffers = (uint32) NBuffers;
 	config->shared_block_size = BLCKSZ;
-	config->page_cache_size = (int64_t) pgstrom_gpu_page_cache_size_mb * 1024 * 1024;
+	/* -1: the service sizes each device's cache from its free memory */
+	config->page_cache_size = pgstrom_gpu_page_cache_size_mb < 0 ? -1 :
+		(int64_t) pgstrom_gpu_page_cache_size_mb * 1024 * 1024;
 	config->max_conns_per_backend = pgstrom_max_connections_per_backend;
 	config->session_idle_timeout_ms = pgstrom_gpu_session_idle_timeout_ms;
 

@@ -22,7 +22,7 @@
 PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
 PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);
 
-#define GPU_DEVICE_INFO_COLS		10
+#define GPU_DEVICE_INFO_COLS		11
 #define GPU_SERVICE_STATUS_COLS		16
 
 /* a consistent snapshot of the shared state */
@@ -77,6 +77,8 @@ pgstrom_gpu_device_info(PG_FUNCTION_ARGS)
 			values[9] = CStringGetTextDatum(dev->shared_reason);
 		else
 			nulls[9] = true;
+		/* the device page cache: 0 when the device keeps none */
+		values[10] = Int64GetDatum((int64) dev->page_cache_bytes);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 values, nulls);
 	}

@@ -25,7 +25,9 @@ mkdir -p "$OUT"
 B=$STAGE/pgstrom-bench
 device_need_staged pgstrom-bench
 conf=$(mktemp)
-echo "shared_buffers = ${DIRECT_SHARED_BUFFERS:-4GB}" > "$conf"
+# the direct-read path itself: no device page cache unless
+# DIRECT_EXTRA_CONF gives one
+printf 'shared_buffers = %s\npg_strom.gpu_page_cache_size = 0\n' "${DIRECT_SHARED_BUFFERS:-4GB}" > "$conf"
 # DIRECT_EXTRA_CONF: more lines, e.g. "pg_strom.gpu_page_cache_size = 32GB"
 [ -n "${DIRECT_EXTRA_CONF:-}" ] && echo "$DIRECT_EXTRA_CONF" >> "$conf"
 chmod 644 "$conf"
