@@ -154,15 +154,18 @@ BENCH_FLAGS ?=
 BENCH_RUN_FLAGS ?=
 # one `run` step per W1 table, so that each step stays under 10 minutes at
 # -scale 1 on 16 cores (both tables in one step took about 7 minutes at
-# -scale 0.5 on the H200 machine), and one for SSB (its 13 queries over the
-# five ssb_* tables, at scale factor BENCH_SSB_SF)
+# -scale 0.5 on the H200 machine), one for SSB (its 13 queries over the
+# five ssb_* tables, at scale factor BENCH_SSB_SF) and, where BENCH_TABLES
+# names tpch, one for TPC-H (its 22 queries over the eight tpch_* tables,
+# at scale factor BENCH_TPCH_SF: 10 is about SSB's 20 in heap, 13.5 GB)
 BENCH_TABLES ?= w1_narrow w1_wide ssb
 BENCH_SSB_SF ?= 20
+BENCH_TPCH_SF ?= 10
 .PHONY: bench
 bench:
 	$(GO) build -o $(BENCH_BIN) ./bench
 	mkdir -p $(BENCH_OUT)
-	$(BENCH_BIN) load -sf $(BENCH_SSB_SF) $(BENCH_FLAGS) -tables $(shell echo $(BENCH_TABLES) | tr ' ' ,)
+	$(BENCH_BIN) load -sf $(BENCH_SSB_SF) -tpch-sf $(BENCH_TPCH_SF) $(BENCH_FLAGS) -tables $(shell echo $(BENCH_TABLES) | tr ' ' ,)
 	rc=0; for t in $(BENCH_TABLES); do \
 		$(BENCH_BIN) run $(BENCH_FLAGS) -tables $$t $(BENCH_RUN_FLAGS) -json $(BENCH_OUT)/bench-$$t.json \
 			-png $(BENCH_OUT)/bench-$$t.png -plans $(BENCH_OUT)/plans-$$t.txt > $(BENCH_OUT)/bench-$$t.txt || rc=1; \
@@ -198,10 +201,12 @@ help:
 	'                  clang-14, libclang-rt-14-dev, Go. Up to about 1 h 25 min' \
 	'                  at the defaults.' \
 	'  bench           load and time the benchmark (bench/) against the server' \
-	'                  the PG* environment names: BENCH_TABLES, BENCH_SSB_SF,' \
-	'                  BENCH_FLAGS, BENCH_RUN_FLAGS, BENCH_OUT. Needs pg_strom' \
-	'                  preloaded there, pg_prewarm, Go. Hours at the defaults;' \
-	"                  about 3-4 min with BENCH_FLAGS='-scale 0.01' BENCH_SSB_SF=0.125." \
+	'                  the PG* environment names: BENCH_TABLES (add tpch for' \
+	'                  TPC-H), BENCH_SSB_SF, BENCH_TPCH_SF, BENCH_FLAGS,' \
+	'                  BENCH_RUN_FLAGS, BENCH_OUT. Needs pg_strom preloaded' \
+	'                  there, pg_prewarm, Go. Hours at the defaults; about 3-4' \
+	"                  min with BENCH_FLAGS='-scale 0.01' BENCH_SSB_SF=0.125;" \
+	'                  BENCH_TABLES=tpch BENCH_TPCH_SF=0.05 about 2 min.' \
 	'  check-cuda13    compile the Go service against CUDA 13 headers' \
 	'                  (CUDA13_INCLUDE=dir holding its cuda.h). Needs Go. About' \
 	'                  1 min.' \

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The bench's SSB integration test (bench/ssb_integration_test.go) on a
-# throwaway cluster with the installed pg_strom: SSB at scale factor 0.125
-# is loaded, its row counts and the 13 queries' selectivities are checked
-# against the SSB spec, and every query's answer with pg_strom on must equal
-# PostgreSQL's. pg_strom.regression_test_mode = on makes the planner offer
-# the GPU paths without a GPU (they run on the CPU), so the GPU mode's plans
-# hold pg_strom nodes here too. Run by `make test` (test/run_all.sh).
+# The bench's integration tests on a throwaway cluster with the installed
+# pg_strom: SSB at scale factor 0.125 (bench/ssb_integration_test.go), its
+# row counts and the 13 queries' selectivities checked against the SSB
+# spec, then TPC-H at scale factor 0.05 (bench/tpch_integration_test.go),
+# its row counts and value domains checked against the TPC-H spec and its
+# 22 queries' answers for plausibility; every query's answer with pg_strom
+# on must equal PostgreSQL's. pg_strom.regression_test_mode = on makes the
+# planner offer the GPU paths without a GPU (they run on the CPU), so the
+# GPU mode's plans hold pg_strom nodes here too. Run by `make test`
+# (test/run_all.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . test/lib.sh
@@ -19,4 +22,4 @@ trap cleanup EXIT
 cluster_start "$dir" "$port"
 PGHOST=$dir PGPORT=$port PGUSER=$PGSTROM_TEST_USER PGDATABASE=postgres \
 	PGOPTIONS='-c pg_strom.regression_test_mode=on' \
-	go test -v -count=1 -tags benchdb -run '^TestIntegrationSSB$' -timeout 15m ./bench
+	go test -v -count=1 -tags benchdb -run '^TestIntegration(SSB|TPCH)$' -timeout 20m ./bench
