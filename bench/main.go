@@ -1,9 +1,9 @@
-// Command pgstrom-bench is pg_strom's benchmark: it loads the W1 datasets
-// and SSB's tables into PostgreSQL (load) and times the same queries with
-// plain PostgreSQL and with pg_strom, checking that every mode returns the
-// same result (run).
+// Command pgstrom-bench is pg_strom's benchmark: it loads the W1 datasets,
+// SSB's tables and TPC-H's into PostgreSQL (load) and times the same
+// queries with plain PostgreSQL and with pg_strom, checking that every mode
+// returns the same result (run).
 //
-//	pgstrom-bench load [-scale 1.0] [-sf 1] [-workers N] [-tables w1_narrow,w1_wide,ssb]
+//	pgstrom-bench load [-scale 1.0] [-sf 1] [-tpch-sf 1] [-workers N] [-tables w1_narrow,w1_wide,ssb,tpch]
 //	pgstrom-bench run  [-tables ssb] [-runs 3] [-json out.json] [-png out.png] [-plans plans.txt] [-link-gbps GB/s]
 //
 // The connection comes from the PG* environment variables (or -dsn).  run

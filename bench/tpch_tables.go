@@ -11,9 +11,10 @@ import (
 // here like SSB's, every value a pure SQL function of the row number i, so
 // every load at the same scale factor holds the same rows. The tables are
 // named tpch_<table>, so that a load, which drops a table whose definition
-// or size changed, never touches a database's own TPC-H tables; the columns
-// keep the spec's names and types (clause 1.4: identifiers int4, money and
-// quantities numeric(15,2), char(n), varchar(n), date).
+// or size changed, never touches a database's own TPC-H tables; the
+// columns keep the spec's names and types (clauses 1.3 and 1.4:
+// identifiers int4, money and quantities numeric(15,2), char(n),
+// varchar(n), date).
 //
 // Cardinalities (clause 4.2.5): region 5, nation 25, supplier 10,000 × SF,
 // customer 150,000 × SF, part 200,000 × SF, partsupp 4 per part, orders
