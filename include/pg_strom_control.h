@@ -139,6 +139,22 @@ typedef struct PgStromCtlDevices
 	PgStromDeviceInfo devices[PGSTROM_MAX_DEVICES];
 } PgStromCtlDevices;
 
+/*
+ * One client process's use of a device's service: open connections,
+ * commands in flight and reply bytes waiting for it to read.  A STATUS
+ * message carries the PGSTROM_STATUS_CLIENTS clients that hold the most
+ * reply bytes (then commands, then connections).
+ */
+#define PGSTROM_STATUS_CLIENTS		32
+typedef struct PgStromClientStats
+{
+	int32_t		pid;
+	uint32_t	connections;
+	uint32_t	commands;
+	uint32_t	reserved;
+	uint64_t	reply_bytes;
+} PgStromClientStats;
+
 typedef struct PgStromDeviceStats
 {
 	int32_t		index;
@@ -154,6 +170,9 @@ typedef struct PgStromDeviceStats
 								 * read, without a worker */
 	uint32_t	clients;		/* client processes with a connection */
 	uint32_t	max_client_conns;	/* most connections of one client */
+	uint32_t	nclient_stats;	/* entries of client_stats in use */
+	uint32_t	reserved2;
+	PgStromClientStats client_stats[PGSTROM_STATUS_CLIENTS];
 } PgStromDeviceStats;
 
 typedef struct PgStromCtlStats

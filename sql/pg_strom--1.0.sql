@@ -63,6 +63,28 @@ LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION pgstrom.gpu_service_status()
     IS 'state of the PG-Strom GPU service and its devices';
 
+--
+-- The client processes (backends, parallel workers) using each device's
+-- GPU service most, up to 32 per device, those with the most reply bytes
+-- waiting for them to read first: open connections, commands in flight
+-- (queued, running, suspended or with a reply not yet written) and reply
+-- bytes queued.  A backend whose cursor stopped reading shows reply bytes
+-- that do not fall; join pid with pg_stat_activity to see who it is.
+-- Refreshed every second; no rows unless the service is ready.
+--
+CREATE FUNCTION pgstrom.gpu_service_clients()
+RETURNS TABLE (
+    device int,
+    pid int,
+    connections int,
+    commands int,
+    reply_bytes bigint)
+AS 'MODULE_PATHNAME', 'pgstrom_gpu_service_clients'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION pgstrom.gpu_service_clients()
+    IS 'client processes using the PG-Strom GPU service most, per device';
+
 -- the status functions only read shared memory: anyone may look
 GRANT USAGE ON SCHEMA pgstrom TO PUBLIC;
 

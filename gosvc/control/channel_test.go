@@ -149,7 +149,7 @@ func TestSendReadyStatusFatal(t *testing.T) {
 	devs := []DeviceInfo{
 		{Index: 0, CCMajor: 9, CCMinor: 0, Multiprocessors: 132, TotalMemory: 150 << 30,
 			Name: "NVIDIA H200", PCIBusID: "0000:3b:00.0", PCIeLink: "PCIe 32.0 GT/s x16",
-			SharedRegistered: 16 << 30, SharedRegisterUs: 690000},
+			SharedRegistered: 16 << 30, SharedRegisterUs: 690000, PageCacheBytes: 62 << 30},
 		{Index: 1, CCMajor: 8, CCMinor: 6, Multiprocessors: 84, TotalMemory: 24 << 30,
 			Name: "NVIDIA RTX A5000", PCIBusID: "0000:af:00.0", PCIeLink: "unknown",
 			SharedReason: "cuMemHostRegister: CUDA_ERROR_NOT_SUPPORTED (801)"},
@@ -166,7 +166,11 @@ func TestSendReadyStatusFatal(t *testing.T) {
 	}
 
 	stats := Stats{DroppedLogLines: 7, Devices: []DeviceStats{
-		{Index: 0, Workers: 12, Connections: 3, Queued: 1, PoolUsed: 10, PoolTotal: 20, PoolLimit: 30, HostPinned: 40},
+		{Index: 0, Workers: 12, Connections: 3, Queued: 1, PoolUsed: 10, PoolTotal: 20, PoolLimit: 30, HostPinned: 40,
+			Busy: 4, Suspended: 2, Clients: 2, MaxClient: 3, TopClients: []ClientStats{
+				{PID: 4711, Connections: 3, Commands: 2, ReplyBytes: 96 << 20},
+				{PID: 4712, Connections: 1, Commands: 0, ReplyBytes: 0},
+			}},
 	}}
 	if err := ch.SendStatus(stats); err != nil {
 		t.Fatalf("SendStatus: %v", err)

@@ -166,6 +166,15 @@ func encodeStatus(s Stats) []byte {
 		cd.suspended = C.uint32_t(d.Suspended)
 		cd.clients = C.uint32_t(d.Clients)
 		cd.max_client_conns = C.uint32_t(d.MaxClient)
+		k := min(len(d.TopClients), MaxStatusClients)
+		cd.nclient_stats = C.uint32_t(k)
+		for j, cl := range d.TopClients[:k] {
+			cc := &cd.client_stats[j]
+			cc.pid = C.int32_t(cl.PID)
+			cc.connections = C.uint32_t(cl.Connections)
+			cc.commands = C.uint32_t(cl.Commands)
+			cc.reply_bytes = C.uint64_t(cl.ReplyBytes)
+		}
 	}
 	return message(tagStatus, structBytes(&c))
 }
@@ -252,7 +261,18 @@ func decodeStatus(payload []byte) (StatusMessage, error) {
 	s := Stats{DroppedLogLines: uint64(c.dropped_log_lines)}
 	for i := 0; i < n; i++ {
 		cd := &c.devices[i]
+		k := int(cd.nclient_stats)
+		if k > MaxStatusClients {
+			return StatusMessage{}, fmt.Errorf("%w: device %d names %d clients, at most %d", ErrMalformed, int(cd.index), k, MaxStatusClients)
+		}
+		var top []ClientStats
+		for j := 0; j < k; j++ {
+			cc := &cd.client_stats[j]
+			top = append(top, ClientStats{PID: int32(cc.pid), Connections: uint32(cc.connections),
+				Commands: uint32(cc.commands), ReplyBytes: uint64(cc.reply_bytes)})
+		}
 		s.Devices = append(s.Devices, DeviceStats{
+			TopClients:  top,
 			Index:       int(cd.index),
 			Workers:     uint32(cd.workers),
 			Connections: uint32(cd.connections),

@@ -85,6 +85,19 @@ type DeviceStats struct {
 	Suspended   uint32 // commands waiting for their client, without a worker
 	Clients     uint32 // client processes with a connection open
 	MaxClient   uint32 // most connections one client process holds
+	// TopClients are the client processes holding the most reply bytes
+	// (then commands, then connections); the message carries at most
+	// MaxStatusClients of them.
+	TopClients []ClientStats
+}
+
+// ClientStats is one client process's use of a device's service
+// (PgStromClientStats).
+type ClientStats struct {
+	PID         int32
+	Connections uint32
+	Commands    uint32
+	ReplyBytes  uint64
 }
 
 // Stats is the periodic STATUS message (PgStromCtlStats).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -28,6 +29,8 @@ func TestLargeInlineChunksArriveIntact(t *testing.T) {
 	}}
 	s := startExecServer(t, 4, ex)
 	c := dial(t, s)
+	// 96 MB, hashed and checked under -race, beside a build on 2 cores
+	c.SetDeadline(time.Now().Add(90 * time.Second))
 	expectSuccess(t, c, sessionMsg(1))
 
 	want := map[uint32][32]byte{}

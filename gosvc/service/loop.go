@@ -7,6 +7,7 @@ import (
 
 	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/logpipe"
+	"github.com/pgstrom-go/pg_strom/gosvc/server"
 )
 
 // loop serves until STOP or until the supervisor goes away.
@@ -104,6 +105,7 @@ func (s *service) sendStatus() {
 			Suspended:   srv.Suspended,
 			Clients:     srv.Clients,
 			MaxClient:   srv.MaxClientConns,
+			TopClients:  topClients(s.servers[i].ClientUsage()),
 		})
 	}
 	if err := s.ch.SendStatus(st); err != nil {
@@ -172,4 +174,16 @@ func (s *service) reconfigure(nc control.Config) {
 			s.log.Warn().Msgf("%s changed (%v -> %v); it takes effect when the GPU service restarts", r.name, r.old, r.new)
 		}
 	}
+}
+
+// topClients is the STATUS line's clients: those using the service most,
+// as many as the message carries.
+func topClients(usage []server.ClientUsage) []control.ClientStats {
+	usage = usage[:min(len(usage), control.MaxStatusClients)]
+	out := make([]control.ClientStats, len(usage))
+	for i, u := range usage {
+		out[i] = control.ClientStats{PID: u.PID, Connections: uint32(u.Connections),
+			Commands: uint32(u.Commands), ReplyBytes: uint64(max(u.ReplyBytes, 0))}
+	}
+	return out
 }

@@ -3,7 +3,7 @@
  * sql_status.c
  *		SQL functions that show the GPU service's state.
  *
- * Both read the supervisor's copy in shared memory; neither talks to the
+ * They read the supervisor's copy in shared memory; none talks to the
  * service, so they answer instantly whatever state the service is in.
  *
  *-------------------------------------------------------------------------
@@ -21,9 +21,11 @@
 
 PG_FUNCTION_INFO_V1(pgstrom_gpu_device_info);
 PG_FUNCTION_INFO_V1(pgstrom_gpu_service_status);
+PG_FUNCTION_INFO_V1(pgstrom_gpu_service_clients);
 
 #define GPU_DEVICE_INFO_COLS		11
 #define GPU_SERVICE_STATUS_COLS		16
+#define GPU_SERVICE_CLIENTS_COLS	5
 
 /* a consistent snapshot of the shared state */
 static PgStromServiceShared *
@@ -173,6 +175,47 @@ pgstrom_gpu_service_status(PG_FUNCTION_ARGS)
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * The client processes using each device's service most, from the last
+ * STATUS message: none unless the service is ready, since a service that
+ * is gone has no clients.
+ */
+Datum
+pgstrom_gpu_service_clients(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PgStromServiceShared *snap;
+	uint32		i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	snap = snapshot_service_state();
+	if (snap->state != PGSTROM_SERVICE_READY)
+		return (Datum) 0;
+
+	for (i = 0; i < Min(snap->stats.ndevices, PGSTROM_MAX_DEVICES); i++)
+	{
+		PgStromDeviceStats *st = &snap->stats.devices[i];
+		uint32		j;
+
+		for (j = 0; j < Min(st->nclient_stats, PGSTROM_STATUS_CLIENTS); j++)
+		{
+			PgStromClientStats *cl = &st->client_stats[j];
+			Datum		values[GPU_SERVICE_CLIENTS_COLS];
+			bool		nulls[GPU_SERVICE_CLIENTS_COLS];
+
+			memset(nulls, 0, sizeof(nulls));
+			values[0] = Int32GetDatum(st->index);
+			values[1] = Int32GetDatum(cl->pid);
+			values[2] = Int32GetDatum((int32) cl->connections);
+			values[3] = Int32GetDatum((int32) cl->commands);
+			values[4] = Int64GetDatum((int64) cl->reply_bytes);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+								 values, nulls);
+		}
 	}
 	return (Datum) 0;
 }

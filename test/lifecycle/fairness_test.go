@@ -288,9 +288,17 @@ func TestStalledCursorsDoNotSlowOthers(t *testing.T) {
 	}
 
 	cursors := make([]*fairCursor, fairStalled+fairSlow)
+	var stalledPIDs []int32
 	for i := range cursors {
 		fc := &fairCursor{conn: c.connect(ctx)}
 		mustExec(ctx, t, fc.conn, cursorSettings)
+		if i < fairStalled {
+			var pid int32
+			if err := fc.conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			stalledPIDs = append(stalledPIDs, pid)
+		}
 		if i == 0 {
 			fc.rows = map[int64]perOuter{}
 			// a cursor is planned for its first rows: its own plan
@@ -368,6 +376,7 @@ func TestStalledCursorsDoNotSlowOthers(t *testing.T) {
 	}
 	t.Logf("%v after FETCH 1: %d commands wait for their clients, %d of %d workers busy",
 		time.Since(tStall).Round(time.Millisecond), suspended, busy, fairWorkers)
+	checkStalledClientsShown(ctx, t, conn, stalledPIDs)
 
 	for i, p := range fairProbes {
 		var worst time.Duration
@@ -437,4 +446,41 @@ func TestStalledCursorsDoNotSlowOthers(t *testing.T) {
 		t.Fatalf("the cursor read whole differs from PostgreSQL for %d t_out rows, e.g. %s", len(differ), differ[0])
 	}
 	t.Logf("whole test %v", time.Since(tStart).Round(time.Millisecond))
+}
+
+// checkStalledClientsShown: pgstrom.gpu_service_clients() names each
+// stalled cursor's backend with reply bytes waiting for it (the status is
+// refreshed every second).
+func checkStalledClientsShown(ctx context.Context, t *testing.T, conn *pgx.Conn, pids []int32) {
+	t.Helper()
+	var got map[int32]int64
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		got = map[int32]int64{}
+		rows, err := conn.Query(ctx, "SELECT pid, reply_bytes FROM pgstrom.gpu_service_clients()")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var pid int32
+			var bytes int64
+			if err := rows.Scan(&pid, &bytes); err != nil {
+				t.Fatal(err)
+			}
+			got[pid] = bytes
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		shown := 0
+		for _, pid := range pids {
+			if got[pid] > 0 {
+				shown++
+			}
+		}
+		if shown == len(pids) {
+			t.Logf("gpu_service_clients() shows the %d stalled backends with reply bytes waiting: %v", len(pids), got)
+			return
+		}
+	}
+	t.Errorf("gpu_service_clients() = %v (pid: reply bytes), want each stalled cursor's backend %v with reply bytes waiting", got, pids)
 }

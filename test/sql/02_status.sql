@@ -116,3 +116,8 @@ DROP ROLE regress_pgstrom_user;
 
 -- no service process has exited abnormally in a fresh cluster
 SELECT bool_and(last_exit IS NULL) AS no_exit_yet FROM pgstrom.gpu_service_status();
+
+-- the clients of the service: none unless it is ready
+SELECT count(*) = 0 OR (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) = 'ready'
+       AS clients_only_when_ready
+  FROM pgstrom.gpu_service_clients();
