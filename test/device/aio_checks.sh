@@ -74,7 +74,7 @@ round() {
 	plan=$(with_readers -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, t FROM aio WHERE g <> 7")
 	check "$label: through the service" \
 		"$(echo "$plan" | grep -q 'Custom Scan (GpuScan)' && ! echo "$plan" | grep -q 'CPU Path' && echo yes)" yes
-	echo "$plan" | grep -E 'Chunks:|Direct Read' | sed 's/^ */   /'
+	echo "$plan" | grep -E 'Chunks:|Direct Read|CPU Path' | sed 's/^ */   /'
 }
 
 # the readers start with the GPU scan, then later and later in it: sooner
