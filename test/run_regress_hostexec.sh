@@ -331,10 +331,17 @@ echo "--- the service's WARNING lines (the TEST-ONLY labels are expected)"
 grep -E "WARNING" "$dir/server.log" | head -20 || true
 grep -qE "PANIC|server process .* terminated|GPU service (failed|exited)" "$dir/server.log" &&
 	fail "the server log shows a crash or a service failure"
-echo "--- a line pointer outside its page is PostgreSQL's data-corruption error"
+echo "--- a corrupted page is PostgreSQL's data-corruption error"
 cluster_psql "$dir" "$port" -q -c "CREATE TABLE hx_bad AS SELECT i, repeat('y', 50) AS t FROM generate_series(1, 20000) i" \
 	-c "VACUUM FREEZE hx_bad" -c "CHECKPOINT" || fail "hx_bad"
 relfile="$dir/$(cluster_psql "$dir" "$port" -Atc "SELECT pg_relation_filepath('hx_bad')")"
+# with data checksums (initdb's default from PostgreSQL 18) the page fails
+# its checksum when it is read, before any line pointer is looked at
+if [ "$(cluster_psql "$dir" "$port" -Atc "SHOW data_checksums")" = on ]; then
+	corrupt='XX001: invalid page in block 3 of relation'
+else
+	corrupt='XX001: invalid line pointer 1 in block 3 of relation "hx_bad"'
+fi
 cluster_stop "$dir"
 # block 3, line pointer 1: lp_off 8100, LP_NORMAL, lp_len 200 (bit fields 15/2/15)
 lp=$(( 8100 | (1 << 15) | (200 << 17) ))
@@ -346,7 +353,7 @@ unset PG_STROM_TEST_HOST_EXECUTOR
 for zc in on off; do
 	err=$(cluster_psql "$dir" "$port" -c "SET pg_strom.regression_test_mode = on" -c "SET pg_strom.zero_copy = $zc" \
 		-c "\\set VERBOSITY verbose" -c "SELECT count(*) FROM hx_bad WHERE i > 0" 2>&1 || true)
-	echo "$err" | grep -q 'XX001: invalid line pointer 1 in block 3 of relation "hx_bad"' ||
+	echo "$err" | grep -qF "$corrupt" ||
 		fail "zero_copy $zc: no data-corruption error naming the block: $err"
 	echo "ok: zero_copy $zc: $(echo "$err" | grep -m1 XX001)"
 done
