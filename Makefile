@@ -5,6 +5,7 @@
 #   make install                  install into the PostgreSQL PG_CONFIG names
 #   make demo                     throwaway cluster: print service status, stop
 #   make test                     build, install, run every suite
+#   make test-versions            the version suites on PostgreSQL 17 and 18
 #   make fuzz [FUZZ_RUNS=... FUZZ_JOBS=...]   long fuzzing runs (kernels/fuzz/)
 #   make bench [BENCH_TABLES=... BENCH_FLAGS=...]   the benchmark (bench/) against
 #                                 the server the PG* environment names
@@ -193,7 +194,12 @@ help:
 	'                  unprivileged user when root (created). About 2-3 min.' \
 	'  test            build, install and run every suite (test/run_all.sh).' \
 	'                  Needs also nvcc and clang-14 with libclang-rt-14-dev; no' \
-	'                  GPU. About 28 min; docs/testing.md gives each step.' \
+	'                  GPU. About 15 min (steps side by side); docs/testing.md' \
+	'                  gives each step.' \
+	'  test-versions   the version suites (pg_regress, host executor, data-path' \
+	'                  lifecycle tests) on PostgreSQL 17 and 18, installed under' \
+	'                  /opt first when missing (root, Debian archive). About' \
+	'                  25-30 min.' \
 	'  installcheck    pg_regress of test/sql against a running server with' \
 	'                  pg_strom preloaded (PGHOST, PGPORT, PGUSER). About 2-5 min.' \
 	'  fuzz            build and run the kernel fuzzers (kernels/fuzz/run.sh):' \
