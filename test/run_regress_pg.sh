@@ -29,7 +29,7 @@ trap '[ "${KEEP_TEST_CLUSTER:-}" ] || rm -rf "$copy"' EXIT
 	git ls-files -z --cached --others --exclude-standard
 	for f in pg_strom_gosvc.so pg_strom_gosvc.h kernels/pg_strom_kernels.fatbin \
 		kernels/pg_strom_kernels.fatbin.sha256 kernels/pg_strom_kernels.fatbin.manifest; do
-		[ -f "$f" ] && printf '%s\0' "$f"
+		if [ -f "$f" ]; then printf '%s\0' "$f"; fi
 	done
 } | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$copy"
 chmod -R a+rX "$copy"
