@@ -251,6 +251,49 @@ numeric_scaled_int64(Datum value, int scale)
 	return DatumGetInt64(DirectFunctionCall1(numeric_int8, scaled));
 }
 
+/*
+ * A numeric value with at most `scale` fractional digits as the int128
+ * value * 10^scale: a sum's argument, which the device evaluates on the
+ * CPU (RECHECK) when it does not fit an int64.  False when it does not fit
+ * an int128 either, or has more fractional digits.
+ */
+static bool
+numeric_scaled_int128(Datum value, int scale, int128 *out)
+{
+	Datum		scaled = DirectFunctionCall2(numeric_mul, value, numeric_pow10(scale));
+	const char *p = DatumGetCString(DirectFunctionCall1(numeric_out, scaled));
+	bool		neg = (*p == '-');
+	int128		v = 0;
+
+	if (neg)
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++)
+	{
+		if (__builtin_mul_overflow(v, (int128) 10, &v) ||
+			__builtin_add_overflow(v, (int128) (*p - '0'), &v))
+			return false;
+	}
+	if (*p == '.')
+	{
+		for (p++; *p == '0'; p++)
+			;
+	}
+	if (*p != '\0')
+		return false;
+	*out = neg ? -v : v;
+	return true;
+}
+
+static void
+numeric_sum_out_of_range(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("numeric sum is out of the range GpuPreAgg accumulates"),
+			 errdetail("GpuPreAgg sums numeric values as 128-bit integers at the argument's scale."),
+			 errhint("Set pg_strom.enable_gpupreagg to off for this query.")));
+}
+
 /* the numeric v * 10^-scale, with display scale `scale` */
 static Datum
 numeric_from_scaled(int128 v, int scale)
@@ -310,6 +353,19 @@ gpupreagg_accum_add(const GpuPreAggAgg *agg, char *acc, Datum value, bool isnull
 			put_u64(acc, nan_field, get_u64(acc, nan_field) + 1);
 			return;
 		}
+		if (agg->kind == XPU_AGG_SUM_INT)
+		{
+			int128		x,
+						sum;
+
+			if (!numeric_scaled_int128(value, agg->param, &x) ||
+				__builtin_add_overflow(get_i128(acc, 2), x, &sum))
+				numeric_sum_out_of_range();
+			put_i128(acc, 2, sum);
+			put_u64(acc, 0, n + 1);
+			return;
+		}
+		/* a minimum or maximum: of a numeric(p <= 18, s), so an int64 */
 		value = Int64GetDatum(numeric_scaled_int64(value, agg->param));
 	}
 

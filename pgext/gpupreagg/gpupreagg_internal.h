@@ -128,6 +128,9 @@ typedef struct GpuPreAggState
 } GpuPreAggState;
 
 /* gpupreagg_device.c */
+/* gpupreagg_numeric.c */
+extern bool gpupreagg_numeric_scale(Expr *arg, int32 *scale);
+
 extern void gpa_device_keep(GpuPreAggState *pas, PgStromMsgHeader *msg);
 extern TupleTableSlot *gpa_device_next(GpuPreAggState *pas, TupleTableSlot *slot);
 extern void gpa_device_discard(GpuPreAggState *pas);

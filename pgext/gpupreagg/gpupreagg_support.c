@@ -86,26 +86,6 @@ static const int agg_kind_bytes[] = {
 #undef XPU_AGG_BYTES
 };
 
-/*
- * The scale of a numeric(p,s) argument with p <= 18: every value is then an
- * int64 times 10^-s, which the device's integer accumulators sum and
- * compare exactly.  Unconstrained numerics and wider ones are refused.
- */
-static bool
-numeric_arg_scale(Expr *arg, int32 *scale)
-{
-	int32		typmod = exprTypmod((Node *) arg);
-	int32		precision;
-
-	if (typmod < (int32) VARHDRSZ)
-		return false;
-	/* as numeric.c decodes it: the scale is 11 bits, signed since PG 15 */
-	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
-	*scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
-	return precision <= XPU_PREAGG_MAX_NUMERIC_SCALE &&
-		*scale >= 0 && *scale <= XPU_PREAGG_MAX_NUMERIC_SCALE;
-}
-
 static bool
 refuse(char **reason, const char *fmt, const char *arg) pg_attribute_printf(2, 0);
 
@@ -192,9 +172,18 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 			return refuse(reason, "%s: unexpected argument type", format_procedure(aggref->aggfnoid));
 		if (!pgstrom_codegen_expr_supported(arg, scanrelid, &why))
 			return refuse(reason, "aggregate argument: %s", why);
+		/*
+		 * A sum's value that does not fit an int64 at the scale is added on
+		 * the CPU as an int128; a minimum's or maximum's accumulator is an
+		 * int64, so its argument is a numeric(p <= 18, s), which fits.
+		 */
 		if (f->kind != XPU_AGG_COUNT && argtype == NUMERICOID &&
-			!numeric_arg_scale(arg, &param))
+			f->kind != XPU_AGG_SUM_INT && exprTypmod((Node *) arg) < (int32) VARHDRSZ)
 			return refuse(reason, "%s of a numeric without a declared precision of at most 18 digits",
+						  get_func_name(aggref->aggfnoid));
+		if (f->kind != XPU_AGG_COUNT && argtype == NUMERICOID &&
+			!gpupreagg_numeric_scale(arg, &param))
+			return refuse(reason, "%s of a numeric whose scale its form does not fix (a numeric(p,s) with p <= 18, or +, - and * of such values, integers and constants)",
 						  get_func_name(aggref->aggfnoid));
 	}
 	if (aggref->aggfilter != NULL)

@@ -1,0 +1,75 @@
+--
+-- Aggregates of numeric expressions whose display scale their form fixes
+-- (numeric(p,s) columns, integers and constants under +, - and *): offered
+-- as GpuPreAgg, answers equal to PostgreSQL's, display scale included.
+-- Others (mixed scales in a CASE, unconstrained or wide numerics, division)
+-- stay on the CPU with the same answers.
+--
+SET pg_strom.regression_test_mode = on;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE nx (id int, g int, price numeric(15,2), disc numeric(15,2),
+                 tax numeric(15,2), q numeric(12,0), big numeric(30,2), free numeric);
+INSERT INTO nx
+SELECT i, i % 7, ((i * 7919) % 100000) / 100.0 - 200, ((i * 31) % 11) / 100.0,
+       ((i * 17) % 9) / 100.0, (i % 50) + 1, i * 1e20, i / 3.0
+  FROM generate_series(1, 20000) i;
+UPDATE nx SET price = NULL WHERE id % 997 = 0;
+VACUUM ANALYZE nx;
+
+-- 'gpu' or 'cpu' (is there a GpuPreAgg), then whether the answers with
+-- pg_strom on and off are equal as multisets of rows as text
+CREATE FUNCTION nx_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	plan text := '';
+	line text;
+	diff bigint;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		plan := plan || line || E'\n';
+	END LOOP;
+	DROP TABLE IF EXISTS nx_on, nx_off;
+	EXECUTE 'CREATE TEMP TABLE nx_on AS ' || q;
+	PERFORM set_config('pg_strom.enabled', 'off', true);
+	EXECUTE 'CREATE TEMP TABLE nx_off AS ' || q;
+	PERFORM set_config('pg_strom.enabled', 'on', true);
+	SELECT count(*) INTO diff FROM
+		((SELECT t::text FROM nx_on t EXCEPT ALL SELECT t::text FROM nx_off t)
+		 UNION ALL
+		 (SELECT t::text FROM nx_off t EXCEPT ALL SELECT t::text FROM nx_on t)) d;
+	RETURN CASE WHEN plan LIKE '%GpuPreAgg%' THEN 'gpu' ELSE 'cpu' END || ' ' ||
+		CASE WHEN diff = 0 THEN 'equal' ELSE 'DIFFERENT (' || diff || ' rows)' END;
+END $$;
+
+-- on the device
+SELECT nx_check('SELECT g, sum(price * (1 - disc)) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price * (1 - disc) * (1 + tax)) AS a1, avg(price * disc) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(q * 2 + 1) AS a1, sum(-price) AS a2, sum(abs(price)) AS a3 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price * 1.5) AS a1, sum(price * 0.100) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(id::numeric * price) AS a1, sum(id::bigint * disc) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, min(price) AS a1, max(disc) AS a2, sum(price - disc) AS a3 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(CASE WHEN g = 1 THEN price ELSE 0.00 END) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(CASE WHEN g = 1 THEN price END) AS a1, sum(coalesce(price, 0.00)) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT sum(price * (1 - disc)) AS a1, avg(price * (1 - disc)) AS a2 FROM nx WHERE g = 3');
+SELECT nx_check('SELECT g, sum(price * (1 - disc)) FILTER (WHERE disc > 0.05) AS a1 FROM nx GROUP BY g');
+-- values too large for the device's int64: those rows are added on the CPU
+SELECT nx_check('SELECT g, sum(price * 100000000000000.00) AS a1 FROM nx GROUP BY g');
+-- a group whose only rows are NULL, and no rows at all
+SELECT nx_check('SELECT g, sum(price * disc) AS a1 FROM nx WHERE id % 997 = 0 GROUP BY g');
+SELECT nx_check('SELECT sum(price * disc) AS a1, avg(price * disc) AS a2 FROM nx WHERE id < 0');
+
+-- on the CPU: the scale is not fixed, too large, or not +, - and *
+SELECT nx_check('SELECT g, sum(CASE WHEN g = 1 THEN price ELSE 0 END) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(free * 2) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(big * price) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price * price * price * price * price * price * price * price * price * price) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price / 2) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price * disc::float8::numeric) AS a1 FROM nx GROUP BY g');
+-- a minimum or maximum of an expression (its accumulator is an int64)
+SELECT nx_check('SELECT g, min(price - disc) AS a1, max(price * disc) AS a2 FROM nx GROUP BY g');
+
+-- the displayed scale is PostgreSQL's
+SELECT g, sum(price * (1 - disc)), avg(price * disc), sum(q * 2 + 1)
+  FROM nx WHERE g < 3 GROUP BY g ORDER BY g;
+
+DROP FUNCTION nx_check(text);
+DROP TABLE nx, nx_on, nx_off;
