@@ -34,13 +34,16 @@ func itestConfig(t *testing.T, out *bytes.Buffer, args ...string) *Config {
 	return cfg
 }
 
-func freshDatabase(t *testing.T, ctx context.Context) {
+// freshDatabase drops and creates the database name, so that a test never
+// touches a loaded benchmark database.
+func freshDatabase(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
 	conn, err := pgx.Connect(ctx, "")
 	if err != nil {
 		t.Fatalf("connect (PGHOST=%q PGPORT=%q): %v", os.Getenv("PGHOST"), os.Getenv("PGPORT"), err)
 	}
 	defer conn.Close(ctx)
-	for _, s := range []string{"DROP DATABASE IF EXISTS " + itestDB + " WITH (FORCE)", "CREATE DATABASE " + itestDB} {
+	for _, s := range []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "CREATE DATABASE " + name} {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -50,7 +53,7 @@ func freshDatabase(t *testing.T, ctx context.Context) {
 func TestIntegrationLoadRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	freshDatabase(t, ctx)
+	freshDatabase(t, ctx, itestDB)
 	var out bytes.Buffer
 
 	// load, then again: nothing to do

@@ -32,16 +32,7 @@ const ssbTestSF = 0.125
 func TestIntegrationSSB(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, "")
-	if err != nil {
-		t.Fatalf("connect (PGHOST=%q PGPORT=%q): %v", os.Getenv("PGHOST"), os.Getenv("PGPORT"), err)
-	}
-	for _, s := range []string{"DROP DATABASE IF EXISTS " + ssbTestDB + " WITH (FORCE)", "CREATE DATABASE " + ssbTestDB} {
-		if _, err := admin.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	admin.Close(ctx)
+	freshDatabase(t, ctx, ssbTestDB)
 	config := func(out *bytes.Buffer, args ...string) *Config {
 		t.Helper()
 		cfg, err := parseConfig("run", append([]string{"-dsn", "dbname=" + ssbTestDB, "-tables", "ssb",

@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,16 +33,7 @@ const tpchTestSF = 0.05
 func TestIntegrationTPCH(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, "")
-	if err != nil {
-		t.Fatalf("connect (PGHOST=%q PGPORT=%q): %v", os.Getenv("PGHOST"), os.Getenv("PGPORT"), err)
-	}
-	for _, s := range []string{"DROP DATABASE IF EXISTS " + tpchTestDB + " WITH (FORCE)", "CREATE DATABASE " + tpchTestDB} {
-		if _, err := admin.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	admin.Close(ctx)
+	freshDatabase(t, ctx, tpchTestDB)
 	config := func(out *bytes.Buffer, args ...string) *Config {
 		t.Helper()
 		cfg, err := parseConfig("run", append([]string{"-dsn", "dbname=" + tpchTestDB, "-tables", "tpch",

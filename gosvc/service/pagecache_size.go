@@ -21,10 +21,14 @@ const (
 	autoCacheMinSize    = 1 << 30
 )
 
+// autoCacheReserve is what the automatic cache leaves of a device of
+// total bytes for CUDA and other processes.
+func autoCacheReserve(total uint64) uint64 { return max(uint64(autoCacheMinReserve), total/16) }
+
 // autoPageCacheBytes is the automatic cache of a device of total bytes with
 // free bytes free now, whose pool may hold limit bytes and holds held.
 func autoPageCacheBytes(total, free, limit, held uint64) uint64 {
-	reserve := max(uint64(autoCacheMinReserve), total/16)
+	reserve := autoCacheReserve(total)
 	growth := limit - min(held, limit)
 	if free <= growth+reserve {
 		return 0
@@ -54,5 +58,5 @@ func (s *service) pageCacheBytes(index int, total, limit, held uint64) (uint64, 
 	}
 	size := autoPageCacheBytes(total, free, limit, held)
 	return size, fmt.Sprintf("automatic size from %d MB free, a pool of up to %d MB (%d MB held) and a reserve of %d MB",
-		free>>20, limit>>20, held>>20, max(uint64(autoCacheMinReserve), total/16)>>20), nil
+		free>>20, limit>>20, held>>20, autoCacheReserve(total)>>20), nil
 }

@@ -239,19 +239,6 @@ numeric_pow10(int k)
 }
 
 /*
- * A numeric(p <= 18, s = scale) value as the int64 value * 10^scale, as the
- * device takes it (pg_strom_xpu.h, NUMERIC arguments).
- */
-static int64
-numeric_scaled_int64(Datum value, int scale)
-{
-	Datum		scaled = DirectFunctionCall2(numeric_mul, value, numeric_pow10(scale));
-
-	/* exact: the value has at most `scale` fractional digits */
-	return DatumGetInt64(DirectFunctionCall1(numeric_int8, scaled));
-}
-
-/*
  * A numeric value with at most `scale` fractional digits as the int128
  * value * 10^scale: a sum's argument, which the device evaluates on the
  * CPU (RECHECK) when it does not fit an int64.  False when it does not fit
@@ -366,7 +353,15 @@ gpupreagg_accum_add(const GpuPreAggAgg *agg, char *acc, Datum value, bool isnull
 			return;
 		}
 		/* a minimum or maximum: of a numeric(p <= 18, s), so an int64 */
-		value = Int64GetDatum(numeric_scaled_int64(value, agg->param));
+		{
+			int128		x;
+
+			if (!numeric_scaled_int128(value, agg->param, &x) ||
+				x < PG_INT64_MIN || x > PG_INT64_MAX)
+				elog(ERROR, "GpuPreAgg: a numeric(p <= 18) value does not fit an int64 at scale %d",
+					 agg->param);
+			value = Int64GetDatum((int64) x);
+		}
 	}
 
 	switch (agg->kind)

@@ -177,14 +177,15 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 		 * the CPU as an int128; a minimum's or maximum's accumulator is an
 		 * int64, so its argument is a numeric(p <= 18, s), which fits.
 		 */
-		if (f->kind != XPU_AGG_COUNT && argtype == NUMERICOID &&
-			f->kind != XPU_AGG_SUM_INT && exprTypmod((Node *) arg) < (int32) VARHDRSZ)
-			return refuse(reason, "%s of a numeric without a declared precision of at most 18 digits",
-						  get_func_name(aggref->aggfnoid));
-		if (f->kind != XPU_AGG_COUNT && argtype == NUMERICOID &&
-			!gpupreagg_numeric_scale(arg, &param))
-			return refuse(reason, "%s of a numeric whose scale its form does not fix (a numeric(p,s) with p <= 18, or +, - and * of such values, integers and constants)",
-						  get_func_name(aggref->aggfnoid));
+		if (f->kind != XPU_AGG_COUNT && argtype == NUMERICOID)
+		{
+			if (f->kind != XPU_AGG_SUM_INT && exprTypmod((Node *) arg) < (int32) VARHDRSZ)
+				return refuse(reason, "%s of a numeric without a declared precision of at most 18 digits",
+							  get_func_name(aggref->aggfnoid));
+			if (!gpupreagg_numeric_scale(arg, &param))
+				return refuse(reason, "%s of a numeric whose scale its form does not fix (a numeric(p,s) with p <= 18, or +, - and * of such values, integers and constants)",
+							  get_func_name(aggref->aggfnoid));
+		}
 	}
 	if (aggref->aggfilter != NULL)
 	{
