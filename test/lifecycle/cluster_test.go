@@ -166,7 +166,7 @@ log_line_prefix = '%%m [%%p] '
 	t.Cleanup(func() {
 		c.stopQuietly()
 		if t.Failed() {
-			t.Logf("server log of %s:\n%s", dir, c.serverLog())
+			c.keepServerLog()
 		}
 		os.RemoveAll(dir)
 	})
@@ -190,6 +190,34 @@ func (c *cluster) stopQuietly() {
 	if _, err := os.Stat(filepath.Join(c.dir, "postmaster.pid")); err == nil {
 		c.asOwner(filepath.Join(c.bindir, "pg_ctl"), "-D", c.dir, "-m", "immediate", "-w", "stop").Run()
 	}
+}
+
+// keepServerLog saves the failed test's server log (PGSTROM_TEST_LOGDIR,
+// else the temporary directory) and prints only its last few errors: a
+// whole log printed here would push the failure's own message out of the
+// tail that a CI report shows.
+func (c *cluster) keepServerLog() {
+	dir := os.Getenv("PGSTROM_TEST_LOGDIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "pg_strom_test_logs")
+	}
+	name := filepath.Join(dir, strings.ReplaceAll(c.t.Name(), "/", "_")+"."+filepath.Base(c.dir)+".log")
+	log := c.serverLog()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		c.t.Logf("cannot keep the server log: %v", err)
+	} else if err := os.WriteFile(name, []byte(log), 0o644); err != nil {
+		c.t.Logf("cannot keep the server log: %v", err)
+	}
+	var errs []string
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "ERROR:") || strings.Contains(line, "FATAL:") || strings.Contains(line, "PANIC:") {
+			errs = append(errs, line)
+		}
+	}
+	if len(errs) > 4 {
+		errs = errs[len(errs)-4:]
+	}
+	c.t.Logf("server log kept in %s; its last errors:\n%s", name, strings.Join(errs, "\n"))
 }
 
 func (c *cluster) serverLog() string {
