@@ -201,6 +201,23 @@ SELECT hx_check('parallel GpuPreAgg, several chunks, concurrent growth', $q$SELE
                 'Parallel Custom Scan \(GpuPreAgg\)', '{Chunks,GPU Groups,Table Growths}', '([4-9]|[1-9][0-9])');
 SELECT hx_check('parallel GpuPreAgg DISTINCT', $q$SELECT DISTINCT g, t FROM hx WHERE a > 100$q$,
                 'GpuPreAgg', '{Chunks,GPU Groups}');
+-- a partitioned table (a partition with its columns in another order after
+-- a dropped one): one GpuPreAgg per surviving partition under a Parallel
+-- Append, and under a plain Append pruned to two
+CREATE TABLE hx_part (id int, g int, a int) PARTITION BY RANGE (id);
+CREATE TABLE hx_part_1 PARTITION OF hx_part FOR VALUES FROM (MINVALUE) TO (60000);
+CREATE TABLE hx_part_2 (a int, junk int, g int, id int);
+ALTER TABLE hx_part_2 DROP COLUMN junk;
+ALTER TABLE hx_part ATTACH PARTITION hx_part_2 FOR VALUES FROM (60000) TO (130000);
+CREATE TABLE hx_part_3 PARTITION OF hx_part DEFAULT;
+INSERT INTO hx_part SELECT id, g, a FROM hx;
+VACUUM ANALYZE hx_part;
+SELECT hx_check('parallel GpuPreAgg over partitions', $q$SELECT g, count(*), sum(a), max(id) FROM hx_part GROUP BY g$q$,
+                'Parallel Append(.|\n)*Parallel Custom Scan \(GpuPreAgg\) on hx_part_2', '{Chunks,GPU Groups}');
+SET max_parallel_workers_per_gather = 0;
+SELECT hx_check('GpuPreAgg over partitions, pruned', $q$SELECT g, count(*), sum(a) FROM hx_part WHERE id >= 70000 GROUP BY g$q$,
+                'Append(.|\n)*GpuPreAgg\) on hx_part_2(.|\n)*GpuPreAgg\) on hx_part_3', '{Chunks,GPU Groups}');
+SET max_parallel_workers_per_gather = 4;
 -- GpuJoin (regression mode offers the paths; the joins run on the service):
 -- serial, RECHECK rows of compressed text keys, a fan-out that gives every
 -- chunk more records than one reply holds (64K), 3 depths in parallel

@@ -171,6 +171,22 @@ extern StringInfo gpa_join_build_session(GpuPreAggState *pas,
 extern void gpupreagg_explain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
 
+/* gpupreagg_path.c */
+extern CustomPath *gpupreagg_create_path(PlannerInfo *root, RelOptInfo *baserel,
+										 PathTarget *partial_target,
+										 GpuPreAggInfo *info,
+										 List *partial_aggs, List *dev_rinfos,
+										 bool parallel_safe,
+										 int parallel_workers);
+
+/* gpupreagg_partition.c */
+extern bool gpupreagg_partition_paths(PlannerInfo *root, RelOptInfo *parent,
+									  RelOptInfo *grouped_rel,
+									  PathTarget *partial_target,
+									  const GpuPreAggInfo *info,
+									  List *partial_aggs, Path **serial,
+									  Path **partial, char **reason);
+
 /* gpupreagg_codegen.c: does the whole program fit the device (node limit)? */
 extern bool gpupreagg_codegen_check(const GpuPreAggInfo *info, Index scanrelid,
 									char **reason);

@@ -103,18 +103,21 @@ collect_upper_items(Node *expr, List *keys, Index relid, List **aggrefs,
 }
 
 /*
- * Is input_rel a scan GpuPreAgg can run: one plain heap table whose every
- * restriction clause the device evaluates?  Sets *dev_rinfos to them.
+ * Is input_rel a scan GpuPreAgg can run: one plain heap table, or (with
+ * appendrel set) a partitioned table or inheritance parent whose leaves
+ * gpupreagg_partition.c checks, whose every restriction clause the device
+ * evaluates?  Sets *dev_rinfos to them.
  */
 static bool
 device_scan_input(PlannerInfo *root, RelOptInfo *input_rel, List **dev_rinfos,
-				  char **reason)
+				  bool *appendrel, char **reason)
 {
 	Index		relid = input_rel->relid;
 	RangeTblEntry *rte;
 	ListCell   *lc;
 
 	*dev_rinfos = NIL;
+	*appendrel = false;
 	if (input_rel->reloptkind != RELOPT_BASEREL ||
 		input_rel->rtekind != RTE_RELATION ||
 		input_rel->lateral_relids != NULL)
@@ -123,16 +126,30 @@ device_scan_input(PlannerInfo *root, RelOptInfo *input_rel, List **dev_rinfos,
 		return false;
 	}
 	rte = root->simple_rte_array[relid];
-	if (rte->rtekind != RTE_RELATION || rte->inh ||
-		rte->tablesample != NULL || rte->securityQuals != NIL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	if (rte->rtekind != RTE_RELATION ||
+		rte->tablesample != NULL || rte->securityQuals != NIL)
 	{
 		*reason = "not a plain table scan";
 		return false;
 	}
-	if (!gpu_relation_is_plain_heap(rte))
+	if (rte->inh &&
+		(rte->relkind == RELKIND_PARTITIONED_TABLE ||
+		 rte->relkind == RELKIND_RELATION))
+		*appendrel = true;
+	else if (rte->inh ||
+			 (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	{
+		*reason = "not a plain table scan";
+		return false;
+	}
+	else if (!gpu_relation_is_plain_heap(rte))
 	{
 		*reason = "not a heap table";
+		return false;
+	}
+	if (IS_DUMMY_REL(input_rel))
+	{
+		*reason = "the relation is proven empty";
 		return false;
 	}
 	foreach(lc, input_rel->baserestrictinfo)
@@ -265,7 +282,7 @@ gpupreagg_cost(PlannerInfo *root, RelOptInfo *baserel, Path *path,
 	path->total_cost = startup_cost + out_cost;
 }
 
-static CustomPath *
+CustomPath *
 gpupreagg_create_path(PlannerInfo *root, RelOptInfo *baserel,
 					  PathTarget *partial_target, GpuPreAggInfo *info,
 					  List *partial_aggs, List *dev_rinfos,
@@ -315,7 +332,7 @@ regression_scaled(Path *path)
  */
 static void
 add_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
-					CustomPath *serial, CustomPath *partial,
+					Path *serial, Path *partial,
 					PathTarget *partial_target, PathTarget *final_target,
 					AggStrategy strategy, AggSplit aggsplit,
 					List *group_clause, List *having,
@@ -324,7 +341,7 @@ add_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
 	if (serial != NULL)
 		add_path(output_rel,
 				 regression_scaled((Path *) create_agg_path(root, output_rel,
-															&serial->path,
+															serial,
 															final_target,
 															strategy, aggsplit,
 															group_clause, having,
@@ -333,7 +350,7 @@ add_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
 	{
 		Path	   *gather;
 
-		gather = (Path *) create_gather_path(root, output_rel, &partial->path,
+		gather = (Path *) create_gather_path(root, output_rel, partial,
 											 partial_target, NULL, &dNumGroups);
 		add_path(output_rel,
 				 regression_scaled((Path *) create_agg_path(root, output_rel,
@@ -393,14 +410,15 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	AggStrategy strategy;
 	double		dNumGroups;
 	GpaJoinInput *join = NULL;
+	bool		appendrel = false;
 	CustomPath *serial;
 	CustomPath *partial;
+	Path	   *serial_path;
+	Path	   *partial_path;
 	char	   *reason = NULL;
 	ListCell   *lc;
 	int			i;
 
-	if (extra->patype != PARTITIONWISE_AGGREGATE_NONE)
-		NOT_OFFERED("partitionwise aggregate");
 	if (parse->groupingSets != NIL)
 		NOT_OFFERED("grouping sets");
 	if (parse->hasTargetSRFs)
@@ -419,7 +437,8 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	}
 	else
 	{
-		if (!device_scan_input(root, input_rel, &dev_rinfos, &reason))
+		if (!device_scan_input(root, input_rel, &dev_rinfos, &appendrel,
+							   &reason))
 			NOT_OFFERED("%s", reason);
 		info->dev_quals = extract_actual_clauses(dev_rinfos, false);
 	}
@@ -501,13 +520,26 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	MemSet(&agg_final_costs, 0, sizeof(AggClauseCosts));
 	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &agg_final_costs);
-	if (join != NULL)
-		gpa_join_paths(root, join, grouped_rel, partial_target, info,
-					   partial_aggs, orig_keys, &serial, &partial);
+	if (appendrel)
+	{
+		if (!gpupreagg_partition_paths(root, input_rel, grouped_rel,
+									   partial_target, info, partial_aggs,
+									   &serial_path, &partial_path, &reason))
+			NOT_OFFERED("%s", reason);
+	}
 	else
-		base_rel_paths(root, input_rel, grouped_rel, partial_target, info,
-					   partial_aggs, dev_rinfos, &serial, &partial);
-	add_final_agg_paths(root, grouped_rel, serial, partial, partial_target,
+	{
+		if (join != NULL)
+			gpa_join_paths(root, join, grouped_rel, partial_target, info,
+						   partial_aggs, orig_keys, &serial, &partial);
+		else
+			base_rel_paths(root, input_rel, grouped_rel, partial_target, info,
+						   partial_aggs, dev_rinfos, &serial, &partial);
+		serial_path = serial ? &serial->path : NULL;
+		partial_path = partial ? &partial->path : NULL;
+	}
+	add_final_agg_paths(root, grouped_rel, serial_path, partial_path,
+						partial_target,
 						grouped_target, strategy, AGGSPLIT_FINAL_DESERIAL,
 						parse->groupClause, (List *) extra->havingQual,
 						&agg_final_costs, dNumGroups);
@@ -532,6 +564,7 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *distinct_exprs;
 	List	   *orig_keys = NIL;
 	double		dNumGroups;
+	bool		appendrel;
 	CustomPath *serial;
 	CustomPath *partial;
 	char	   *reason = NULL;
@@ -543,8 +576,10 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		NOT_OFFERED("DISTINCT ON, or DISTINCT over grouping, windows or SRFs");
 	if (input_path == NULL)
 		NOT_OFFERED("no input path");
-	if (!device_scan_input(root, input_rel, &dev_rinfos, &reason))
+	if (!device_scan_input(root, input_rel, &dev_rinfos, &appendrel, &reason))
 		NOT_OFFERED("%s", reason);
+	if (appendrel)
+		NOT_OFFERED("DISTINCT over a partitioned or inheritance table");
 	if (!grouping_is_hashable(parse->distinctClause))
 		NOT_OFFERED("DISTINCT is not hashable");
 
@@ -579,7 +614,8 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	info->ngroups = dNumGroups;
 	base_rel_paths(root, input_rel, distinct_rel, partial_target, info, NIL,
 				   dev_rinfos, &serial, &partial);
-	add_final_agg_paths(root, distinct_rel, serial, partial, partial_target,
+	add_final_agg_paths(root, distinct_rel, serial ? &serial->path : NULL,
+						partial ? &partial->path : NULL, partial_target,
 						target, AGG_HASHED, AGGSPLIT_SIMPLE,
 						parse->distinctClause, NIL, NULL, dNumGroups);
 }
