@@ -248,6 +248,14 @@ SELECT hx_check('fused GpuPreAgg over 2 depths', $q$SELECT t.w, h.g, count(*), s
 SET max_parallel_workers_per_gather = 4;
 SELECT hx_check('parallel fused GpuPreAgg', $q$SELECT d.id % 7 AS k, t.w, count(*), sum(h.a) FROM hx h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.t = t.t GROUP BY 1, 2$q$,
                 'Parallel Custom Scan \(GpuPreAgg\) on hx\M(.|\n)*Depth 2: Left Join', '{Chunks,GPU Groups,Recheck Rows}');
+-- fused over a GpuJoin whose outer side is partitioned: one fused node per
+-- partition, serial and under a Parallel Append
+SET max_parallel_workers_per_gather = 0;
+SELECT hx_check('fused GpuPreAgg over partitions', $q$SELECT d.id % 7 AS k, count(*), sum(h.a) FROM hx_part h JOIN hx_dim d ON h.a = d.id GROUP BY 1$q$,
+                'Append(.|\n)*GpuPreAgg\) on hx_part_2(.|\n)*Depth 1: Inner Join', '{Chunks,GPU Groups}');
+SET max_parallel_workers_per_gather = 4;
+SELECT hx_check('parallel fused GpuPreAgg over partitions', $q$SELECT d.id % 7 AS k, t.w, count(*), sum(h.a) FROM hx_part h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.g = t.w GROUP BY 1, 2$q$,
+                'Parallel Append(.|\n)*GpuPreAgg\) on hx_part_2(.|\n)*Depth 2: Left Join', '{Chunks,GPU Groups}');
 -- the copy path: pg_strom.zero_copy off, and a temporary table (local buffers)
 SET pg_strom.zero_copy = off;
 SELECT hx_check('parallel GpuScan, pages copied', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,

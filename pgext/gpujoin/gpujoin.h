@@ -289,6 +289,7 @@ typedef struct GpuJoinState
 /* gpujoin_path.c */
 extern void pgstrom_init_gpujoin(void);
 extern bool is_gpujoin_path(Path *path);
+extern bool gpujoin_outer_is_appendrel(PlannerInfo *root, Index relid);
 extern Cost gpujoin_records_cost(RelOptInfo *outer, int parallel_workers);
 
 /* gpujoin_remember.c */

@@ -286,27 +286,46 @@ residual_qual_ok(RestrictInfo *rinfo, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	return !residual_walker((Node *) rinfo->clause, NULL);
 }
 
+/* a partitioned table or inheritance parent scanned through its leaves */
+bool
+gpujoin_outer_is_appendrel(PlannerInfo *root, Index relid)
+{
+	RangeTblEntry *rte = planner_rt_fetch(relid, root);
+
+	return rte->rtekind == RTE_RELATION && rte->inh &&
+		(rte->relkind == RELKIND_PARTITIONED_TABLE ||
+		 rte->relkind == RELKIND_RELATION);
+}
+
 /*
  * The outer table's restriction clauses: device quals as GpuScan takes
  * them, the rest host quals.  False if the table is not one the runtime
- * scans.
+ * scans.  A partitioned table or inheritance parent qualifies with device
+ * quals only: its paths are templates that a GpuPreAgg fused over them
+ * turns into one node per leaf (gpupreagg_partition.c), never a plan of
+ * their own.
  */
 static bool
 outer_base_info(PlannerInfo *root, RelOptInfo *rel, GpuJoinInfo *info)
 {
 	RangeTblEntry *rte;
 	List	   *dev_clauses = NIL;
+	bool		appendrel;
 	ListCell   *lc;
 
 	if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
 		return false;
 	rte = planner_rt_fetch(rel->relid, root);
-	if (rte->inh || rte->tablesample != NULL || rte->securityQuals != NIL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	appendrel = gpujoin_outer_is_appendrel(root, rel->relid);
+	if (rte->tablesample != NULL || rte->securityQuals != NIL)
 		return false;
-	if (rel->lateral_relids != NULL)
+	if (!appendrel &&
+		(rte->inh ||
+		 (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW)))
 		return false;
-	if (!gpu_relation_is_plain_heap(rte))
+	if (rel->lateral_relids != NULL || IS_DUMMY_REL(rel))
+		return false;
+	if (!appendrel && !gpu_relation_is_plain_heap(rte))
 		return false;
 
 	memset(info, 0, sizeof(GpuJoinInfo));
@@ -326,6 +345,8 @@ outer_base_info(PlannerInfo *root, RelOptInfo *rel, GpuJoinInfo *info)
 		list_free(all);
 		if (fits)
 			dev_clauses = lappend(dev_clauses, rinfo->clause);
+		else if (appendrel)
+			return false;
 		else
 			info->host_quals = lappend(info->host_quals, rinfo->clause);
 	}
@@ -619,6 +640,8 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 	cpath = create_gpujoin_path(root, joinrel, &info, inner_paths,
 								parallel_workers);
 	gpujoin_remember_path(root, joinrel, cpath);
+	if (gpujoin_outer_is_appendrel(root, info.outer_relid))
+		return;					/* a template: see outer_base_info */
 	if (parallel_workers > 0)
 		add_partial_path(joinrel, &cpath->path);
 	else
@@ -664,7 +687,8 @@ static void
 extend_outer_joins(PlannerInfo *root, RelOptInfo *joinrel,
 				   RelOptInfo *outerrel, RelOptInfo *innerrel,
 				   JoinType jointype, JoinPathExtraData *extra,
-				   Path *inner_path, bool inner_partial, bool partial)
+				   Path *inner_path, Path *template_inner,
+				   bool inner_partial, bool partial)
 {
 	ListCell   *lc;
 
@@ -673,12 +697,15 @@ extend_outer_joins(PlannerInfo *root, RelOptInfo *joinrel,
 		CustomPath *outer = lfirst(lc);
 		GpuJoinInfo *oinfo = gpujoin_info_from_list(outer->custom_private);
 		GpuJoinDepthInfo depth;
+		Path	   *inner = inner_path;
 
+		if (gpujoin_outer_is_appendrel(root, oinfo->outer_relid))
+			inner = template_inner;
 		if (!classify_depth(joinrel, outerrel, innerrel, jointype, extra,
-							oinfo->outer_relid, inner_path, inner_partial,
+							oinfo->outer_relid, inner, inner_partial,
 							&depth))
 			continue;
-		add_one(root, joinrel, oinfo, outer->custom_paths, &depth, inner_path,
+		add_one(root, joinrel, oinfo, outer->custom_paths, &depth, inner,
 				partial ? outer->path.parallel_workers : 0);
 	}
 }
@@ -692,6 +719,7 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	GpuJoinInfo base;
 	Path	   *inner_path = cheapest_inner(innerrel, false);
 	Path	   *safe_inner = cheapest_partial_inner(innerrel);
+	Path	   *template_inner;
 	bool		safe_partial = (safe_inner != NULL);
 
 	if (!pgstrom_enabled || !pgstrom_enable_gpujoin)
@@ -715,17 +743,33 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if ((jointype == JOIN_SEMI || jointype == JOIN_ANTI) &&
 		inner_columns_needed(joinrel, innerrel))
 		return;
+	/*
+	 * A template (a partitioned outer) is one serial path whose leaves may
+	 * each be run by one participant of a Parallel Append: its inner plans
+	 * are parallel safe where the inner relation has such a path.
+	 */
+	template_inner = cheapest_inner(innerrel, true);
 	if (safe_inner == NULL)
-		safe_inner = cheapest_inner(innerrel, true);
+		safe_inner = template_inner;
+	if (template_inner == NULL)
+		template_inner = inner_path;
 
 	if (!outer_base_info(root, outerrel, &base))
 	{
 		/* extend GpuJoin paths of the outer relation by one depth */
 		extend_outer_joins(root, joinrel, outerrel, innerrel, jointype, extra,
-						   inner_path, false, false);
+						   inner_path, template_inner, false, false);
 		if (joinrel->consider_parallel && safe_inner != NULL)
 			extend_outer_joins(root, joinrel, outerrel, innerrel, jointype,
-							   extra, safe_inner, safe_partial, true);
+							   extra, safe_inner, safe_inner, safe_partial,
+							   true);
+		return;
+	}
+	if (gpujoin_outer_is_appendrel(root, outerrel->relid))
+	{
+		if (classify_depth(joinrel, outerrel, innerrel, jointype, extra,
+						   outerrel->relid, template_inner, false, &depth))
+			add_one(root, joinrel, &base, NIL, &depth, template_inner, 0);
 		return;
 	}
 

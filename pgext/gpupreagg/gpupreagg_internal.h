@@ -179,7 +179,32 @@ extern CustomPath *gpupreagg_create_path(PlannerInfo *root, RelOptInfo *baserel,
 										 bool parallel_safe,
 										 int parallel_workers);
 
-/* gpupreagg_partition.c */
+/*
+ * gpupreagg_partition.c: the leaves of a partitioned table or inheritance
+ * tree, and the Appends over their GpuPreAgg paths
+ */
+typedef struct GpaLeafPaths
+{
+	bool		consider_parallel;
+	List	   *serial;			/* one GpuPreAgg per leaf, not parallel */
+	List	   *partial;		/* parallel-aware ones (Parallel Append) */
+	List	   *nonpartial;		/* parallel-safe ones run by one participant */
+	int			max_workers;	/* of the partial ones */
+	double		ngroups;		/* sum over the leaves */
+	int			nleaves;
+} GpaLeafPaths;
+
+typedef bool (*GpaLeafFn) (PlannerInfo *root, RelOptInfo *leaf, List *items,
+						   void *arg, char **reason);
+extern bool gpa_for_each_leaf(PlannerInfo *root, Index parent_relid,
+							  List *items, GpaLeafFn fn, void *arg,
+							  char **reason);
+extern bool gpa_leaf_scan_input(PlannerInfo *root, RelOptInfo *leaf,
+								List **dev_rinfos, char **reason);
+extern void gpa_leaves_appends(PlannerInfo *root, RelOptInfo *parent,
+							   GpaLeafPaths *leaves,
+							   PathTarget *partial_target, Path **serial,
+							   Path **partial);
 extern bool gpupreagg_partition_paths(PlannerInfo *root, RelOptInfo *parent,
 									  RelOptInfo *grouped_rel,
 									  PathTarget *partial_target,
@@ -217,6 +242,21 @@ extern void gpa_join_paths(PlannerInfo *root, GpaJoinInput *join,
 						   GpuPreAggInfo *info, List *partial_aggs,
 						   List *orig_keys,
 						   CustomPath **serial, CustomPath **partial);
+extern CustomPath *gpa_join_fused_path(PlannerInfo *root, GpaJoinInput *join,
+									   CustomPath *gj,
+									   PathTarget *partial_target,
+									   GpuPreAggInfo *info,
+									   List *partial_aggs, List *orig_keys);
+
+/* gpupreagg_partition_join.c: fused over a GpuJoin of a partitioned outer */
+extern bool gpupreagg_partition_join_paths(PlannerInfo *root,
+										   GpaJoinInput *join,
+										   RelOptInfo *grouped_rel,
+										   PathTarget *partial_target,
+										   const GpuPreAggInfo *info,
+										   List *partial_aggs,
+										   List *orig_keys, Path **serial,
+										   Path **partial, char **reason);
 
 /* gpupreagg_support.c: upper bound of the entry size, to refuse early */
 extern Size gpupreagg_entry_size_bound(const GpuPreAggInfo *info);

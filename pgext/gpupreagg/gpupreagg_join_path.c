@@ -259,8 +259,8 @@ quals_fit(GpaJoinInput *join, CustomPath *gj)
 	return true;
 }
 
-static CustomPath *
-fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
+CustomPath *
+gpa_join_fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 		   PathTarget *partial_target, GpuPreAggInfo *info,
 		   List *partial_aggs, List *orig_keys)
 {
@@ -325,9 +325,9 @@ gpa_join_paths(PlannerInfo *root, GpaJoinInput *join, RelOptInfo *grouped_rel,
 	*serial = NULL;
 	*partial = NULL;
 	if (join->serial)
-		*serial = fused_path(root, join, join->serial, partial_target, info,
+		*serial = gpa_join_fused_path(root, join, join->serial, partial_target, info,
 							 partial_aggs, orig_keys);
 	if (join->partial && grouped_rel->consider_parallel)
-		*partial = fused_path(root, join, join->partial, partial_target, info,
+		*partial = gpa_join_fused_path(root, join, join->partial, partial_target, info,
 							  partial_aggs, orig_keys);
 }

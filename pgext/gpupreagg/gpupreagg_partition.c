@@ -41,7 +41,6 @@
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
-#include "port/pg_bitutils.h"
 
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
@@ -59,18 +58,12 @@ typedef enum
 	NUM_ITEMS
 } LeafItem;
 
-typedef struct LeafPaths
+typedef struct PlainLeaves
 {
 	const GpuPreAggInfo *info;	/* over the parent's columns */
 	PathTarget *partial_target; /* likewise */
-	bool		consider_parallel;
-	List	   *serial;			/* one GpuPreAgg per leaf, not parallel */
-	List	   *partial;		/* parallel-aware ones (Parallel Append) */
-	List	   *nonpartial;		/* parallel-safe ones run by one participant */
-	int			max_workers;	/* of the partial ones */
-	double		ngroups;		/* sum over the leaves */
-	int			nleaves;
-} LeafPaths;
+	GpaLeafPaths paths;
+} PlainLeaves;
 
 static List *
 parent_items(const GpuPreAggInfo *info, List *partial_aggs,
@@ -91,13 +84,27 @@ parent_items(const GpuPreAggInfo *info, List *partial_aggs,
 					  partial_target->exprs);
 }
 
-/* the leaf's restriction clauses, all of which the device must evaluate */
-static bool
-leaf_device_quals(RelOptInfo *leaf, List **dev_rinfos, char **reason)
+/*
+ * A leaf GpuPreAgg scans: a heap table whose restriction clauses (the
+ * leaf's own, translated by the planner) the device evaluates, all of
+ * them; sets *dev_rinfos to them.
+ */
+bool
+gpa_leaf_scan_input(PlannerInfo *root, RelOptInfo *leaf, List **dev_rinfos,
+					char **reason)
 {
+	RangeTblEntry *rte = root->simple_rte_array[leaf->relid];
 	ListCell   *lc;
 
 	*dev_rinfos = NIL;
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		rte->securityQuals != NIL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		!gpu_relation_is_plain_heap(rte))
+	{
+		*reason = "a partition is not a heap table";
+		return false;
+	}
 	foreach(lc, leaf->baserestrictinfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
@@ -119,10 +126,11 @@ leaf_device_quals(RelOptInfo *leaf, List **dev_rinfos, char **reason)
 
 /* the GpuPreAgg paths of one leaf, whose items are over its columns */
 static bool
-add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, LeafPaths *out,
-		 char **reason)
+add_plain_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items,
+			   void *context, char **reason)
 {
-	RangeTblEntry *rte = root->simple_rte_array[leaf->relid];
+	PlainLeaves *plain = context;
+	GpaLeafPaths *out = &plain->paths;
 	GpuPreAggInfo *info = palloc0(sizeof(GpuPreAggInfo));
 	PathTarget *target;
 	List	   *dev_rinfos;
@@ -131,15 +139,7 @@ add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, LeafPaths *out,
 	ListCell   *arg;
 	ListCell   *filter;
 
-	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
-		rte->securityQuals != NIL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-		!gpu_relation_is_plain_heap(rte))
-	{
-		*reason = "a partition is not a heap table";
-		return false;
-	}
-	if (!leaf_device_quals(leaf, &dev_rinfos, reason))
+	if (!gpa_leaf_scan_input(root, leaf, &dev_rinfos, reason))
 		return false;
 	info->dev_quals = extract_actual_clauses(dev_rinfos, false);
 	info->keys = list_nth(items, ITEM_KEYS);
@@ -148,7 +148,7 @@ add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, LeafPaths *out,
 		if (!gpupreagg_key_supported(lfirst(lc), leaf->relid, reason))
 			return false;
 	}
-	forthree(lc, out->info->aggs,
+	forthree(lc, plain->info->aggs,
 			 arg, (List *) list_nth(items, ITEM_ARGS),
 			 filter, (List *) list_nth(items, ITEM_FILTERS))
 	{
@@ -159,11 +159,11 @@ add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, LeafPaths *out,
 		agg->filter = lfirst(filter);
 		info->aggs = lappend(info->aggs, agg);
 	}
-	info->ngroups = clamp_row_est(Min(out->info->ngroups, leaf->rows));
+	info->ngroups = clamp_row_est(Min(plain->info->ngroups, leaf->rows));
 	if (!gpupreagg_codegen_check(info, leaf->relid, reason))
 		return false;
 
-	target = copy_pathtarget(out->partial_target);
+	target = copy_pathtarget(plain->partial_target);
 	target->exprs = list_nth(items, ITEM_TARGET);
 
 	out->serial = lappend(out->serial,
@@ -199,10 +199,14 @@ add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, LeafPaths *out,
 	return true;
 }
 
-/* the leaves below parent_relid, with items translated to each level */
-static bool
-add_leaves(PlannerInfo *root, Index parent_relid, List *items,
-		   LeafPaths *out, char **reason)
+/*
+ * Calls fn for each leaf below parent_relid that survives pruning, with
+ * items translated to the leaf's columns level by level; false with
+ * *reason as soon as fn refuses one.
+ */
+bool
+gpa_for_each_leaf(PlannerInfo *root, Index parent_relid, List *items,
+				  GpaLeafFn fn, void *arg, char **reason)
 {
 	ListCell   *lc;
 
@@ -221,11 +225,11 @@ add_leaves(PlannerInfo *root, Index parent_relid, List *items,
 													  1, &appinfo);
 		if (root->simple_rte_array[appinfo->child_relid]->inh)
 		{
-			if (!add_leaves(root, appinfo->child_relid, child_items, out,
-							reason))
+			if (!gpa_for_each_leaf(root, appinfo->child_relid, child_items,
+								   fn, arg, reason))
 				return false;
 		}
-		else if (!add_leaf(root, child, child_items, out, reason))
+		else if (!fn(root, child, child_items, arg, reason))
 			return false;
 	}
 	return true;
@@ -245,8 +249,41 @@ leaves_append(PlannerInfo *root, RelOptInfo *parent, List *nonpartial,
 }
 
 /*
- * The Append paths over the leaves' GpuPreAggs: *serial, and *partial (for
- * a Gather) where parallel plans are allowed; false with *reason when a
+ * The Appends over the leaves' paths, whose rows are partial_target's:
+ * *serial, and *partial (for a Gather) where parallel plans are allowed.
+ * A Parallel Append gets enough workers to spread over the leaves.
+ */
+void
+gpa_leaves_appends(PlannerInfo *root, RelOptInfo *parent,
+				   GpaLeafPaths *leaves, PathTarget *partial_target,
+				   Path **serial, Path **partial)
+{
+	*serial = leaves_append(root, parent, leaves->serial, NIL, 0, false,
+							partial_target, leaves->ngroups);
+	*partial = NULL;
+	if (!leaves->consider_parallel)
+		return;
+	if (enable_parallel_append)
+	{
+		int			workers = Max(leaves->max_workers,
+								  Min(leaves->nleaves,
+									  max_parallel_workers_per_gather));
+
+		*partial = leaves_append(root, parent, leaves->nonpartial,
+								 leaves->partial, workers, true,
+								 partial_target, leaves->ngroups);
+	}
+	else if (leaves->nonpartial == NIL && leaves->partial != NIL)
+	{
+		/* every participant runs every leaf, each its share of blocks */
+		*partial = leaves_append(root, parent, NIL, leaves->partial,
+								 leaves->max_workers, false,
+								 partial_target, leaves->ngroups);
+	}
+}
+
+/*
+ * The Append paths over the leaves' GpuPreAggs: false with *reason when a
  * leaf cannot be aggregated on the device.
  */
 bool
@@ -255,45 +292,24 @@ gpupreagg_partition_paths(PlannerInfo *root, RelOptInfo *parent,
 						  const GpuPreAggInfo *info, List *partial_aggs,
 						  Path **serial, Path **partial, char **reason)
 {
-	LeafPaths	leaves;
+	PlainLeaves plain;
 
-	memset(&leaves, 0, sizeof(leaves));
-	leaves.info = info;
-	leaves.partial_target = partial_target;
-	leaves.consider_parallel = (parent->consider_parallel &&
-								grouped_rel->consider_parallel &&
-								max_parallel_workers_per_gather > 0);
-	if (!add_leaves(root, parent->relid,
-					parent_items(info, partial_aggs, partial_target),
-					&leaves, reason))
+	memset(&plain, 0, sizeof(plain));
+	plain.info = info;
+	plain.partial_target = partial_target;
+	plain.paths.consider_parallel = (parent->consider_parallel &&
+									 grouped_rel->consider_parallel &&
+									 max_parallel_workers_per_gather > 0);
+	if (!gpa_for_each_leaf(root, parent->relid,
+						   parent_items(info, partial_aggs, partial_target),
+						   add_plain_leaf, &plain, reason))
 		return false;
-	if (leaves.nleaves == 0)
+	if (plain.paths.nleaves == 0)
 	{
 		*reason = "no partition survives";
 		return false;
 	}
-	*serial = leaves_append(root, parent, leaves.serial, NIL, 0, false,
-							partial_target, leaves.ngroups);
-	*partial = NULL;
-	if (!leaves.consider_parallel)
-		return true;
-	if (enable_parallel_append)
-	{
-		/* as add_paths_to_append_rel(): enough workers to spread out */
-		int			workers = Max(leaves.max_workers,
-								  pg_leftmost_one_pos32(leaves.nleaves) + 1);
-
-		workers = Min(workers, max_parallel_workers_per_gather);
-		*partial = leaves_append(root, parent, leaves.nonpartial,
-								 leaves.partial, workers, true,
-								 partial_target, leaves.ngroups);
-	}
-	else if (leaves.nonpartial == NIL)
-	{
-		/* every participant runs every leaf, each its share of blocks */
-		*partial = leaves_append(root, parent, NIL, leaves.partial,
-								 leaves.max_workers, false,
-								 partial_target, leaves.ngroups);
-	}
+	gpa_leaves_appends(root, parent, &plain.paths, partial_target, serial,
+					   partial);
 	return true;
 }

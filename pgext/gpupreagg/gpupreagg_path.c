@@ -51,6 +51,7 @@
 
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
+#include "gpujoin/gpujoin.h"
 #include "gpupreagg/gpupreagg_internal.h"
 #include "planner/gpu_paths.h"
 
@@ -525,6 +526,16 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		if (!gpupreagg_partition_paths(root, input_rel, grouped_rel,
 									   partial_target, info, partial_aggs,
 									   &serial_path, &partial_path, &reason))
+			NOT_OFFERED("%s", reason);
+	}
+	else if (join != NULL &&
+			 gpujoin_outer_is_appendrel(root, join->outer_relid))
+	{
+		if (!gpupreagg_partition_join_paths(root, join, grouped_rel,
+											partial_target, info,
+											partial_aggs, orig_keys,
+											&serial_path, &partial_path,
+											&reason))
 			NOT_OFFERED("%s", reason);
 	}
 	else

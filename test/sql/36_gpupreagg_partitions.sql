@@ -101,12 +101,14 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
--- LIST, HASH, and RANGE subpartitioned by HASH
+-- LIST (an unlogged partition among them), HASH, and RANGE
+-- subpartitioned by HASH
 CREATE TABLE pl (id int, region text, g int, v int) PARTITION BY LIST (region);
 CREATE TABLE pl_e PARTITION OF pl FOR VALUES IN ('east');
 CREATE TABLE pl_w PARTITION OF pl FOR VALUES IN ('west');
 CREATE TABLE pl_ns PARTITION OF pl FOR VALUES IN ('north', 'south');
-INSERT INTO pl SELECT i, (ARRAY['east', 'west', 'north', 'south'])[1 + i % 4], i % 5, i % 1000
+CREATE UNLOGGED TABLE pl_up PARTITION OF pl FOR VALUES IN ('up');
+INSERT INTO pl SELECT i, (ARRAY['east', 'west', 'north', 'south', 'up'])[1 + i % 5], i % 5, i % 1000
   FROM generate_series(1, 20000) i;
 CREATE TABLE ph (id int, g int, v int) PARTITION BY HASH (id);
 CREATE TABLE ph_0 PARTITION OF ph FOR VALUES WITH (MODULUS 4, REMAINDER 0);

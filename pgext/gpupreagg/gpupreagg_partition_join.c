@@ -1,0 +1,258 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpupreagg_partition_join.c
+ *		GpuPreAgg fused over a GpuJoin whose outer side is a partitioned
+ *		table or an inheritance tree:
+ *
+ *		Finalize Agg
+ *		  -> Append (or Gather -> Parallel Append)
+ *			   -> Custom Scan (GpuPreAgg) on each surviving leaf,
+ *				  its inner plans the join's
+ *
+ * gpujoin_path.c makes a GpuJoin path over the partitioned outer that is
+ * never planned by itself (a template: the outer quals all on the device,
+ * parallel-safe inner plans where the inner relations have them).  Here
+ * each leaf gets a copy of it, with the outer quals the leaf's own and
+ * the outer keys and residual join quals translated to the leaf's columns,
+ * and a fused GpuPreAgg over that copy.  The keys and arguments over the
+ * join row only change the relation they name: a join-row column is
+ * found by the Var of the query that it stands for, and those Vars (the
+ * join row's columns, cols) are translated with everything else.
+ *
+ * Each leaf's node builds the inner hash tables of its own execution, so
+ * the inner plans run once per leaf; their cost is counted so.  Partitions
+ * pruned at plan time are not there; the Append's parent is the join
+ * relation, so it does no run-time pruning.  Under a Gather each leaf's
+ * node is run whole by one participant of a Parallel Append.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "rewrite/rewriteManip.h"
+
+#include "core/pg_strom.h"
+#include "gpujoin/gpujoin.h"
+#include "gpupreagg/gpupreagg_internal.h"
+#include "planner/gpu_paths.h"
+
+/* what is translated from one level to the next, in this order */
+typedef enum
+{
+	ITEM_COLS,
+	ITEM_DEPTH_KEYS,
+	ITEM_DEPTH_QUALS,
+	ITEM_ORIG_KEYS,
+	ITEM_PARTIAL_AGGS,
+	ITEM_TARGET
+} JoinLeafItem;
+
+typedef struct JoinLeaves
+{
+	GpaJoinInput *join;			/* over the partitioned outer */
+	CustomPath *template;		/* its GpuJoin path */
+	GpuJoinInfo *tinfo;
+	const GpuPreAggInfo *info;	/* keys and arguments over the join row */
+	PathTarget *partial_target;
+	RelOptInfo *outer;			/* the partitioned outer relation */
+	GpaLeafPaths paths;
+} JoinLeaves;
+
+static List *
+parent_items(JoinLeaves *jl, List *partial_aggs, List *orig_keys)
+{
+	List	   *keys = NIL;
+	List	   *quals = NIL;
+	int			d;
+
+	for (d = 0; d < jl->tinfo->ndepths; d++)
+	{
+		keys = lappend(keys, jl->tinfo->depths[d].outer_keys);
+		quals = lappend(quals, jl->tinfo->depths[d].join_quals);
+	}
+	return lappend(list_make5(jl->join->cols, keys, quals, orig_keys,
+							  partial_aggs),
+				   jl->partial_target->exprs);
+}
+
+/* info with its join-row columns renamed from the parent to the leaf */
+static GpuPreAggInfo *
+leaf_info(const GpuPreAggInfo *info, Index parent_relid, Index leaf_relid,
+		  List *dev_quals, double ngroups)
+{
+	GpuPreAggInfo *linfo = palloc0(sizeof(GpuPreAggInfo));
+	ListCell   *lc;
+
+	linfo->dev_quals = dev_quals;
+	linfo->keys = copyObject(info->keys);
+	ChangeVarNodes((Node *) linfo->keys, parent_relid, leaf_relid, 0);
+	foreach(lc, info->aggs)
+	{
+		GpuPreAggAgg *agg = palloc(sizeof(GpuPreAggAgg));
+
+		memcpy(agg, lfirst(lc), sizeof(GpuPreAggAgg));
+		agg->arg = copyObject(agg->arg);
+		agg->filter = copyObject(agg->filter);
+		ChangeVarNodes((Node *) agg->arg, parent_relid, leaf_relid, 0);
+		ChangeVarNodes((Node *) agg->filter, parent_relid, leaf_relid, 0);
+		linfo->aggs = lappend(linfo->aggs, agg);
+	}
+	linfo->ngroups = ngroups;
+	return linfo;
+}
+
+/*
+ * The join relation as the leaf's node names it (custom_relids, EXPLAIN):
+ * the leaf in place of the partitioned outer.
+ */
+static RelOptInfo *
+leaf_joinrel(RelOptInfo *joinrel, Index parent_relid, Index leaf_relid)
+{
+	RelOptInfo *rel = makeNode(RelOptInfo);
+
+	memcpy(rel, joinrel, sizeof(RelOptInfo));
+	rel->reloptkind = RELOPT_OTHER_JOINREL;
+	rel->relids = bms_add_member(bms_del_member(bms_copy(joinrel->relids),
+												parent_relid),
+								 leaf_relid);
+	rel->pathlist = NIL;
+	rel->partial_pathlist = NIL;
+	rel->cheapest_startup_path = NULL;
+	rel->cheapest_total_path = NULL;
+	return rel;
+}
+
+/*
+ * The template's share for the leaf: its inner plans and setup whole, its
+ * per-row work in proportion to the leaf's rows, the leaf's own pages.
+ */
+static void
+leaf_gpujoin_cost(PlannerInfo *root, CustomPath *gj, const CustomPath *template,
+				  RelOptInfo *outer, RelOptInfo *leaf)
+{
+	double		frac = leaf->rows / Max(outer->rows, 1.0);
+	double		scale = pgstrom_regression_test_mode ? REGRESSION_COST_SCALE : 1.0;
+	Cost		run = template->path.total_cost - template->path.startup_cost;
+
+	gj->path.rows = clamp_row_est(template->path.rows * Min(frac, 1.0));
+	gj->path.startup_cost = template->path.startup_cost;
+	gj->path.total_cost = template->path.startup_cost + run * Min(frac, 1.0) +
+		gpu_heap_pages_cost(leaf, 0) * scale;
+}
+
+static bool
+add_join_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
+			  char **reason)
+{
+	JoinLeaves *jl = arg;
+	Index		parent_relid = jl->outer->relid;
+	GpuJoinInfo jinfo = *jl->tinfo;
+	GpaJoinInput *ljoin = palloc0(sizeof(GpaJoinInput));
+	CustomPath *gj = palloc(sizeof(CustomPath));
+	CustomPath *fused;
+	GpuPreAggInfo *linfo;
+	PathTarget *target;
+	List	   *dev_rinfos;
+	int			d;
+
+	if (!gpa_leaf_scan_input(root, leaf, &dev_rinfos, reason))
+		return false;
+	jinfo.outer_relid = leaf->relid;
+	jinfo.dev_quals = extract_actual_clauses(dev_rinfos, false);
+	jinfo.host_quals = NIL;
+	for (d = 0; d < jinfo.ndepths; d++)
+	{
+		jinfo.depths[d].outer_keys = list_nth(list_nth(items, ITEM_DEPTH_KEYS), d);
+		jinfo.depths[d].join_quals = list_nth(list_nth(items, ITEM_DEPTH_QUALS), d);
+	}
+	if (!gpujoin_codegen_check(&jinfo, leaf->relid, NULL))
+	{
+		*reason = "a partition's outer quals and join keys do not fit the device";
+		return false;
+	}
+
+	memcpy(gj, jl->template, sizeof(CustomPath));
+	gj->path.parent = leaf_joinrel(jl->join->joinrel, parent_relid, leaf->relid);
+	gj->custom_private = gpujoin_info_to_list(&jinfo);
+	leaf_gpujoin_cost(root, gj, jl->template, jl->outer, leaf);
+
+	ljoin->joinrel = gj->path.parent;
+	ljoin->serial = gj;
+	ljoin->outer_relid = leaf->relid;
+	ljoin->dev_quals = jinfo.dev_quals;
+	ljoin->cols = list_copy(list_nth(items, ITEM_COLS));
+	linfo = leaf_info(jl->info, parent_relid, leaf->relid, jinfo.dev_quals,
+					  clamp_row_est(Min(jl->info->ngroups, gj->path.rows)));
+	if (!gpa_join_codegen_check(ljoin, linfo, reason))
+		return false;
+
+	target = copy_pathtarget(jl->partial_target);
+	target->exprs = list_nth(items, ITEM_TARGET);
+	fused = gpa_join_fused_path(root, ljoin, gj, target, linfo,
+								list_nth(items, ITEM_PARTIAL_AGGS),
+								list_nth(items, ITEM_ORIG_KEYS));
+	if (fused == NULL)
+	{
+		*reason = "a partition's join cannot be fused";
+		return false;
+	}
+	jl->paths.serial = lappend(jl->paths.serial, fused);
+	if (jl->paths.consider_parallel)
+	{
+		CustomPath *safe = palloc(sizeof(CustomPath));
+
+		memcpy(safe, fused, sizeof(CustomPath));
+		safe->path.parallel_safe = true;
+		jl->paths.nonpartial = lappend(jl->paths.nonpartial, safe);
+	}
+	jl->paths.ngroups += linfo->ngroups;
+	jl->paths.nleaves++;
+	return true;
+}
+
+bool
+gpupreagg_partition_join_paths(PlannerInfo *root, GpaJoinInput *join,
+							   RelOptInfo *grouped_rel,
+							   PathTarget *partial_target,
+							   const GpuPreAggInfo *info, List *partial_aggs,
+							   List *orig_keys, Path **serial, Path **partial,
+							   char **reason)
+{
+	JoinLeaves	jl;
+
+	if (join->serial == NULL)
+	{
+		*reason = "no GpuJoin over the partitioned table";
+		return false;
+	}
+	memset(&jl, 0, sizeof(jl));
+	jl.join = join;
+	jl.template = join->serial;
+	jl.tinfo = gpujoin_info_from_list(join->serial->custom_private);
+	jl.info = info;
+	jl.partial_target = partial_target;
+	jl.outer = find_base_rel(root, join->outer_relid);
+	jl.paths.consider_parallel = (join->serial->path.parallel_safe &&
+								  join->joinrel->consider_parallel &&
+								  grouped_rel->consider_parallel &&
+								  max_parallel_workers_per_gather > 0);
+	if (!gpa_for_each_leaf(root, join->outer_relid,
+						   parent_items(&jl, partial_aggs, orig_keys),
+						   add_join_leaf, &jl, reason))
+		return false;
+	if (jl.paths.nleaves == 0)
+	{
+		*reason = "no partition survives";
+		return false;
+	}
+	gpa_leaves_appends(root, join->joinrel, &jl.paths, partial_target,
+					   serial, partial);
+	return true;
+}

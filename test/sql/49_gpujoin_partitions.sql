@@ -1,0 +1,86 @@
+--
+-- GpuPreAgg fused over GpuJoin with a partitioned (or inheritance) outer
+-- side: one fused GpuPreAgg per surviving leaf under an Append (a Parallel
+-- Append under a Gather), the dimension tables as its inner plans.
+-- Answers compared with pg_strom on and off (check_gpupreagg of
+-- 30_gpupreagg_setup): INNER and LEFT depths, two depths, plan-time
+-- pruning, a partition whose columns lie in another order after a dropped
+-- one, multi-level partitioning, inheritance, parallel plans.
+--
+SET pg_strom.regression_test_mode = on;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE jf (id int, d date, dk int, ck int, v int, price numeric(12,2))
+  PARTITION BY RANGE (d);
+DO $$
+BEGIN
+	FOR m IN 1..5 LOOP
+		EXECUTE format('CREATE TABLE jf_%s PARTITION OF jf FOR VALUES FROM (%L) TO (%L)',
+					   m, make_date(2024, m, 1), make_date(2024, m + 1, 1));
+	END LOOP;
+END $$;
+CREATE TABLE jf_6 (junk int, ck int, price numeric(12,2), v int, dk int, d date, id int);
+ALTER TABLE jf_6 DROP COLUMN junk;
+ALTER TABLE jf ATTACH PARTITION jf_6 FOR VALUES FROM ('2024-06-01') TO ('2024-07-01');
+CREATE TABLE jf_rest PARTITION OF jf DEFAULT;
+INSERT INTO jf
+SELECT i, date '2024-01-01' + (i % 200), i % 97, (i * 7) % 503, (i * 7919) % 1000,
+       ((i * 31) % 10000) / 100.0
+  FROM generate_series(1, 40000) i;
+CREATE TABLE jdim (dk int, name text, cat int);
+INSERT INTO jdim SELECT i, 'dim ' || i, i % 6 FROM generate_series(0, 89) i;
+CREATE TABLE jcust (ck int, region text);
+INSERT INTO jcust SELECT i, (ARRAY['east', 'west', 'north'])[1 + i % 3] FROM generate_series(0, 502) i;
+VACUUM ANALYZE jf, jdim, jcust;
+
+SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n, sum(f.v) AS s, max(f.price) AS p FROM jf f JOIN jdim j ON f.dk = j.dk GROUP BY j.cat', 'cat');
+SELECT * FROM check_gpupreagg('SELECT j.cat, c.region, count(*) AS n, sum(f.price) AS s FROM jf f JOIN jdim j ON f.dk = j.dk JOIN jcust c ON f.ck = c.ck WHERE f.v > 100 GROUP BY j.cat, c.region', 'cat,region');
+-- a LEFT depth: the keys 90..96 of jf.dk match no row of jdim
+SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n, sum(f.v) AS s FROM jf f LEFT JOIN jdim j ON f.dk = j.dk GROUP BY j.cat', 'cat');
+-- no aggregation key from the fact: one group
+SELECT * FROM check_gpupreagg('SELECT count(*) AS n, sum(f.v) AS s, max(j.dk) AS hi FROM jf f JOIN jdim j ON f.dk = j.dk WHERE j.cat = 2');
+-- pruned at plan time to June and the default
+SELECT * FROM check_gpupreagg('SELECT c.region, count(*) AS n, sum(f.v) AS s FROM jf f JOIN jcust c ON f.ck = c.ck WHERE f.d >= ''2024-06-01'' GROUP BY c.region', 'region');
+EXPLAIN (COSTS OFF)
+SELECT j.cat, c.region, count(*), sum(f.price)
+  FROM jf f JOIN jdim j ON f.dk = j.dk JOIN jcust c ON f.ck = c.ck
+ WHERE f.d >= '2024-06-01'
+ GROUP BY j.cat, c.region;
+-- an outer qual the device cannot run: no fused GpuPreAgg, same answer
+SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n FROM jf f JOIN jdim j ON f.dk = j.dk WHERE to_char(f.d, ''MM'') = ''03'' GROUP BY j.cat', 'cat');
+
+-- parallel: each leaf's node run by one participant of a Parallel Append
+SET max_parallel_workers_per_gather = 3;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF)
+SELECT j.cat, count(*), sum(f.v) FROM jf f JOIN jdim j ON f.dk = j.dk GROUP BY j.cat;
+SELECT * FROM check_gpupreagg('SELECT j.cat, c.region, count(*) AS n, sum(f.price) AS s, max(f.id) AS m FROM jf f JOIN jdim j ON f.dk = j.dk JOIN jcust c ON f.ck = c.ck GROUP BY j.cat, c.region', 'cat,region');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- multi-level partitioning and an inheritance tree as the outer side
+CREATE TABLE jm (id int, y int, dk int, v int) PARTITION BY RANGE (y);
+CREATE TABLE jm_2023 PARTITION OF jm FOR VALUES FROM (2023) TO (2024)
+  PARTITION BY HASH (id);
+CREATE TABLE jm_2023_a PARTITION OF jm_2023 FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE jm_2023_b (v int, dk int, id int, y int);
+ALTER TABLE jm_2023 ATTACH PARTITION jm_2023_b FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+CREATE TABLE jm_2024 PARTITION OF jm FOR VALUES FROM (2024) TO (2025);
+INSERT INTO jm SELECT i, 2023 + i % 2, i % 89, i % 500 FROM generate_series(1, 20000) i;
+CREATE TABLE ji (id int, dk int, v int);
+CREATE TABLE ji_a () INHERITS (ji);
+CREATE TABLE ji_b (extra text) INHERITS (ji);
+INSERT INTO ji SELECT i, i % 89, i FROM generate_series(1, 5000) i;
+INSERT INTO ji_a SELECT i, i % 89, i * 2 FROM generate_series(1, 5000) i;
+INSERT INTO ji_b SELECT i, i % 89, i * 3, 'x' FROM generate_series(1, 5000) i;
+ANALYZE jm, ji, ji_a, ji_b;
+SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n, sum(m.v) AS s FROM jm m JOIN jdim j ON m.dk = j.dk GROUP BY j.cat', 'cat');
+SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n, sum(i.v) AS s FROM ji i JOIN jdim j ON i.dk = j.dk GROUP BY j.cat', 'cat');
+EXPLAIN (COSTS OFF)
+SELECT j.cat, count(*), sum(m.v) FROM jm m JOIN jdim j ON m.dk = j.dk GROUP BY j.cat;
+
+DROP TABLE jf, jdim, jcust, jm, ji CASCADE;
