@@ -102,7 +102,7 @@ gpa_leaf_scan_input(PlannerInfo *root, RelOptInfo *leaf, List **dev_rinfos,
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
 		!gpu_relation_is_plain_heap(rte))
 	{
-		*reason = "a partition is not a heap table";
+		*reason = "a partition or UNION ALL arm is not a plain heap table scan";
 		return false;
 	}
 	foreach(lc, leaf->baserestrictinfo)

@@ -105,9 +105,10 @@ collect_upper_items(Node *expr, List *keys, Index relid, List **aggrefs,
 
 /*
  * Is input_rel a scan GpuPreAgg can run: one plain heap table, or (with
- * appendrel set) a partitioned table or inheritance parent whose leaves
- * gpupreagg_partition.c checks, whose every restriction clause the device
- * evaluates?  Sets *dev_rinfos to them.
+ * appendrel set) a partitioned table, an inheritance parent or a UNION ALL
+ * flattened into an append relation, whose leaves gpupreagg_partition.c
+ * checks; and does the device evaluate its every restriction clause?  Sets
+ * *dev_rinfos to them.
  */
 static bool
 device_scan_input(PlannerInfo *root, RelOptInfo *input_rel, List **dev_rinfos,
@@ -120,20 +121,23 @@ device_scan_input(PlannerInfo *root, RelOptInfo *input_rel, List **dev_rinfos,
 	*dev_rinfos = NIL;
 	*appendrel = false;
 	if (input_rel->reloptkind != RELOPT_BASEREL ||
-		input_rel->rtekind != RTE_RELATION ||
+		(input_rel->rtekind != RTE_RELATION &&
+		 input_rel->rtekind != RTE_SUBQUERY) ||
 		input_rel->lateral_relids != NULL)
 	{
 		*reason = "input is not a single base relation";
 		return false;
 	}
 	rte = root->simple_rte_array[relid];
-	if (rte->rtekind != RTE_RELATION ||
-		rte->tablesample != NULL || rte->securityQuals != NIL)
+	if (rte->rtekind == RTE_SUBQUERY && rte->inh)
+		*appendrel = true;		/* UNION ALL: its leaves are checked */
+	else if (rte->rtekind != RTE_RELATION ||
+			 rte->tablesample != NULL || rte->securityQuals != NIL)
 	{
 		*reason = "not a plain table scan";
 		return false;
 	}
-	if (rte->inh &&
+	else if (rte->inh &&
 		(rte->relkind == RELKIND_PARTITIONED_TABLE ||
 		 rte->relkind == RELKIND_RELATION))
 		*appendrel = true;

@@ -5,7 +5,7 @@
 -- (check_gpupreagg of 30_gpupreagg_setup) for RANGE, LIST, HASH and
 -- multi-level partitioning, a default partition, a partition whose columns
 -- lie in another order after a dropped one, pruning at plan time and at
--- run time, and old-style inheritance.
+-- run time, old-style inheritance, and UNION ALL views.
 --
 SET pg_strom.regression_test_mode = on;
 SET max_parallel_workers_per_gather = 0;
@@ -147,4 +147,24 @@ SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n, sum(v) AS s FROM ONLY ih
 EXPLAIN (COSTS OFF)
 SELECT g, count(*), sum(v) FROM ih GROUP BY g;
 
-DROP TABLE pt, pl, ph, pm, ih CASCADE;
+-- UNION ALL of tables of the same shape, in a view: one GpuPreAgg per arm;
+-- an arm that is not a plain table scan (a WHERE clause keeps it a
+-- subquery) keeps the aggregate on the CPU
+CREATE TABLE ua1 (g int, v int);
+CREATE TABLE ua2 (v int, junk int, g int);
+ALTER TABLE ua2 DROP COLUMN junk;
+INSERT INTO ua1 SELECT i % 7, i FROM generate_series(1, 6000) i;
+INSERT INTO ua2 SELECT i * 2, i % 5 FROM generate_series(1, 6000) i;
+ANALYZE ua1, ua2;
+CREATE VIEW uav AS
+  SELECT g, v FROM ua1 UNION ALL SELECT g, v FROM ua2;
+CREATE VIEW uav_where AS
+  SELECT g, v FROM ua1 UNION ALL SELECT g, v FROM ua2 WHERE v > 100;
+SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n, sum(v) AS s, max(v) AS m FROM uav GROUP BY g', 'g');
+SELECT * FROM check_gpupreagg('SELECT count(*) AS n, sum(v + g) AS s FROM uav WHERE g < 3');
+SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n, sum(v) AS s FROM uav_where GROUP BY g', 'g');
+EXPLAIN (COSTS OFF)
+SELECT g, count(*), sum(v) FROM uav GROUP BY g;
+
+DROP VIEW uav, uav_where;
+DROP TABLE pt, pl, ph, pm, ih, ua1, ua2 CASCADE;
