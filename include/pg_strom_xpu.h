@@ -115,7 +115,10 @@ typedef enum XpuType
 	X(EXTRACT,    1, SPECIAL) \
 	X(DATE_PART,  1, SPECIAL) \
 	X(LIKE,       2, SPECIAL) \
-	X(NOT_LIKE,   2, SPECIAL)
+	X(NOT_LIKE,   2, SPECIAL) \
+	X(DATE_TRUNC, 1, SPECIAL) \
+	X(TZ_LOCAL,   1, SPECIAL) \
+	X(TZ_UTC,     1, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -183,6 +186,17 @@ typedef enum XpuOpcode
  *           flags XPU_NODE_LIKE_UTF8 when the database encoding is UTF8 (so
  *           '_' matches one UTF-8 character, not one byte); only UTF8 and
  *           single-byte encodings are offered to the device.
+ * DATE_TRUNC (TIMESTAMP) -> TIMESTAMP, as timestamp_trunc; aux =
+ *           XpuDateField: YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE or
+ *           SECOND.  Infinite inputs are returned as they are; a result
+ *           outside the timestamp range gives RECHECK.
+ * TZ_LOCAL  (TIMESTAMPTZ) -> TIMESTAMP: the local time of a zone with a
+ *           fixed UTC offset, aux = its offset in seconds east of UTC
+ *           (|aux| < 86400), as timestamptz_timestamp in such a zone.
+ * TZ_UTC    (TIMESTAMP) -> TIMESTAMPTZ: the inverse, as
+ *           timestamp_timestamptz.  Infinite inputs are returned as they
+ *           are; an input or result outside the timestamp range gives
+ *           RECHECK.
  */
 typedef enum XpuDateField
 {
@@ -194,7 +208,9 @@ typedef enum XpuDateField
 	XPU_FIELD_DOY,
 	XPU_FIELD_QUARTER,
 	XPU_FIELD_HOUR,			/* TIMESTAMP only */
-	XPU_FIELD_MINUTE		/* TIMESTAMP only */
+	XPU_FIELD_MINUTE,		/* TIMESTAMP only */
+	XPU_FIELD_WEEK,			/* DATE_TRUNC only */
+	XPU_FIELD_SECOND		/* DATE_TRUNC only */
 } XpuDateField;
 
 #define XPU_NODE_CONST_NULL		0x0001

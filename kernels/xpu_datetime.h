@@ -20,6 +20,10 @@
 #define XPU_USECS_PER_DAY			86400000000LL
 #define XPU_USECS_PER_HOUR			3600000000LL
 #define XPU_USECS_PER_MINUTE		60000000LL
+#define XPU_USECS_PER_SEC			1000000LL
+/* timestamp.h: MIN_TIMESTAMP, END_TIMESTAMP */
+#define XPU_MIN_TIMESTAMP			(-211813488000000000LL)
+#define XPU_END_TIMESTAMP			9223371331200000000LL
 
 /* date.h: IS_VALID_DATE */
 XPU_FUNC bool
@@ -228,26 +232,122 @@ xpu_date_field(int field, int32_t d, bool for_timestamp, int64_t *r)
 	return xpu_datetime_field(field, d + XPU_POSTGRES_EPOCH_JDATE, 0, false, r);
 }
 
+/*
+ * A finite timestamp as its julian day and time of day in microseconds, as
+ * timestamp2tm splits it; false where the day is outside what j2date takes.
+ */
+XPU_FUNC bool
+xpu_timestamp_split(int64_t ts, int64_t *julian, int64_t *time)
+{
+	int64_t		date = ts / XPU_USECS_PER_DAY;
+
+	*time = ts - date * XPU_USECS_PER_DAY;
+	if (*time < 0)
+	{
+		*time += XPU_USECS_PER_DAY;
+		date -= 1;
+	}
+	*julian = date + XPU_POSTGRES_EPOCH_JDATE;
+	return *julian >= 0 && *julian <= (int64_t) INT32_MAX;
+}
+
 /* EXTRACT/DATE_PART of a TIMESTAMP (timestamp2tm) */
 XPU_FUNC bool
 xpu_timestamp_field(int field, int64_t ts, int64_t *r)
 {
-	int64_t		date;
+	int64_t		julian;
 	int64_t		time;
 
+	if (ts == XPU_DT_NOBEGIN || ts == XPU_DT_NOEND ||
+		!xpu_timestamp_split(ts, &julian, &time))
+		return false;
+	return xpu_datetime_field(field, (int) julian, time, true, r);
+}
+
+/* timestamp.h: IS_VALID_TIMESTAMP */
+XPU_FUNC bool
+xpu_timestamp_is_valid(int64_t ts)
+{
+	return XPU_MIN_TIMESTAMP <= ts && ts < XPU_END_TIMESTAMP;
+}
+
+/*
+ * DATE_TRUNC: timestamp_trunc.  The week is the ISO week, which starts on
+ * the Monday on or before the day.
+ */
+XPU_FUNC bool
+xpu_timestamp_trunc(int field, int64_t ts, int64_t *r)
+{
+	int64_t		julian;
+	int64_t		time;
+	int			year,
+				mon,
+				mday;
+
 	if (ts == XPU_DT_NOBEGIN || ts == XPU_DT_NOEND)
-		return false;
-	date = ts / XPU_USECS_PER_DAY;
-	time = ts - date * XPU_USECS_PER_DAY;
-	if (time < 0)
 	{
-		time += XPU_USECS_PER_DAY;
-		date -= 1;
+		*r = ts;
+		return true;
 	}
-	date += XPU_POSTGRES_EPOCH_JDATE;
-	if (date < 0 || date > (int64_t) INT32_MAX)
+	if (!xpu_timestamp_is_valid(ts) || !xpu_timestamp_split(ts, &julian, &time))
 		return false;
-	return xpu_datetime_field(field, (int) date, time, true, r);
+	xpu_j2date((int) julian, &year, &mon, &mday);
+	switch (field)
+	{
+		case XPU_FIELD_YEAR:
+			julian = xpu_date2j(year, 1, 1);
+			time = 0;
+			break;
+		case XPU_FIELD_QUARTER:
+			julian = xpu_date2j(year, 3 * ((mon - 1) / 3) + 1, 1);
+			time = 0;
+			break;
+		case XPU_FIELD_MONTH:
+			julian = xpu_date2j(year, mon, 1);
+			time = 0;
+			break;
+		case XPU_FIELD_WEEK:
+			/* j2day: 0 is Sunday; back to Monday */
+			julian -= (xpu_j2day((int) julian) + 6) % 7;
+			time = 0;
+			break;
+		case XPU_FIELD_DAY:
+			time = 0;
+			break;
+		case XPU_FIELD_HOUR:
+			time -= time % XPU_USECS_PER_HOUR;
+			break;
+		case XPU_FIELD_MINUTE:
+			time -= time % XPU_USECS_PER_MINUTE;
+			break;
+		case XPU_FIELD_SECOND:
+			time -= time % XPU_USECS_PER_SEC;
+			break;
+		default:
+			return false;
+	}
+	*r = (julian - XPU_POSTGRES_EPOCH_JDATE) * XPU_USECS_PER_DAY + time;
+	return xpu_timestamp_is_valid(*r);
+}
+
+/*
+ * TZ_LOCAL / TZ_UTC: a timestamp moved by a fixed number of seconds (the
+ * zone's offset east of UTC, or its negation), as timestamptz_timestamp
+ * and timestamp_timestamptz compute it in a zone without transitions.
+ */
+XPU_FUNC bool
+xpu_timestamp_shift(int64_t ts, int64_t secs, int64_t *r)
+{
+	if (ts == XPU_DT_NOBEGIN || ts == XPU_DT_NOEND)
+	{
+		*r = ts;
+		return true;
+	}
+	/* a valid timestamp moved by less than a day cannot overflow int64 */
+	if (!xpu_timestamp_is_valid(ts) || secs <= -86400 || secs >= 86400)
+		return false;
+	*r = ts + secs * XPU_USECS_PER_SEC;
+	return xpu_timestamp_is_valid(*r);
 }
 
 #endif							/* XPU_DATETIME_H */

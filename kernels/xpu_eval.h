@@ -436,6 +436,19 @@ xpu_validate_node(const xpu_program *prog, int i)
 		case XPU_OP_DATE_MI:
 			return na == 2 && t0 == XPU_TYPE_DATE && t1 == XPU_TYPE_DATE &&
 				rt == XPU_TYPE_INT4;
+		case XPU_OP_DATE_TRUNC:
+			if (na != 1 || t0 != XPU_TYPE_TIMESTAMP || rt != XPU_TYPE_TIMESTAMP)
+				return false;
+			return n->aux == XPU_FIELD_YEAR || n->aux == XPU_FIELD_QUARTER ||
+				n->aux == XPU_FIELD_MONTH || n->aux == XPU_FIELD_WEEK ||
+				n->aux == XPU_FIELD_DAY || n->aux == XPU_FIELD_HOUR ||
+				n->aux == XPU_FIELD_MINUTE || n->aux == XPU_FIELD_SECOND;
+		case XPU_OP_TZ_LOCAL:
+			return na == 1 && t0 == XPU_TYPE_TIMESTAMPTZ &&
+				rt == XPU_TYPE_TIMESTAMP && n->aux > -86400 && n->aux < 86400;
+		case XPU_OP_TZ_UTC:
+			return na == 1 && t0 == XPU_TYPE_TIMESTAMP &&
+				rt == XPU_TYPE_TIMESTAMPTZ && n->aux > -86400 && n->aux < 86400;
 		case XPU_OP_EXTRACT:
 		case XPU_OP_DATE_PART:
 			if (na != 1 || (t0 != XPU_TYPE_DATE && t0 != XPU_TYPE_TIMESTAMP))
@@ -1330,6 +1343,22 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 						ok = xpu_date_mi((int32_t) a->v.i64, (int32_t) b->v.i64, &v);
 					r->v.i64 = v;
 				}
+				break;
+
+			case XPU_OP_DATE_TRUNC:
+			case XPU_OP_TZ_LOCAL:
+			case XPU_OP_TZ_UTC:
+				if (a->isnull)
+				{
+					r->isnull = 1;
+					break;
+				}
+				if (op == XPU_OP_DATE_TRUNC)
+					ok = xpu_timestamp_trunc(n->aux, a->v.i64, &r->v.i64);
+				else
+					ok = xpu_timestamp_shift(a->v.i64,
+											 op == XPU_OP_TZ_LOCAL ? n->aux : -(int64_t) n->aux,
+											 &r->v.i64);
 				break;
 
 			case XPU_OP_EXTRACT:

@@ -201,6 +201,15 @@ SELECT hx_check('parallel GpuPreAgg, several chunks, concurrent growth', $q$SELE
                 'Parallel Custom Scan \(GpuPreAgg\)', '{Chunks,GPU Groups,Table Growths}', '([4-9]|[1-9][0-9])');
 SELECT hx_check('parallel GpuPreAgg DISTINCT', $q$SELECT DISTINCT g, t FROM hx WHERE a > 100$q$,
                 'GpuPreAgg', '{Chunks,GPU Groups}');
+-- date_trunc keys, of a date in the session's zone (a fixed offset) and of
+-- a timestamp
+SET TimeZone = 'UTC';
+CREATE TABLE hx_dt AS SELECT i AS id, timestamp '2024-01-01' + i * interval '17 minutes 3.25 seconds' AS ts,
+       date '2023-06-01' + i % 500 AS d FROM generate_series(1, 100000) i;
+VACUUM ANALYZE hx_dt;
+SELECT hx_check('GpuPreAgg date_trunc keys', $q$SELECT date_trunc('month', d) AS m, date_trunc('week', ts) AS w, count(*), max(id) FROM hx_dt GROUP BY 1, 2$q$,
+                'GpuPreAgg', '{Chunks,GPU Groups}');
+RESET TimeZone;
 -- a partitioned table (a partition with its columns in another order after
 -- a dropped one): one GpuPreAgg per surviving partition under a Parallel
 -- Append, and under a plain Append pruned to two

@@ -100,6 +100,8 @@ const (
 	FieldQuarter = int32(C.XPU_FIELD_QUARTER)
 	FieldHour    = int32(C.XPU_FIELD_HOUR)
 	FieldMinute  = int32(C.XPU_FIELD_MINUTE)
+	FieldWeek    = int32(C.XPU_FIELD_WEEK)
+	FieldSecond  = int32(C.XPU_FIELD_SECOND)
 )
 
 // Field offsets of XpuSession, from the message start.

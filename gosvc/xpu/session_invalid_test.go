@@ -202,6 +202,13 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"date_part tstz", "is TIMESTAMPTZ, want DATE or TIMESTAMP", opx(xpu.OpDatePart, F8, 0, xpu.FieldDay, TZ)},
 		{"date_part field 0", "unknown date field 0", opx(xpu.OpDatePart, F8, 0, 0, D)},
 		{"date_part field 10", "unknown date field 10", opx(xpu.OpDatePart, F8, 0, xpu.FieldMinute+1, TS)},
+		{"date_trunc week", "", opx(xpu.OpDateTrunc, TS, 0, xpu.FieldWeek, TS)},
+		{"date_trunc dow", "cannot be truncated to", opx(xpu.OpDateTrunc, TS, 0, xpu.FieldDow, TS)},
+		{"date_trunc of a date", "is DATE, want TIMESTAMP", opx(xpu.OpDateTrunc, TS, 0, xpu.FieldDay, D)},
+		{"tz_local", "", opx(xpu.OpTzLocal, TS, 0, -18000, TZ)},
+		{"tz_local of a timestamp", "is TIMESTAMP, want TIMESTAMPTZ", opx(xpu.OpTzLocal, TS, 0, 0, TS)},
+		{"tz_utc a day east", "a day or more", opx(xpu.OpTzUtc, TZ, 0, 86400, TS)},
+		{"tz_utc restype", "result type TIMESTAMP, want TIMESTAMPTZ", opx(xpu.OpTzUtc, TS, 0, 0, TS)},
 		{"like", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
 			return b.OpX(xpu.OpLike, B, xpu.FlagLikeUTF8, 0, v(T), b.ConstText(T, "a%"))
 		}},

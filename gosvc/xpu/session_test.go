@@ -86,6 +86,8 @@ func everyOpcode() *xputest.Builder {
 	add(b.Op(xpu.OpLe, xpu.TypeBool, b.Op(xpu.OpCast, xpu.TypeTimestamp, d), ts))
 	add(b.Op(xpu.OpEq, xpu.TypeBool, b.OpX(xpu.OpExtract, xpu.TypeNumeric, 0, xpu.FieldYear, d), b.ConstNumeric(2024, 0, 0)))
 	add(b.Op(xpu.OpEq, xpu.TypeBool, b.OpX(xpu.OpDatePart, xpu.TypeFloat8, 0, xpu.FieldMinute, ts), b.ConstFloat8(5)))
+	tstz := b.OpX(xpu.OpTzUtc, xpu.TypeTimestampTz, 0, 3600, b.OpX(xpu.OpDateTrunc, xpu.TypeTimestamp, 0, xpu.FieldWeek, ts))
+	add(b.Op(xpu.OpLe, xpu.TypeBool, b.OpX(xpu.OpTzLocal, xpu.TypeTimestamp, 0, 3600, tstz), ts))
 	bv := b.Var(6, xpu.TypeBool)
 	add(b.Op(xpu.OpNe, xpu.TypeBool, bv, b.ConstBool(true)))
 	add(b.Op(xpu.OpNot, xpu.TypeBool, b.Op(xpu.OpIsNull, xpu.TypeBool, vc)))

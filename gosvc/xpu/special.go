@@ -21,6 +21,12 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkDateField(p, nd, TypeFloat8)
 	case OpLike, OpNotLike:
 		return checkLike(p, nd)
+	case OpDateTrunc:
+		return checkDateTrunc(p, nd)
+	case OpTzLocal:
+		return checkZoneShift(p, nd, TypeTimestamp, TypeTimestampTz)
+	case OpTzUtc:
+		return checkZoneShift(p, nd, TypeTimestampTz, TypeTimestamp)
 	}
 	return fmt.Errorf("no validation rule for this opcode")
 }
@@ -92,6 +98,41 @@ func checkLike(p *Program, nd *Node) error {
 	// CONST, and LIKE then yields NULL.
 	if pat := &p.Nodes[nd.Args[1]]; pat.Opcode != OpConst || pat.Restype != TypeText {
 		return fmt.Errorf("the pattern (node %d) is %s %s, want a CONST TEXT", nd.Args[1], pat.Opcode, pat.Restype)
+	}
+	return nil
+}
+
+func checkDateTrunc(p *Program, nd *Node) error {
+	if err := requireZero(nd, 0, true); err != nil {
+		return err
+	}
+	if err := requireRestype(nd, TypeTimestamp); err != nil {
+		return err
+	}
+	if at := argType(p, nd, 0); at != TypeTimestamp {
+		return fmt.Errorf("argument is %s, want TIMESTAMP", at)
+	}
+	switch nd.Aux {
+	case FieldYear, FieldQuarter, FieldMonth, FieldWeek, FieldDay, FieldHour, FieldMinute, FieldSecond:
+		return nil
+	}
+	return fmt.Errorf("date field %d cannot be truncated to", nd.Aux)
+}
+
+// checkZoneShift: aux is a fixed zone's offset from UTC in seconds, less
+// than a day either way.
+func checkZoneShift(p *Program, nd *Node, res, arg Type) error {
+	if err := requireZero(nd, 0, true); err != nil {
+		return err
+	}
+	if err := requireRestype(nd, res); err != nil {
+		return err
+	}
+	if at := argType(p, nd, 0); at != arg {
+		return fmt.Errorf("argument is %s, want %s", at, arg)
+	}
+	if nd.Aux <= -86400 || nd.Aux >= 86400 {
+		return fmt.Errorf("zone offset %d s is a day or more", nd.Aux)
 	}
 	return nil
 }

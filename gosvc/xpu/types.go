@@ -105,6 +105,9 @@ const (
 	OpDatePart     = Opcode(C.XPU_OP_DATE_PART)
 	OpLike         = Opcode(C.XPU_OP_LIKE)
 	OpNotLike      = Opcode(C.XPU_OP_NOT_LIKE)
+	OpDateTrunc    = Opcode(C.XPU_OP_DATE_TRUNC)
+	OpTzLocal      = Opcode(C.XPU_OP_TZ_LOCAL)
+	OpTzUtc        = Opcode(C.XPU_OP_TZ_UTC)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

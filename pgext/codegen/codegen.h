@@ -28,15 +28,18 @@ extern bool pgstrom_codegen_qual_supported(Expr *qual, Index scanrelid);
  * Builds a complete OpenSession message (PgStromMsgHeader + XpuSession +
  * attribute descriptors + nodes + argument array + constant pool) for the
  * implicitly-ANDed list of device quals.  PARAM_EXTERN values are taken
- * from econtext->ecxt_param_list_info at this point.  ereport(ERROR)s on an
- * expression it cannot encode (the planner should have refused it).
+ * from econtext->ecxt_param_list_info at this point.  NULL with *cpu_reason
+ * where an expression cannot be encoded now (the planner checked it, but
+ * what it depends on, such as the session's time zone, may have changed
+ * since): the node then runs on the CPU.
  */
 extern StringInfo pgstrom_build_gpuscan_session(List *dev_quals,
 												Index scanrelid,
 												Relation rel,
 												ExprContext *econtext,
 												uint64 plan_id,
-												uint32 request_id);
+												uint32 request_id,
+												const char **cpu_reason);
 
 /*
  * Can the device compute this expression (of any device type, not only
@@ -53,7 +56,8 @@ extern int	pgstrom_codegen_xpu_type(Oid typid);
  * Builds the OpenSession message of a GpuPreAgg (kind XPU_KIND_GPUPREAGG):
  * the device quals as the root, the keys', arguments' and filters' nodes
  * before it, and the XpuPreAggDesc (implemented in
- * gpupreagg/gpupreagg_codegen.c).
+ * gpupreagg/gpupreagg_codegen.c).  NULL with *cpu_reason as
+ * pgstrom_build_gpuscan_session.
  */
 struct GpuPreAggInfo;
 extern StringInfo pgstrom_build_gpupreagg_session(const struct GpuPreAggInfo *info,
@@ -61,6 +65,7 @@ extern StringInfo pgstrom_build_gpupreagg_session(const struct GpuPreAggInfo *in
 												  Relation rel,
 												  ExprContext *econtext,
 												  uint64 plan_id,
-												  uint32 request_id);
+												  uint32 request_id,
+												  const char **cpu_reason);
 
 #endif							/* PGSTROM_CODEGEN_H */

@@ -82,7 +82,8 @@ pgstrom_build_gpuscan_session(List *dev_quals,
 							  Relation rel,
 							  ExprContext *econtext,
 							  uint64 plan_id,
-							  uint32 request_id)
+							  uint32 request_id,
+							  const char **cpu_reason)
 {
 	CgContext	ctx;
 	int		   *roots;
@@ -102,10 +103,7 @@ pgstrom_build_gpuscan_session(List *dev_quals,
 		if (roots[i] >= 0 && ctx.nodes[roots[i]].restype != XPU_TYPE_BOOL)
 			roots[i] = cg_refuse(&ctx, "qual is not of type boolean");
 		if (roots[i] < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("GpuScan cannot run a qual on the GPU: %s",
-							ctx.refused ? ctx.refused : "unknown reason")));
+			return cg_refused_session(&ctx, cpu_reason);
 		i++;
 	}
 
@@ -120,10 +118,7 @@ pgstrom_build_gpuscan_session(List *dev_quals,
 	else
 		root = cg_add_root_node(&ctx, XPU_OP_AND, nquals, roots);
 	if (root < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GpuScan cannot run its quals on the GPU: %s",
-						ctx.refused ? ctx.refused : "unknown reason")));
+		return cg_refused_session(&ctx, cpu_reason);
 
 	result = cg_assemble_message(&ctx, root, rel, plan_id, request_id);
 	pfree(roots);

@@ -182,6 +182,7 @@ static StringInfo
 debug_build(text *sql_text, ArrayType *params_arr, StringInfo report)
 {
 	char	   *sql = text_to_cstring(sql_text);
+	const char *cpu_reason = NULL;
 	List	   *raws = pg_parse_query(sql);
 	Oid		   *ptypes = NULL;
 	int			nptypes = 0;
@@ -274,7 +275,10 @@ debug_build(text *sql_text, ArrayType *params_arr, StringInfo report)
 	econtext = CreateStandaloneExprContext();
 	econtext->ecxt_param_list_info = paramLI;
 	msg = pgstrom_build_gpuscan_session(dev_quals, scanrelid, rel, econtext,
-										UINT64CONST(0x1122334455667788), 42);
+										UINT64CONST(0x1122334455667788), 42,
+										&cpu_reason);
+	if (msg == NULL)
+		appendStringInfo(report, "program: refused: %s\n", cpu_reason);
 	FreeExprContext(econtext, true);
 	table_close(rel, AccessShareLock);
 	return msg;

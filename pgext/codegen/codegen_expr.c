@@ -22,6 +22,7 @@
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 
+#include "codegen/codegen_datetime.h"
 #include "codegen/codegen_expr.h"
 #include "codegen/codegen_functable.h"
 #include "codegen/codegen_program.h"
@@ -62,8 +63,8 @@ xtype_is_text(int t)
  * Function application on nodes that already exist
  * ----------------------------------------------------------------
  */
-static int
-check_arg_type(CgContext *ctx, const CgFuncInfo *f, int idx, int declared)
+int
+cg_check_arg_type(CgContext *ctx, const CgFuncInfo *f, int idx, int declared)
 {
 	if (idx < 0)
 		return idx;
@@ -88,9 +89,9 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 
 	if (a1 < 0 || a2 < 0)
 		return -1;
-	a1 = check_arg_type(ctx, f, a1, f->arg1);
+	a1 = cg_check_arg_type(ctx, f, a1, f->arg1);
 	if (f->arg2 != XPU_TYPE_INVALID)
-		a2 = check_arg_type(ctx, f, a2, f->arg2);
+		a2 = cg_check_arg_type(ctx, f, a2, f->arg2);
 	if (a1 < 0 || a2 < 0)
 		return -1;
 
@@ -161,8 +162,12 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 								   0, 2, argv);
 			}
 
+		case FK_ZONE:
+			return cg_emit_zone_shift(ctx, f, cg_coerce(ctx, a1, f->optype));
+
 		case FK_EXTRACT:
-			break;				/* handled by emit_extract */
+		case FK_DATE_TRUNC:
+			break;				/* handled by codegen_datetime.c */
 	}
 	return cg_refuse(ctx, "function %s cannot be applied here", cg_func_name(f));
 }
@@ -206,80 +211,6 @@ emit_maybe_const(CgContext *ctx, Expr *expr, XpuType xtype)
 	return cg_emit_expr(ctx, expr);
 }
 
-/* extract(field from x) and date_part(field, x) */
-static int
-emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
-{
-	Expr	   *field = linitial(args);
-	Const	   *c;
-	text	   *units;
-	char	   *lowunits;
-	int			type;
-	int			val;
-	int32		xfield;
-	int			idx;
-
-	while (IsA(field, RelabelType))
-		field = ((RelabelType *) field)->arg;
-	if (!IsA(field, Const) || ((Const *) field)->consttype != TEXTOID)
-		return cg_refuse(ctx, "%s field is not a text constant", cg_func_name(f));
-	c = (Const *) field;
-	if (c->constisnull)
-		return cg_refuse(ctx, "%s field is NULL", cg_func_name(f));
-
-	/* as timestamp_part_common / extract_date decode it */
-	units = DatumGetTextPP(c->constvalue);
-	lowunits = downcase_truncate_identifier(VARDATA_ANY(units),
-											VARSIZE_ANY_EXHDR(units), false);
-	type = DecodeUnits(0, lowunits, &val);
-	if (type == UNKNOWN_FIELD)
-		type = DecodeSpecial(0, lowunits, &val);
-	if (type != UNITS)
-		return cg_refuse(ctx, "field \"%s\" is not supported on the device", lowunits);
-	switch (val)
-	{
-		case DTK_YEAR:
-			xfield = XPU_FIELD_YEAR;
-			break;
-		case DTK_MONTH:
-			xfield = XPU_FIELD_MONTH;
-			break;
-		case DTK_DAY:
-			xfield = XPU_FIELD_DAY;
-			break;
-		case DTK_DOW:
-			xfield = XPU_FIELD_DOW;
-			break;
-		case DTK_ISODOW:
-			xfield = XPU_FIELD_ISODOW;
-			break;
-		case DTK_DOY:
-			xfield = XPU_FIELD_DOY;
-			break;
-		case DTK_QUARTER:
-			xfield = XPU_FIELD_QUARTER;
-			break;
-		case DTK_HOUR:
-			xfield = XPU_FIELD_HOUR;
-			break;
-		case DTK_MINUTE:
-			xfield = XPU_FIELD_MINUTE;
-			break;
-		default:
-			return cg_refuse(ctx, "field \"%s\" is not supported on the device", lowunits);
-	}
-
-	idx = check_arg_type(ctx, f, cg_emit_expr(ctx, lsecond(args)), f->arg2);
-	if (idx < 0)
-		return -1;
-	if (f->flags & FF_DATE_AS_TS)
-		idx = cg_coerce(ctx, idx, XPU_TYPE_TIMESTAMP);	/* SQL: $2::timestamp */
-	else if (f->arg2 == XPU_TYPE_DATE &&
-			 (xfield == XPU_FIELD_HOUR || xfield == XPU_FIELD_MINUTE))
-		return cg_refuse(ctx, "field \"%s\" of a date", lowunits);	/* an error in PG */
-	return cg_add_node(ctx, f->opcode, f->restype, 0, xfield, 1, &idx);
-}
-
 static int
 emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 {
@@ -297,7 +228,9 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 	switch ((CgFuncKind) f->kind)
 	{
 		case FK_EXTRACT:
-			return emit_extract(ctx, f, args);
+			return cg_emit_extract(ctx, f, args);
+		case FK_DATE_TRUNC:
+			return cg_emit_date_trunc(ctx, f, args);
 		case FK_LIKE:
 			a1 = cg_emit_expr(ctx, linitial(args));
 			a2 = emit_maybe_const(ctx, lsecond(args), XPU_TYPE_TEXT);
@@ -520,6 +453,78 @@ emit_coalesce(CgContext *ctx, CoalesceExpr *ce)
 	return cg_add_node(ctx, XPU_OP_COALESCE, restype, 0, 0, n, argv);
 }
 
+/* the equality of a DistinctExpr or NullIfExpr over its emitted a and b */
+static int
+emit_equality(CgContext *ctx, OpExpr *op, int a, int b)
+{
+	Oid			funcid = OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno);
+	const CgFuncInfo *f = cg_lookup_func(funcid);
+
+	if (f == NULL)
+		return refuse_func(ctx, funcid);
+	if (f->kind != FK_CMP || f->opcode != XPU_OP_EQ)
+		return cg_refuse(ctx, "IS DISTINCT FROM or NULLIF over an operator other than equality");
+	return apply_func(ctx, f, op->inputcollid, a, b);
+}
+
+/*
+ * a IS DISTINCT FROM b, as
+ *	CASE WHEN a IS NULL THEN b IS NOT NULL WHEN b IS NULL THEN true
+ *		 ELSE NOT (a = b) END
+ */
+static int
+emit_distinct(CgContext *ctx, DistinctExpr *de)
+{
+	int			a;
+	int			b;
+	int			eq;
+	int			argv[5];
+	int			i;
+
+	if (list_length(de->args) != 2)
+		return cg_refuse(ctx, "IS DISTINCT FROM with %d arguments", list_length(de->args));
+	a = cg_emit_expr(ctx, linitial(de->args));
+	b = cg_emit_expr(ctx, lsecond(de->args));
+	if (a < 0 || b < 0 || (eq = emit_equality(ctx, de, a, b)) < 0)
+		return -1;
+	argv[0] = cg_add_node(ctx, XPU_OP_IS_NULL, XPU_TYPE_BOOL, 0, 0, 1, &a);
+	argv[1] = cg_add_node(ctx, XPU_OP_IS_NOT_NULL, XPU_TYPE_BOOL, 0, 0, 1, &b);
+	argv[2] = cg_add_node(ctx, XPU_OP_IS_NULL, XPU_TYPE_BOOL, 0, 0, 1, &b);
+	argv[3] = cg_emit_const(ctx, XPU_TYPE_BOOL, BOOLOID, BoolGetDatum(true), false);
+	argv[4] = cg_add_node(ctx, XPU_OP_NOT, XPU_TYPE_BOOL, 0, 0, 1, &eq);
+	for (i = 0; i < 5; i++)
+	{
+		if (argv[i] < 0)
+			return -1;
+	}
+	return cg_add_node(ctx, XPU_OP_CASE, XPU_TYPE_BOOL, 0, 0, 5, argv);
+}
+
+/* NULLIF(a, b), as CASE WHEN a = b THEN NULL ELSE a END */
+static int
+emit_nullif(CgContext *ctx, NullIfExpr *ne)
+{
+	XpuType		restype = cg_xtype_of_oid(ne->opresulttype);
+	int			a;
+	int			b;
+	int			argv[3];
+
+	if (restype == XPU_TYPE_INVALID)
+		return cg_refuse(ctx, "NULLIF of type %s is not supported",
+						 format_type_be(ne->opresulttype));
+	if (list_length(ne->args) != 2)
+		return cg_refuse(ctx, "NULLIF with %d arguments", list_length(ne->args));
+	a = cg_coerce(ctx, cg_emit_expr(ctx, linitial(ne->args)), restype);
+	b = cg_emit_expr(ctx, lsecond(ne->args));
+	if (a < 0 || b < 0 || (argv[0] = emit_equality(ctx, ne, a, b)) < 0)
+		return -1;
+	argv[1] = cg_emit_const(ctx, restype, ne->opresulttype, (Datum) 0, true);
+	argv[2] = a;
+	if (argv[1] < 0)
+		return -1;
+	return cg_add_node(ctx, XPU_OP_CASE, restype, 0, 0, 3, argv);
+}
+
 /*
  * Appends the nodes of expr; returns the index of its value's node, or -1
  * with ctx->refused set.
@@ -702,9 +707,9 @@ cg_emit_expr(CgContext *ctx, Expr *expr)
 		case T_RowExpr:
 			return cg_refuse(ctx, "row expressions are not supported on the device");
 		case T_DistinctExpr:
-			return cg_refuse(ctx, "IS DISTINCT FROM is not supported on the device");
+			return emit_distinct(ctx, (DistinctExpr *) expr);
 		case T_NullIfExpr:
-			return cg_refuse(ctx, "NULLIF is not supported on the device");
+			return emit_nullif(ctx, (NullIfExpr *) expr);
 		case T_CoerceViaIO:
 		case T_ArrayCoerceExpr:
 		case T_CoerceToDomain:

@@ -17,6 +17,11 @@
 
 extern int	cg_emit_expr(CgContext *ctx, Expr *expr);
 
+/* idx (a node), or -1 refused when its type is not the declared one */
+struct CgFuncInfo;
+extern int	cg_check_arg_type(CgContext *ctx, const struct CgFuncInfo *f,
+							  int idx, int declared);
+
 /*
  * The device quals as the program's root, its last node and above
  * max_used (the highest node the caller emitted for its own use, or -1);

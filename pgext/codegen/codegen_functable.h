@@ -22,7 +22,10 @@ typedef enum CgFuncKind
 	FK_DATE,					/* DATE_PLI, DATE_MII, DATE_MI */
 	FK_DATE_SWAP,				/* integer_pl_date: DATE_PLI, args swapped */
 	FK_EXTRACT,					/* (field text, a2) -> restype, aux field */
-	FK_LIKE						/* (TEXT, CONST TEXT) -> BOOL */
+	FK_LIKE,					/* (TEXT, CONST TEXT) -> BOOL */
+	FK_DATE_TRUNC,				/* (field text, a2) -> restype */
+	FK_ZONE						/* (a1) cast to optype, then the zone shift
+								 * opcode -> restype */
 } CgFuncKind;
 
 #define FF_PATTERN		0x01	/* text comparison bytewise under any

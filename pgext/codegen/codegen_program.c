@@ -150,3 +150,17 @@ cg_add_root_node(CgContext *ctx, XpuOpcode opcode, int nargs, const int *argv)
 	ctx->no_dedup = false;
 	return idx;
 }
+
+/*
+ * A program the device cannot run after all (what the planner checked
+ * depends on something that changed since, such as the session's time
+ * zone): NULL, and why for the node's CPU path.
+ */
+StringInfo
+cg_refused_session(CgContext *ctx, const char **cpu_reason)
+{
+	*cpu_reason = psprintf("the device cannot run the program now: %s",
+						   ctx->refused ? ctx->refused : "unknown reason");
+	cg_free_context(ctx);
+	return NULL;
+}

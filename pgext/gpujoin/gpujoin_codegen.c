@@ -137,10 +137,7 @@ gpujoin_build_session(GpuJoinState *gjs, const char **cpu_reason)
 		}
 	}
 	if (!with_quals && !gpujoin_emit_program(&ctx, info, &jn))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GpuJoin cannot run on the GPU: %s",
-						ctx.refused ? ctx.refused : "unknown reason")));
+		return cg_refused_session(&ctx, cpu_reason);
 	gjs->quals_on_device = with_quals;
 
 	buf = cg_assemble_message(&ctx, jn.root, gts->rel, gts->plan_id,

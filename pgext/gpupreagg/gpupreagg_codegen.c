@@ -154,7 +154,8 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 								Relation rel,
 								ExprContext *econtext,
 								uint64 plan_id,
-								uint32 request_id)
+								uint32 request_id,
+								const char **cpu_reason)
 {
 	CgContext	ctx;
 	PreAggNodes pn;
@@ -164,10 +165,7 @@ pgstrom_build_gpupreagg_session(const GpuPreAggInfo *info,
 
 	cg_init_context(&ctx, true, scanrelid, econtext, CODEGEN_MAX_NODES);
 	if (!emit_preagg_program(&ctx, info, &pn))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GpuPreAgg cannot run on the GPU: %s",
-						ctx.refused ? ctx.refused : "unknown reason")));
+		return cg_refused_session(&ctx, cpu_reason);
 
 	buf = cg_assemble_message(&ctx, pn.root, rel, plan_id, request_id);
 	Assert(buf->len % 16 == 0);

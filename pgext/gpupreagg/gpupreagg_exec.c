@@ -101,7 +101,8 @@ gpupreagg_build_session(GpuTaskState *gts, const char **cpu_reason)
 										   gts->rel,
 										   gts->css.ss.ps.ps_ExprContext,
 										   gts->plan_id,
-										   PGSTROM_SESSION_REQUEST_ID);
+										   PGSTROM_SESSION_REQUEST_ID,
+										   cpu_reason);
 }
 
 /* the device keeps the rows it accumulates: replies hold RECHECK rows only */

@@ -36,7 +36,8 @@ gpuscan_build_session(GpuTaskState *gts, const char **cpu_reason)
 										 gts->rel,
 										 gts->css.ss.ps.ps_ExprContext,
 										 gts->plan_id,
-										 PGSTROM_SESSION_REQUEST_ID);
+										 PGSTROM_SESSION_REQUEST_ID,
+										 cpu_reason);
 }
 
 static bool

@@ -1,0 +1,187 @@
+/*
+ * codegen_datetime.c
+ *
+ * xPU code generator: extract/date_part, date_trunc and the casts between
+ * timestamptz and date or timestamp.
+ *
+ * A timestamptz is shown, truncated and cast in the session's time zone.
+ * The device models a zone by one offset from UTC, so these are offered
+ * only while the session's zone has a fixed offset (UTC, Etc/GMT+n, a
+ * numeric offset), and then exactly as PostgreSQL computes them: with no
+ * transitions, timestamp2tm and tm2timestamp only add or subtract the
+ * offset.  The device program is built again when each execution starts,
+ * so a zone set after planning is the one used, and a zone without a fixed
+ * offset then sends the node to the CPU.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "parser/scansup.h"
+#include "pgtime.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+
+#include "codegen/codegen_datetime.h"
+#include "codegen/codegen_expr.h"
+#include "codegen/codegen_types.h"
+#include "codegen/codegen_values.h"
+
+/*
+ * The field name of extract, date_part or date_trunc (a text constant) as
+ * DecodeUnits gives it: the DTK_* value, or -1 refused.
+ */
+static int
+field_units(CgContext *ctx, const CgFuncInfo *f, Expr *field, char **lowunits)
+{
+	Const	   *c;
+	text	   *units;
+	int			type;
+	int			val;
+
+	while (IsA(field, RelabelType))
+		field = ((RelabelType *) field)->arg;
+	if (!IsA(field, Const) || ((Const *) field)->consttype != TEXTOID)
+		return cg_refuse(ctx, "%s field is not a text constant", cg_func_name(f));
+	c = (Const *) field;
+	if (c->constisnull)
+		return cg_refuse(ctx, "%s field is NULL", cg_func_name(f));
+
+	/* as timestamp_part_common, extract_date and timestamp_trunc decode it */
+	units = DatumGetTextPP(c->constvalue);
+	*lowunits = downcase_truncate_identifier(VARDATA_ANY(units),
+											 VARSIZE_ANY_EXHDR(units), false);
+	type = DecodeUnits(0, *lowunits, &val);
+	if (type == UNKNOWN_FIELD)
+		type = DecodeSpecial(0, *lowunits, &val);
+	if (type != UNITS)
+		return cg_refuse(ctx, "field \"%s\" is not supported on the device", *lowunits);
+	return val;
+}
+
+/* the device's field for a DTK_* unit, 0 where it has none */
+static int32
+device_field(int dtk)
+{
+	switch (dtk)
+	{
+		case DTK_YEAR:
+			return XPU_FIELD_YEAR;
+		case DTK_QUARTER:
+			return XPU_FIELD_QUARTER;
+		case DTK_MONTH:
+			return XPU_FIELD_MONTH;
+		case DTK_WEEK:
+			return XPU_FIELD_WEEK;
+		case DTK_DAY:
+			return XPU_FIELD_DAY;
+		case DTK_DOW:
+			return XPU_FIELD_DOW;
+		case DTK_ISODOW:
+			return XPU_FIELD_ISODOW;
+		case DTK_DOY:
+			return XPU_FIELD_DOY;
+		case DTK_HOUR:
+			return XPU_FIELD_HOUR;
+		case DTK_MINUTE:
+			return XPU_FIELD_MINUTE;
+		case DTK_SECOND:
+			return XPU_FIELD_SECOND;
+	}
+	return 0;
+}
+
+/* extract(field from x) and date_part(field, x) */
+int
+cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
+{
+	char	   *lowunits;
+	int			val = field_units(ctx, f, linitial(args), &lowunits);
+	int32		xfield;
+	int			idx;
+
+	if (val < 0)
+		return -1;
+	/* extract's fields: those of XpuDateField up to MINUTE */
+	xfield = device_field(val);
+	if (xfield == 0 || xfield > XPU_FIELD_MINUTE)
+		return cg_refuse(ctx, "field \"%s\" is not supported on the device", lowunits);
+
+	idx = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, lsecond(args)), f->arg2);
+	if (idx < 0)
+		return -1;
+	if (f->flags & FF_DATE_AS_TS)
+		idx = cg_coerce(ctx, idx, XPU_TYPE_TIMESTAMP);	/* SQL: $2::timestamp */
+	else if (f->arg2 == XPU_TYPE_DATE &&
+			 (xfield == XPU_FIELD_HOUR || xfield == XPU_FIELD_MINUTE))
+		return cg_refuse(ctx, "field \"%s\" of a date", lowunits);	/* an error in PG */
+	return cg_add_node(ctx, f->opcode, f->restype, 0, xfield, 1, &idx);
+}
+
+/* the session's zone offset east of UTC, or false refused */
+static bool
+session_zone_offset(CgContext *ctx, int32 *east)
+{
+	long int	gmtoff;
+
+	if (session_timezone == NULL ||
+		!pg_get_timezone_offset(session_timezone, &gmtoff) ||
+		gmtoff <= -SECS_PER_DAY || gmtoff >= SECS_PER_DAY)
+	{
+		cg_refuse(ctx, "time zone \"%s\" has no fixed offset from UTC",
+				  session_timezone ? pg_get_timezone_name(session_timezone) : "?");
+		return false;
+	}
+	*east = (int32) gmtoff;
+	return true;
+}
+
+static int
+zone_node(CgContext *ctx, XpuOpcode opcode, XpuType restype, int32 east,
+		  int arg)
+{
+	if (arg < 0)
+		return -1;
+	return cg_add_node(ctx, opcode, restype, 0, east, 1, &arg);
+}
+
+/* date_trunc(field, timestamp) and date_trunc(field, timestamptz) */
+int
+cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
+{
+	char	   *lowunits;
+	int			val = field_units(ctx, f, linitial(args), &lowunits);
+	int32		xfield;
+	int32		east = 0;
+	bool		zoned = (f->arg2 == XPU_TYPE_TIMESTAMPTZ);
+	int			idx;
+
+	if (val < 0)
+		return -1;
+	/* date_trunc's fields: none of the days of the week or year */
+	xfield = device_field(val);
+	if (xfield == 0 || xfield == XPU_FIELD_DOW || xfield == XPU_FIELD_ISODOW ||
+		xfield == XPU_FIELD_DOY)
+		return cg_refuse(ctx, "date_trunc to \"%s\" is not supported on the device", lowunits);
+	if (zoned && !session_zone_offset(ctx, &east))
+		return -1;
+	idx = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, lsecond(args)), f->arg2);
+	if (zoned)
+		idx = zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, east, idx);
+	if (idx < 0)
+		return -1;
+	idx = cg_add_node(ctx, XPU_OP_DATE_TRUNC, XPU_TYPE_TIMESTAMP, 0, xfield, 1, &idx);
+	if (zoned)
+		idx = zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, east, idx);
+	return idx;
+}
+
+/* a cast between timestamptz and timestamp (arg already of f->optype) */
+int
+cg_emit_zone_shift(CgContext *ctx, const CgFuncInfo *f, int arg)
+{
+	int32		east;
+
+	if (arg < 0 || !session_zone_offset(ctx, &east))
+		return -1;
+	return zone_node(ctx, f->opcode, f->restype, east, arg);
+}

@@ -1,0 +1,81 @@
+--
+-- date_trunc of timestamp and timestamptz, and the casts between
+-- timestamptz and date or timestamp, as grouping keys, aggregate arguments
+-- and WHERE clauses.  The timestamptz forms run on the device only while
+-- the session's time zone has a fixed UTC offset; under a zone with
+-- transitions the aggregate stays on the CPU.  Answers are compared with
+-- pg_strom on and off (check_gpupreagg of 30_gpupreagg_setup).
+--
+SET pg_strom.regression_test_mode = on;
+SET max_parallel_workers_per_gather = 0;
+SET TimeZone = 'UTC';
+CREATE TABLE dt (id int, d date, ts timestamp, tz timestamptz, v int);
+-- days across year and ISO-week boundaries, times of day to the microsecond
+INSERT INTO dt
+SELECT i, date '2019-12-20' + (i % 800),
+       timestamp '2019-12-28 00:00' + (i * interval '37 minutes 13.000217 seconds'),
+       timestamptz '2020-12-27 22:00+00' + (i * interval '11 minutes 7.5 seconds'),
+       i % 100
+  FROM generate_series(1, 30000) i;
+INSERT INTO dt VALUES (-1, NULL, NULL, NULL, 1),
+       (-2, 'infinity', 'infinity', 'infinity', 2),
+       (-3, '-infinity', '-infinity', '-infinity', 3);
+VACUUM ANALYZE dt;
+
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', ts) AS k, count(*) AS n, sum(v) AS s FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''week'', ts) AS k, count(*) AS n, min(ts) AS lo, max(ts) AS hi FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''year'', ts) AS k, date_trunc(''quarter'', ts) AS q, count(*) AS n FROM dt GROUP BY 1, 2', 'k, q');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''hour'', ts) AS k, count(*) AS n FROM dt WHERE id < 3000 GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''minute'', ts) AS k, date_trunc(''second'', ts) AS s, count(*) AS n FROM dt WHERE id < 500 GROUP BY 1, 2', 'k, s');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+-- date_trunc of a date is date_trunc of timestamptz: the session's zone
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n, sum(v) AS s FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''week'', tz) AS k, count(*) AS n, max(tz) AS hi FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT tz::timestamp AS k, count(*) AS n FROM dt WHERE id % 100 = 7 GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT count(*) AS n, sum(v) AS s FROM dt WHERE d::timestamptz >= timestamptz ''2021-03-01 00:00+00'' AND ts::timestamptz < tz');
+-- dates and timestamps far in the past and the future (t_datetime of
+-- 10_gpuscan_setup: years 1 BC to 2110, infinities)
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''year'', ts) AS k, count(*) AS n FROM t_datetime WHERE id <> -3 GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''week'', ts) AS k, count(*) AS n FROM t_datetime WHERE id % 5 = 0 OR id < 0 GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''quarter'', tz) AS k, count(*) AS n FROM t_datetime GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n, max(id) AS m FROM t_datetime WHERE id NOT IN (-3, -4) GROUP BY 1', 'k');
+-- results outside the timestamp range: PostgreSQL's errors
+SELECT date_trunc('year', ts), count(*) FROM t_datetime WHERE id = -3 GROUP BY 1;
+SELECT date_trunc('month', d), count(*) FROM t_datetime WHERE id = -4 GROUP BY 1;
+-- a fixed offset east of UTC, and one west
+SET TimeZone = 'Etc/GMT-9';
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n, sum(v) AS s FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, date_trunc(''day'', tz::timestamp) AS dd, count(*) AS n FROM dt GROUP BY 1, 2', 'k, dd');
+SET TimeZone = '-05:30';
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''quarter'', tz) AS k, count(*) AS n, min(tz) AS lo FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''hour'', tz) AS k, count(*) AS n FROM dt WHERE tz::timestamp < ts GROUP BY 1', 'k');
+EXPLAIN (COSTS OFF)
+SELECT date_trunc('month', d), count(*), sum(v) FROM dt GROUP BY 1;
+-- a zone with daylight saving time: the timestamptz forms stay on the CPU
+SET TimeZone = 'America/New_York';
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+-- date_trunc of a timestamp does not depend on the zone
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+-- units the device does not truncate to, and unknown ones (an error)
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''decade'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT date_trunc('fortnight', ts), count(*) FROM dt GROUP BY 1;
+-- a plan made under a fixed offset, executed under a zone with
+-- transitions: the node builds its program then and goes to the CPU
+SET TimeZone = 'UTC';
+SET plan_cache_mode = force_generic_plan;
+PREPARE dt_months AS SELECT date_trunc('month', d) AS k, count(*) AS n FROM dt GROUP BY 1;
+CREATE TEMP TABLE dt_utc AS EXECUTE dt_months;
+SET TimeZone = 'America/New_York';
+CREATE TEMP TABLE dt_ny AS EXECUTE dt_months;
+SET pg_strom.enabled = off;
+CREATE TEMP TABLE dt_ny_cpu AS SELECT date_trunc('month', d) AS k, count(*) AS n FROM dt GROUP BY 1;
+SET pg_strom.enabled = on;
+SELECT (SELECT count(*) FROM dt_ny) AS groups,
+       (SELECT count(*) FROM (TABLE dt_ny EXCEPT ALL TABLE dt_ny_cpu) a) AS missing,
+       (SELECT count(*) FROM (TABLE dt_ny_cpu EXCEPT ALL TABLE dt_ny) b) AS extra,
+       (SELECT count(*) FROM (TABLE dt_utc EXCEPT ALL TABLE dt_ny_cpu) c) > 0 AS zones_differ;
+DEALLOCATE dt_months;
+RESET plan_cache_mode;
+RESET TimeZone;
+DROP TABLE dt, dt_utc, dt_ny, dt_ny_cpu;
