@@ -265,6 +265,12 @@ SELECT hx_check('fused GpuPreAgg over partitions', $q$SELECT d.id % 7 AS k, coun
 SET max_parallel_workers_per_gather = 4;
 SELECT hx_check('parallel fused GpuPreAgg over partitions', $q$SELECT d.id % 7 AS k, t.w, count(*), sum(h.a) FROM hx_part h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.g = t.w GROUP BY 1, 2$q$,
                 'Parallel Append(.|\n)*GpuPreAgg\) on hx_part_2(.|\n)*Depth 2: Left Join', '{Chunks,GPU Groups}');
+-- a GpuJoin without aggregation over the partitions: one per partition
+SELECT hx_check('GpuJoin over partitions', $q$SELECT h.id, d.name FROM hx_part h JOIN hx_dim d ON h.a = d.id WHERE h.id % 3 = 0$q$,
+                'Append(.|\n)*GpuJoin\) on hx_part_2', '{Chunks,Rows Out}');
+SET max_parallel_workers_per_gather = 4;
+SELECT hx_check('parallel GpuJoin over partitions', $q$SELECT h.id, d.name, t.w FROM hx_part h JOIN hx_dim d ON h.a = d.id LEFT JOIN hx_tdim t ON h.g = t.w$q$,
+                'Parallel Append(.|\n)*GpuJoin\) on hx_part_2', '{Chunks,Rows Out}');
 -- the copy path: pg_strom.zero_copy off, and a temporary table (local buffers)
 SET pg_strom.zero_copy = off;
 SELECT hx_check('parallel GpuScan, pages copied', $q$SELECT id, a FROM hx_big WHERE a % 1000 = 17$q$,

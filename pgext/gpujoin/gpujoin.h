@@ -290,6 +290,15 @@ typedef struct GpuJoinState
 extern void pgstrom_init_gpujoin(void);
 extern bool is_gpujoin_path(Path *path);
 extern bool gpujoin_outer_is_appendrel(PlannerInfo *root, Index relid);
+
+/* gpujoin_partition.c: per-leaf copies of a path over a partitioned outer */
+extern List *gpujoin_template_items(const GpuJoinInfo *tinfo);
+extern CustomPath *gpujoin_leaf_path(PlannerInfo *root,
+									 const CustomPath *template,
+									 RelOptInfo *outer, RelOptInfo *leaf,
+									 List *join_items, char **reason);
+extern void gpujoin_add_partition_paths(PlannerInfo *root, RelOptInfo *joinrel,
+										const CustomPath *template);
 extern Cost gpujoin_records_cost(RelOptInfo *outer, int parallel_workers);
 
 /* gpujoin_remember.c */

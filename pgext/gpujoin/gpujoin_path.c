@@ -301,9 +301,9 @@ gpujoin_outer_is_appendrel(PlannerInfo *root, Index relid)
  * The outer table's restriction clauses: device quals as GpuScan takes
  * them, the rest host quals.  False if the table is not one the runtime
  * scans.  A partitioned table or inheritance parent qualifies with device
- * quals only: its paths are templates that a GpuPreAgg fused over them
- * turns into one node per leaf (gpupreagg_partition.c), never a plan of
- * their own.
+ * quals only: its paths are templates, never a plan of their own, that
+ * gpujoin_partition.c (and a GpuPreAgg fused over them,
+ * gpupreagg_partition_join.c) copies for each leaf under an Append.
  */
 static bool
 outer_base_info(PlannerInfo *root, RelOptInfo *rel, GpuJoinInfo *info)
@@ -641,7 +641,11 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 								parallel_workers);
 	gpujoin_remember_path(root, joinrel, cpath);
 	if (gpujoin_outer_is_appendrel(root, info.outer_relid))
-		return;					/* a template: see outer_base_info */
+	{
+		/* a template: see outer_base_info */
+		gpujoin_add_partition_paths(root, joinrel, cpath);
+		return;
+	}
 	if (parallel_workers > 0)
 		add_partial_path(joinrel, &cpath->path);
 	else

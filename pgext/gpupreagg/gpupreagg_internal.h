@@ -194,13 +194,6 @@ typedef struct GpaLeafPaths
 	int			nleaves;
 } GpaLeafPaths;
 
-typedef bool (*GpaLeafFn) (PlannerInfo *root, RelOptInfo *leaf, List *items,
-						   void *arg, char **reason);
-extern bool gpa_for_each_leaf(PlannerInfo *root, Index parent_relid,
-							  List *items, GpaLeafFn fn, void *arg,
-							  char **reason);
-extern bool gpa_leaf_scan_input(PlannerInfo *root, RelOptInfo *leaf,
-								List **dev_rinfos, char **reason);
 extern void gpa_leaves_appends(PlannerInfo *root, RelOptInfo *parent,
 							   GpaLeafPaths *leaves,
 							   PathTarget *partial_target, Path **serial,

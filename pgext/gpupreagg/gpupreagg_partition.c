@@ -45,6 +45,7 @@
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
 #include "gpupreagg/gpupreagg_internal.h"
+#include "planner/gpu_partitions.h"
 #include "planner/gpu_paths.h"
 
 /* what is translated from one level to the next, in this order */
@@ -84,46 +85,6 @@ parent_items(const GpuPreAggInfo *info, List *partial_aggs,
 					  partial_target->exprs);
 }
 
-/*
- * A leaf GpuPreAgg scans: a heap table whose restriction clauses (the
- * leaf's own, translated by the planner) the device evaluates, all of
- * them; sets *dev_rinfos to them.
- */
-bool
-gpa_leaf_scan_input(PlannerInfo *root, RelOptInfo *leaf, List **dev_rinfos,
-					char **reason)
-{
-	RangeTblEntry *rte = root->simple_rte_array[leaf->relid];
-	ListCell   *lc;
-
-	*dev_rinfos = NIL;
-	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
-		rte->securityQuals != NIL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-		!gpu_relation_is_plain_heap(rte))
-	{
-		*reason = "a partition or UNION ALL arm is not a plain heap table scan";
-		return false;
-	}
-	foreach(lc, leaf->baserestrictinfo)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		if (rinfo->security_level != 0 || rinfo->pseudoconstant)
-		{
-			*reason = "security or pseudoconstant qual on a partition";
-			return false;
-		}
-		if (!pgstrom_codegen_qual_supported(rinfo->clause, leaf->relid))
-		{
-			*reason = "a WHERE clause cannot run on the device for a partition";
-			return false;
-		}
-		*dev_rinfos = lappend(*dev_rinfos, rinfo);
-	}
-	return true;
-}
-
 /* the GpuPreAgg paths of one leaf, whose items are over its columns */
 static bool
 add_plain_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items,
@@ -139,7 +100,7 @@ add_plain_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items,
 	ListCell   *arg;
 	ListCell   *filter;
 
-	if (!gpa_leaf_scan_input(root, leaf, &dev_rinfos, reason))
+	if (!gpu_leaf_scan_input(root, leaf, &dev_rinfos, reason))
 		return false;
 	info->dev_quals = extract_actual_clauses(dev_rinfos, false);
 	info->keys = list_nth(items, ITEM_KEYS);
@@ -196,42 +157,6 @@ add_plain_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items,
 		out->consider_parallel = false;
 	out->ngroups += info->ngroups;
 	out->nleaves++;
-	return true;
-}
-
-/*
- * Calls fn for each leaf below parent_relid that survives pruning, with
- * items translated to the leaf's columns level by level; false with
- * *reason as soon as fn refuses one.
- */
-bool
-gpa_for_each_leaf(PlannerInfo *root, Index parent_relid, List *items,
-				  GpaLeafFn fn, void *arg, char **reason)
-{
-	ListCell   *lc;
-
-	foreach(lc, root->append_rel_list)
-	{
-		AppendRelInfo *appinfo = lfirst_node(AppendRelInfo, lc);
-		RelOptInfo *child;
-		List	   *child_items;
-
-		if (appinfo->parent_relid != parent_relid)
-			continue;
-		child = root->simple_rel_array[appinfo->child_relid];
-		if (child == NULL || IS_DUMMY_REL(child))
-			continue;			/* pruned or excluded */
-		child_items = (List *) adjust_appendrel_attrs(root, (Node *) items,
-													  1, &appinfo);
-		if (root->simple_rte_array[appinfo->child_relid]->inh)
-		{
-			if (!gpa_for_each_leaf(root, appinfo->child_relid, child_items,
-								   fn, arg, reason))
-				return false;
-		}
-		else if (!fn(root, child, child_items, arg, reason))
-			return false;
-	}
 	return true;
 }
 
@@ -300,7 +225,7 @@ gpupreagg_partition_paths(PlannerInfo *root, RelOptInfo *parent,
 	plain.paths.consider_parallel = (parent->consider_parallel &&
 									 grouped_rel->consider_parallel &&
 									 max_parallel_workers_per_gather > 0);
-	if (!gpa_for_each_leaf(root, parent->relid,
+	if (!gpu_for_each_leaf(root, parent->relid,
 						   parent_items(info, partial_aggs, partial_target),
 						   add_plain_leaf, &plain, reason))
 		return false;

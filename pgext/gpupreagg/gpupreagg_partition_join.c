@@ -11,10 +11,11 @@
  *
  * gpujoin_path.c makes a GpuJoin path over the partitioned outer that is
  * never planned by itself (a template: the outer quals all on the device,
- * parallel-safe inner plans where the inner relations have them).  Here
- * each leaf gets a copy of it, with the outer quals the leaf's own and
- * the outer keys and residual join quals translated to the leaf's columns,
- * and a fused GpuPreAgg over that copy.  The keys and arguments over the
+ * parallel-safe inner plans where the inner relations have them), and
+ * gpujoin_partition.c copies it for each leaf, with the outer quals the
+ * leaf's own and the outer keys and residual join quals translated to the
+ * leaf's columns.  Here a fused GpuPreAgg goes over each copy.  The keys
+ * and arguments over the
  * join row only change the relation they name: a join-row column is
  * found by the Var of the query that it stands for, and those Vars (the
  * join row's columns, cols) are translated with everything else.
@@ -41,14 +42,14 @@
 #include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
 #include "gpupreagg/gpupreagg_internal.h"
+#include "planner/gpu_partitions.h"
 #include "planner/gpu_paths.h"
 
 /* what is translated from one level to the next, in this order */
 typedef enum
 {
 	ITEM_COLS,
-	ITEM_DEPTH_KEYS,
-	ITEM_DEPTH_QUALS,
+	ITEM_JOIN,
 	ITEM_ORIG_KEYS,
 	ITEM_PARTIAL_AGGS,
 	ITEM_TARGET
@@ -58,7 +59,6 @@ typedef struct JoinLeaves
 {
 	GpaJoinInput *join;			/* over the partitioned outer */
 	CustomPath *template;		/* its GpuJoin path */
-	GpuJoinInfo *tinfo;
 	const GpuPreAggInfo *info;	/* keys and arguments over the join row */
 	PathTarget *partial_target;
 	RelOptInfo *outer;			/* the partitioned outer relation */
@@ -68,18 +68,10 @@ typedef struct JoinLeaves
 static List *
 parent_items(JoinLeaves *jl, List *partial_aggs, List *orig_keys)
 {
-	List	   *keys = NIL;
-	List	   *quals = NIL;
-	int			d;
+	GpuJoinInfo *tinfo = gpujoin_info_from_list(jl->template->custom_private);
 
-	for (d = 0; d < jl->tinfo->ndepths; d++)
-	{
-		keys = lappend(keys, jl->tinfo->depths[d].outer_keys);
-		quals = lappend(quals, jl->tinfo->depths[d].join_quals);
-	}
-	return lappend(list_make5(jl->join->cols, keys, quals, orig_keys,
-							  partial_aggs),
-				   jl->partial_target->exprs);
+	return list_make5(jl->join->cols, gpujoin_template_items(tinfo),
+					  orig_keys, partial_aggs, jl->partial_target->exprs);
 }
 
 /* info with its join-row columns renamed from the parent to the leaf */
@@ -108,87 +100,28 @@ leaf_info(const GpuPreAggInfo *info, Index parent_relid, Index leaf_relid,
 	return linfo;
 }
 
-/*
- * The join relation as the leaf's node names it (custom_relids, EXPLAIN):
- * the leaf in place of the partitioned outer.
- */
-static RelOptInfo *
-leaf_joinrel(RelOptInfo *joinrel, Index parent_relid, Index leaf_relid)
-{
-	RelOptInfo *rel = makeNode(RelOptInfo);
-
-	memcpy(rel, joinrel, sizeof(RelOptInfo));
-	rel->reloptkind = RELOPT_OTHER_JOINREL;
-	rel->relids = bms_add_member(bms_del_member(bms_copy(joinrel->relids),
-												parent_relid),
-								 leaf_relid);
-	rel->pathlist = NIL;
-	rel->partial_pathlist = NIL;
-	rel->cheapest_startup_path = NULL;
-	rel->cheapest_total_path = NULL;
-	return rel;
-}
-
-/*
- * The template's share for the leaf: its inner plans and setup whole, its
- * per-row work in proportion to the leaf's rows, the leaf's own pages.
- */
-static void
-leaf_gpujoin_cost(PlannerInfo *root, CustomPath *gj, const CustomPath *template,
-				  RelOptInfo *outer, RelOptInfo *leaf)
-{
-	double		frac = leaf->rows / Max(outer->rows, 1.0);
-	double		scale = pgstrom_regression_test_mode ? REGRESSION_COST_SCALE : 1.0;
-	Cost		run = template->path.total_cost - template->path.startup_cost;
-
-	gj->path.rows = clamp_row_est(template->path.rows * Min(frac, 1.0));
-	gj->path.startup_cost = template->path.startup_cost;
-	gj->path.total_cost = template->path.startup_cost + run * Min(frac, 1.0) +
-		gpu_heap_pages_cost(leaf, 0) * scale;
-}
-
 static bool
 add_join_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 			  char **reason)
 {
 	JoinLeaves *jl = arg;
-	Index		parent_relid = jl->outer->relid;
-	GpuJoinInfo jinfo = *jl->tinfo;
 	GpaJoinInput *ljoin = palloc0(sizeof(GpaJoinInput));
-	CustomPath *gj = palloc(sizeof(CustomPath));
+	CustomPath *gj;
 	CustomPath *fused;
 	GpuPreAggInfo *linfo;
 	PathTarget *target;
-	List	   *dev_rinfos;
-	int			d;
 
-	if (!gpa_leaf_scan_input(root, leaf, &dev_rinfos, reason))
+	gj = gpujoin_leaf_path(root, jl->template, jl->outer, leaf,
+						   list_nth(items, ITEM_JOIN), reason);
+	if (gj == NULL)
 		return false;
-	jinfo.outer_relid = leaf->relid;
-	jinfo.dev_quals = extract_actual_clauses(dev_rinfos, false);
-	jinfo.host_quals = NIL;
-	for (d = 0; d < jinfo.ndepths; d++)
-	{
-		jinfo.depths[d].outer_keys = list_nth(list_nth(items, ITEM_DEPTH_KEYS), d);
-		jinfo.depths[d].join_quals = list_nth(list_nth(items, ITEM_DEPTH_QUALS), d);
-	}
-	if (!gpujoin_codegen_check(&jinfo, leaf->relid, NULL))
-	{
-		*reason = "a partition's outer quals and join keys do not fit the device";
-		return false;
-	}
-
-	memcpy(gj, jl->template, sizeof(CustomPath));
-	gj->path.parent = leaf_joinrel(jl->join->joinrel, parent_relid, leaf->relid);
-	gj->custom_private = gpujoin_info_to_list(&jinfo);
-	leaf_gpujoin_cost(root, gj, jl->template, jl->outer, leaf);
-
 	ljoin->joinrel = gj->path.parent;
 	ljoin->serial = gj;
 	ljoin->outer_relid = leaf->relid;
-	ljoin->dev_quals = jinfo.dev_quals;
+	ljoin->dev_quals = gpujoin_info_from_list(gj->custom_private)->dev_quals;
 	ljoin->cols = list_copy(list_nth(items, ITEM_COLS));
-	linfo = leaf_info(jl->info, parent_relid, leaf->relid, jinfo.dev_quals,
+	linfo = leaf_info(jl->info, jl->outer->relid, leaf->relid,
+					  ljoin->dev_quals,
 					  clamp_row_est(Min(jl->info->ngroups, gj->path.rows)));
 	if (!gpa_join_codegen_check(ljoin, linfo, reason))
 		return false;
@@ -235,7 +168,6 @@ gpupreagg_partition_join_paths(PlannerInfo *root, GpaJoinInput *join,
 	memset(&jl, 0, sizeof(jl));
 	jl.join = join;
 	jl.template = join->serial;
-	jl.tinfo = gpujoin_info_from_list(join->serial->custom_private);
 	jl.info = info;
 	jl.partial_target = partial_target;
 	jl.outer = find_base_rel(root, join->outer_relid);
@@ -243,7 +175,7 @@ gpupreagg_partition_join_paths(PlannerInfo *root, GpaJoinInput *join,
 								  join->joinrel->consider_parallel &&
 								  grouped_rel->consider_parallel &&
 								  max_parallel_workers_per_gather > 0);
-	if (!gpa_for_each_leaf(root, join->outer_relid,
+	if (!gpu_for_each_leaf(root, join->outer_relid,
 						   parent_items(&jl, partial_aggs, orig_keys),
 						   add_join_leaf, &jl, reason))
 		return false;

@@ -1,7 +1,8 @@
 --
 -- GpuPreAgg fused over GpuJoin with a partitioned (or inheritance) outer
 -- side: one fused GpuPreAgg per surviving leaf under an Append (a Parallel
--- Append under a Gather), the dimension tables as its inner plans.
+-- Append under a Gather), the dimension tables as its inner plans, and
+-- without aggregation one GpuJoin per leaf.
 -- Answers compared with pg_strom on and off (check_gpupreagg of
 -- 30_gpupreagg_setup): INNER and LEFT depths, two depths, plan-time
 -- pruning, a partition whose columns lie in another order after a dropped
@@ -61,6 +62,13 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
+
+-- a join without aggregation: one GpuJoin per partition under an Append
+-- (check_gpujoin of 40_gpujoin_setup counts the depths of all of them)
+SELECT * FROM check_gpujoin('SELECT f.id, j.name, c.region FROM jf f JOIN jdim j ON f.dk = j.dk JOIN jcust c ON f.ck = c.ck WHERE f.v < 20');
+SELECT * FROM check_gpujoin('SELECT f.id, j.name FROM jf f LEFT JOIN jdim j ON f.dk = j.dk WHERE f.d >= ''2024-06-20''');
+EXPLAIN (COSTS OFF)
+SELECT f.id, j.name FROM jf f JOIN jdim j ON f.dk = j.dk WHERE f.d >= '2024-06-20';
 
 -- multi-level partitioning and an inheritance tree as the outer side
 CREATE TABLE jm (id int, y int, dk int, v int) PARTITION BY RANGE (y);
