@@ -106,11 +106,22 @@ func Join[T Table](tables *querybuf.Table, key querybuf.Key, entrySize uint32, p
 		return nil, errors.Join(fmt.Errorf("GpuPreAgg table of plan %#x: %w", key.PlanID, err), prog.Close())
 	}
 	s := &Session[T]{tables: tables, ex: ex, prog: prog, entry: entry}
-	var none T
-	if entry.Value().(T) == none {
+	// One look at the table: a Collect by another session of the plan may
+	// empty the entry at any moment.
+	var got uint32
+	collected := false
+	entry.Shared(func(v any) {
+		var none T
+		if t := v.(T); t == none {
+			collected = true
+		} else {
+			got = t.EntrySize()
+		}
+	})
+	if collected {
 		return nil, errors.Join(fmt.Errorf("GpuPreAgg plan %#x: %w", key.PlanID, ErrCollected), s.Close())
 	}
-	if got := entry.Value().(T).EntrySize(); got != entrySize {
+	if got != entrySize {
 		err := fmt.Errorf("%w: GpuPreAgg plan %#x: entry_size %d, but another session of the plan uses %d",
 			protocol.ErrProtocol, key.PlanID, entrySize, got)
 		return nil, errors.Join(err, s.Close())

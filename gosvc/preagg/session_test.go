@@ -436,3 +436,48 @@ func TestCollectWhileOthersHoldTheTable(t *testing.T) {
 			x.groups.Load(), x.frees.Load(), x.progCloses.Load(), tables.Len())
 	}
 }
+
+// A session joining while another collects the plan's table is either
+// refused (ErrCollected, the backend's CPU path) or joins a live table:
+// it never sees the table vanish between its checks.
+func TestJoinRacingCollect(t *testing.T) {
+	for round := 0; round < 300; round++ {
+		x := &fakeExec{}
+		tables := querybuf.NewTable()
+		collector := x.join(t, tables, 16)
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := collector.Collect(&kindtest.Sink{RequestID: 1}); err != nil {
+				errs <- fmt.Errorf("Collect: %w", err)
+			}
+		}()
+		for i := 0; i < 4; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := Join(tables, querybuf.Key{PlanID: 0x42}, 16, x, x, func() (*fakeTable, error) {
+					return &fakeTable{entrySize: 16}, nil
+				})
+				switch {
+				case err == nil:
+					errs <- s.Close()
+				case !errors.Is(err, ErrCollected):
+					errs <- fmt.Errorf("Join: %w", err)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if err := collector.Close(); err != nil {
+			t.Fatalf("round %d: Close: %v", round, err)
+		}
+	}
+}

@@ -135,6 +135,8 @@ add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 
 		memcpy(safe, path, sizeof(CustomPath));
 		safe->path.parallel_safe = true;
+		/* run whole by one participant: see gpu_partitions.h */
+		safe->path.parallel_aware = true;
 		jl->safe = lappend(jl->safe, safe);
 	}
 	return true;

@@ -58,6 +58,8 @@ typedef enum GpuPreAggStateForm
 								 * numeric_avg_serialize (N, sumX, maxScale,
 								 * maxScaleCount, NaN/+Inf/-Inf counts) */
 	GPA_STATE_NUMERIC_MINMAX,	/* min/max(numeric(p,s), p <= 18): numeric */
+	GPA_STATE_BOOL,				/* bool_and/bool_or: bool from the min/max
+								 * of the argument as 0/1, NULL when n = 0 */
 	GPA_STATE_NUMERIC_VAR		/* var/stddev(int8): bytea as numeric_serialize
 								 * (N, sumX, sumX2, maxScale, maxScaleCount,
 								 * NaN/+Inf/-Inf counts) */

@@ -658,6 +658,11 @@ gpupreagg_partial_state(const GpuPreAggAgg *agg, const char *acc, bool *isnull)
 				break;
 			return minmax_datum(agg->argtype, acc);
 
+		case GPA_STATE_BOOL:
+			if (n == 0)
+				break;
+			return BoolGetDatum((int64) get_u64(acc, 1) != 0);
+
 		case GPA_STATE_NUMERIC_AVG:
 			/* numeric_avg_serialize: NaNs count apart, not in N */
 			pq_begintypsend(&buf);

@@ -246,6 +246,12 @@ plan_output_mutator(Node *node, Plan *plan)
 			tlist = ((ForeignScan *) plan)->fdw_scan_tlist;
 			child = plan;
 		}
+		else if (var->varno == OUTER_VAR && IsA(plan, Append) &&
+				 ((Append *) plan)->appendplans != NIL)
+			child = linitial(((Append *) plan)->appendplans);	/* as ruleutils */
+		else if (var->varno == OUTER_VAR && IsA(plan, MergeAppend) &&
+				 ((MergeAppend *) plan)->mergeplans != NIL)
+			child = linitial(((MergeAppend *) plan)->mergeplans);
 		else if (var->varno == OUTER_VAR && outerPlan(plan))
 			child = outerPlan(plan);
 		else if (var->varno == INNER_VAR && innerPlan(plan))

@@ -147,11 +147,15 @@ add_plain_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items,
 			out->max_workers = Max(out->max_workers, workers);
 		}
 		else
-			out->nonpartial = lappend(out->nonpartial,
-									  gpupreagg_create_path(root, leaf, target,
-															info, partial_aggs,
-															dev_rinfos, true,
-															0));
+		{
+			CustomPath *whole = gpupreagg_create_path(root, leaf, target,
+													  info, partial_aggs,
+													  dev_rinfos, true, 0);
+
+			/* run whole by one participant: see gpu_partitions.h */
+			whole->path.parallel_aware = true;
+			out->nonpartial = lappend(out->nonpartial, whole);
+		}
 	}
 	else
 		out->consider_parallel = false;

@@ -143,6 +143,8 @@ add_join_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 
 		memcpy(safe, fused, sizeof(CustomPath));
 		safe->path.parallel_safe = true;
+		/* run whole by one participant: see gpu_partitions.h */
+		safe->path.parallel_aware = true;
 		jl->paths.nonpartial = lappend(jl->paths.nonpartial, safe);
 	}
 	jl->paths.ngroups += linfo->ngroups;

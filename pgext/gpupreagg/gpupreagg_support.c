@@ -18,6 +18,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
@@ -76,6 +77,9 @@ static const PreAggFunc preagg_funcs[] = {
 	{F_FLOAT8SMALLER, F_FLOAT8SMALLER, InvalidOid, XPU_AGG_MIN_FP, GPA_STATE_MINMAX, {FLOAT8OID}},
 	{F_FLOAT4LARGER, F_FLOAT4LARGER, InvalidOid, XPU_AGG_MAX_FP, GPA_STATE_MINMAX, {FLOAT4OID}},
 	{F_FLOAT8LARGER, F_FLOAT8LARGER, InvalidOid, XPU_AGG_MAX_FP, GPA_STATE_MINMAX, {FLOAT8OID}},
+	/* bool_and/every and bool_or: min and max of the argument as 0 or 1 */
+	{F_BOOLAND_STATEFUNC, F_BOOLAND_STATEFUNC, InvalidOid, XPU_AGG_MIN_INT, GPA_STATE_BOOL, {BOOLOID}},
+	{F_BOOLOR_STATEFUNC, F_BOOLOR_STATEFUNC, InvalidOid, XPU_AGG_MAX_INT, GPA_STATE_BOOL, {BOOLOID}},
 };
 
 /* accumulator bytes of each kind, as XPU_AGG_LIST */
@@ -85,6 +89,34 @@ static const int agg_kind_bytes[] = {
 	XPU_AGG_LIST(XPU_AGG_BYTES)
 #undef XPU_AGG_BYTES
 };
+
+/*
+ * A boolean argument as the int4 the device's min/max accumulate:
+ * CASE WHEN x THEN 1 WHEN NOT x THEN 0 END, NULL where x is.
+ */
+static Expr *
+bool_as_int4(Expr *arg)
+{
+	CaseExpr   *ce = makeNode(CaseExpr);
+	CaseWhen   *is_true = makeNode(CaseWhen);
+	CaseWhen   *is_false = makeNode(CaseWhen);
+
+	is_true->expr = copyObject(arg);
+	is_true->result = (Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+										 Int32GetDatum(1), false, true);
+	is_true->location = -1;
+	is_false->expr = make_notclause(copyObject(arg));
+	is_false->result = (Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+										  Int32GetDatum(0), false, true);
+	is_false->location = -1;
+	ce->casetype = INT4OID;
+	ce->casecollid = InvalidOid;
+	ce->arg = NULL;
+	ce->args = list_make2(is_true, is_false);
+	ce->defresult = (Expr *) makeNullConst(INT4OID, -1, InvalidOid);
+	ce->location = -1;
+	return (Expr *) ce;
+}
 
 static bool
 refuse(char **reason, const char *fmt, const char *arg) pg_attribute_printf(2, 0);
@@ -170,6 +202,11 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 		}
 		else if (argtype != f->argtypes[0])
 			return refuse(reason, "%s: unexpected argument type", format_procedure(aggref->aggfnoid));
+		if (f->form == GPA_STATE_BOOL)
+		{
+			arg = bool_as_int4(arg);
+			argtype = INT4OID;
+		}
 		if (!pgstrom_codegen_expr_supported(arg, scanrelid, &why))
 			return refuse(reason, "aggregate argument: %s", why);
 		/*

@@ -12,6 +12,16 @@
 #include "nodes/pathnodes.h"
 
 /*
+ * Under a Parallel Append, a leaf's node that one participant runs whole (a
+ * non-partial subplan) is still made parallel-aware: its EXPLAIN ANALYZE
+ * counters and the reason it ran on the CPU then reach the leader through
+ * the node's shared memory, where a node without it would keep them in
+ * the worker that ran it.  With one participant, its parallel machinery
+ * (shared blocks, the kept rows' collection, the inner build) is that
+ * participant's alone.
+ */
+
+/*
  * Called for each surviving leaf with items (a List of expression lists
  * over the parent's columns) translated to the leaf's columns; false with
  * *reason refuses the whole parent.

@@ -133,6 +133,17 @@ SELECT * FROM check_gpupreagg('SELECT y, count(*) AS n, sum(v) AS s FROM pm WHER
 EXPLAIN (COSTS OFF)
 SELECT g, count(*), sum(v) FROM pm GROUP BY g;
 
+-- a partition of another table access method (here the heap's handler
+-- under another name, which pg_strom does not read): the whole aggregate
+-- stays on the CPU
+CREATE ACCESS METHOD heap_other TYPE TABLE HANDLER heap_tableam_handler;
+CREATE TABLE pl_other PARTITION OF pl FOR VALUES IN ('other') USING heap_other;
+INSERT INTO pl SELECT i, 'other', i % 5, i FROM generate_series(1, 500) i;
+SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n, sum(v) AS s FROM pl GROUP BY g', 'g');
+SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n, sum(v) AS s FROM pl WHERE region IN (''east'', ''west'') GROUP BY g', 'g');
+DROP TABLE pl_other;
+DROP ACCESS METHOD heap_other;
+
 -- old-style inheritance: the parent's own rows and its children's, one
 -- child with a column of its own
 CREATE TABLE ih (id int, g int, v int);
