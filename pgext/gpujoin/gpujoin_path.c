@@ -84,6 +84,7 @@
 #include "core/pg_strom.h"
 #include "gpujoin/gpujoin.h"
 #include "gpuscan/gpuscan.h"
+#include "planner/gpu_partitions.h"
 #include "planner/gpu_paths.h"
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
@@ -632,6 +633,10 @@ add_one(PlannerInfo *root, RelOptInfo *joinrel, const GpuJoinInfo *outer_info,
 	if (inner_rows * (inner_path->pathtarget->width + GPUJOIN_ROW_OVERHEAD +
 							16.0 * list_length(depth->outer_keys)) >
 		(double) pgstrom_gpujoin_max_inner_size_kb * 1024.0)
+		return;
+	/* a template's inner plans are made once under each leaf's node */
+	if (gpujoin_outer_is_appendrel(root, info.outer_relid) &&
+		!gpu_path_replannable(inner_path))
 		return;
 	info.depths[info.ndepths++] = *depth;
 	/* the quals and every outer key must fit one device program */

@@ -115,3 +115,64 @@ gpu_leaf_joinrel(RelOptInfo *joinrel, Index parent_relid, Index leaf_relid)
 	rel->cheapest_total_path = NULL;
 	return rel;
 }
+
+/*
+ * Can path be made into a plan more than once, once under each leaf's
+ * node?  Not a subquery scan: set_plan_references would then adjust its
+ * subquery's range table and append relations again for each copy.  Path
+ * kinds not listed are taken as not replannable.
+ */
+bool
+gpu_path_replannable(Path *path)
+{
+	ListCell   *lc;
+
+	if (path == NULL)
+		return true;
+	switch (nodeTag(path))
+	{
+		case T_Path:
+			return path->pathtype != T_SubqueryScan;
+		case T_IndexPath:
+		case T_BitmapHeapPath:
+		case T_TidPath:
+		case T_TidRangePath:
+			return true;
+		case T_NestPath:
+		case T_MergePath:
+		case T_HashPath:
+			return gpu_path_replannable(((JoinPath *) path)->outerjoinpath) &&
+				gpu_path_replannable(((JoinPath *) path)->innerjoinpath);
+		case T_AppendPath:
+			foreach(lc, ((AppendPath *) path)->subpaths)
+			{
+				if (!gpu_path_replannable(lfirst(lc)))
+					return false;
+			}
+			return true;
+		case T_MergeAppendPath:
+			foreach(lc, ((MergeAppendPath *) path)->subpaths)
+			{
+				if (!gpu_path_replannable(lfirst(lc)))
+					return false;
+			}
+			return true;
+		case T_CustomPath:
+			foreach(lc, ((CustomPath *) path)->custom_paths)
+			{
+				if (!gpu_path_replannable(lfirst(lc)))
+					return false;
+			}
+			return true;
+		case T_MaterialPath:
+			return gpu_path_replannable(((MaterialPath *) path)->subpath);
+		case T_MemoizePath:
+			return gpu_path_replannable(((MemoizePath *) path)->subpath);
+		case T_ProjectionPath:
+			return gpu_path_replannable(((ProjectionPath *) path)->subpath);
+		case T_SortPath:
+			return gpu_path_replannable(((SortPath *) path)->subpath);
+		default:
+			return false;
+	}
+}

@@ -36,5 +36,6 @@ extern bool gpu_leaf_scan_input(PlannerInfo *root, RelOptInfo *leaf,
 								List **dev_rinfos, char **reason);
 extern RelOptInfo *gpu_leaf_joinrel(RelOptInfo *joinrel, Index parent_relid,
 									Index leaf_relid);
+extern bool gpu_path_replannable(Path *path);
 
 #endif							/* PGSTROM_GPU_PARTITIONS_H */

@@ -70,6 +70,12 @@ SELECT * FROM check_gpujoin('SELECT f.id, j.name FROM jf f LEFT JOIN jdim j ON f
 EXPLAIN (COSTS OFF)
 SELECT f.id, j.name FROM jf f JOIN jdim j ON f.dk = j.dk WHERE f.d >= '2024-06-20';
 
+-- an inner side that is a subquery (planned once, so not copied under
+-- each partition's node): PostgreSQL's join over the partitions' scans
+SELECT * FROM check_gpujoin('SELECT f.id, s.c FROM jf f JOIN (SELECT dk, count(*) AS c FROM jdim GROUP BY dk) s ON f.dk = s.dk WHERE f.v < 50');
+SELECT * FROM check_gpupreagg('SELECT s.c, count(*) AS n, sum(f.v) AS s FROM jf f JOIN (SELECT dk, count(*) AS c FROM jdim GROUP BY dk) s ON f.dk = s.dk GROUP BY s.c', 'c');
+SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n FROM jf f JOIN jdim j ON f.dk = j.dk WHERE f.id IN (SELECT id FROM jf WHERE v < 100 GROUP BY id) GROUP BY j.cat', 'cat');
+
 -- multi-level partitioning and an inheritance tree as the outer side
 CREATE TABLE jm (id int, y int, dk int, v int) PARTITION BY RANGE (y);
 CREATE TABLE jm_2023 PARTITION OF jm FOR VALUES FROM (2023) TO (2024)
