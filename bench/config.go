@@ -40,14 +40,11 @@ type Config struct {
 	Stderr io.Writer
 }
 
-// scaleOf is the scale d is loaded at: -sf for SSB, -tpch-sf for TPC-H,
-// -scale for W1.
+// scaleOf is the scale d is loaded at: its group's scale factor (-sf for
+// SSB, -tpch-sf for TPC-H), -scale for W1.
 func (c *Config) scaleOf(d Dataset) float64 {
-	switch d.Group {
-	case ssbGroup:
-		return c.SF
-	case tpchGroup:
-		return c.TPCHSF
+	if g, ok := findGroup(d.Group); ok {
+		return g.scale(c)
 	}
 	return c.Scale
 }
@@ -64,7 +61,7 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	fs.Float64Var(&cfg.Scale, "scale", 1.0, "W1 row-count multiplier: 1.0 = 200M narrow rows and 25M wide rows (load)")
 	fs.Float64Var(&cfg.SF, "sf", 1.0, "SSB scale factor: 1 = 6M lineorder rows, 30,000 customers, 2,000 suppliers, 200,000 parts (load)")
 	fs.Float64Var(&cfg.TPCHSF, "tpch-sf", 1.0, "TPC-H scale factor: 1 = about 6M lineitem rows, 1.5M orders, 150,000 customers, 200,000 parts, 10,000 suppliers (load)")
-	fs.StringVar(&tables, "tables", "w1_narrow,w1_wide", "comma-separated datasets: w1_narrow, w1_wide, ssb (the five ssb_* tables), tpch (the eight tpch_* tables) or single ssb_* or tpch_* tables (load)")
+	fs.StringVar(&tables, "tables", "w1_narrow,w1_wide", "comma-separated datasets: w1_narrow, w1_wide, ssb (the five ssb_* tables), tpch (the eight tpch_* tables), ssb_partitioned and tpch_partitioned (the same over ssb_lineorder_part and tpch_lineitem_part, partitioned by month) or single ssb_* or tpch_* tables (load)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "statement_timeout of every statement (0: none)")
 	fs.IntVar(&cfg.Workers, "workers", defaultWorkers(), "parallel loader connections (load)")
 	fs.BoolVar(&cfg.Prewarm, "prewarm", true, "pg_prewarm the tables (at the end of load, and before run)")
@@ -118,16 +115,8 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 		return nil, fmt.Errorf("-tables: no dataset given")
 	}
 	if step == "run" {
-		for _, g := range []struct{ name, what string }{{ssbGroup, "SSB"}, {tpchGroup, "TPC-H"}} {
-			n := 0
-			for _, d := range cfg.Tables {
-				if d.Group == g.name {
-					n++
-				}
-			}
-			if all := len(datasetGroups[g.name]); n > 0 && n < all {
-				return nil, fmt.Errorf("-tables: the %s queries need all %d %s tables: give -tables %s", g.what, all, g.what, g.name)
-			}
+		if err := checkGroupsComplete(cfg.Tables); err != nil {
+			return nil, err
 		}
 	}
 	var err error
@@ -135,7 +124,7 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 		return nil, fmt.Errorf("-queries: %w", err)
 	}
 	if strings.TrimSpace(queries) == "" {
-		cfg.Queries = append(cfg.Queries, TPCHQueries...)
+		cfg.Queries = append(append(cfg.Queries, TPCHQueries...), PartitionedQueries...)
 	}
 	if cfg.Plant, err = ParsePlant(plant); err != nil {
 		return nil, err

@@ -23,6 +23,8 @@ import (
 // Columns; the loader and the bench_meta bookkeeping treat them like W1's.
 // TPC-H's eight tables (tpch_tables.go, tpch_orders.go) are the group
 // "tpch", made the same way at their own scale factor (-tpch-sf).
+// ssb_lineorder_part and tpch_lineitem_part (partitioned.go) are the fact
+// tables' rows again, in monthly partitions (partitions.go).
 
 // Column is one column of a generated table.
 type Column struct {
@@ -39,9 +41,11 @@ type Dataset struct {
 	Parts       int   // load parts (transactions), fixed so that resumes line up
 	Columns     []Column
 
-	Group     string                       // "" for W1 (per-table queries); "ssb" or "tpch" (queries over the group)
+	Group     string                       // "" for W1 (per-table queries); else the group it is loaded for, whose scale factor it takes (groups.go)
 	RowsAt    func(scale float64) int64    // row count at a scale; nil: BaseRows × scale
 	ColumnsAt func(scale float64) []Column // columns at a scale; nil: Columns
+
+	Partitions *monthlyPartitions // nil: a plain table (partitions.go)
 }
 
 // w1Core are the columns every W1 query reads; both W1 tables have them.
@@ -75,7 +79,8 @@ func w1WideExtra() []Column {
 }
 
 // Datasets lists every dataset the loader knows, in load order.
-var Datasets = append(append(append([]Dataset{}, W1Datasets...), ssbDatasets...), tpchDatasets...)
+var Datasets = append(append(append(append([]Dataset{}, W1Datasets...), ssbDatasets...), tpchDatasets...),
+	ssbLineorderPart, tpchLineitemPart)
 
 // W1Datasets are the single-table datasets every W1 query runs on.
 var W1Datasets = []Dataset{
@@ -105,24 +110,23 @@ func FindDataset(name string) (Dataset, error) {
 	return Dataset{}, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(DatasetNames(), ", "))
 }
 
-// DatasetNames lists the known dataset names, "ssb" (all five SSB tables)
-// and "tpch" (all eight TPC-H tables).
+// DatasetNames lists the known dataset names and the groups' (groups.go).
 func DatasetNames() []string {
 	names := make([]string, len(Datasets))
 	for i, d := range Datasets {
 		names[i] = d.Name
 	}
-	return append(names, ssbGroup, tpchGroup)
+	for _, g := range datasetGroups {
+		names = append(names, g.name)
+	}
+	return names
 }
 
-// datasetGroups are the groups whose queries run over all their tables.
-var datasetGroups = map[string][]Dataset{ssbGroup: ssbDatasets, tpchGroup: tpchDatasets}
-
-// FindDatasets resolves a -tables entry: a dataset name, "ssb" for the
-// five SSB tables or "tpch" for the eight TPC-H tables.
+// FindDatasets resolves a -tables entry: a dataset name or a group's
+// ("ssb" for the five SSB tables, "tpch" for the eight TPC-H tables, ...).
 func FindDatasets(name string) ([]Dataset, error) {
-	if g, ok := datasetGroups[name]; ok {
-		return g, nil
+	if g, ok := findGroup(name); ok {
+		return g.tables, nil
 	}
 	d, err := FindDataset(name)
 	return []Dataset{d}, err
@@ -172,7 +176,7 @@ func (d Dataset) CreateSQL() string {
 	for i, c := range d.Columns {
 		defs[i] = pgx.Identifier{c.Name}.Sanitize() + " " + c.Type
 	}
-	return fmt.Sprintf("CREATE TABLE %s (\n  %s\n)", d.ident(), strings.Join(defs, ",\n  "))
+	return fmt.Sprintf("CREATE TABLE %s (\n  %s\n)%s", d.ident(), strings.Join(defs, ",\n  "), d.partitionClause())
 }
 
 // InsertSQL generates rows lo..hi (inclusive, 1-based).
@@ -185,10 +189,11 @@ func (d Dataset) InsertSQL(lo, hi int64) string {
 		d.ident(), strings.Join(exprs, ", "), lo, hi)
 }
 
-// Fingerprint identifies the table definition, the generator and the row
-// count; a stored dataset with another fingerprint is dropped and reloaded.
+// Fingerprint identifies the table definition (partitions included), the
+// generator and the row count; a stored dataset with another fingerprint is
+// dropped and reloaded.
 func (d Dataset) Fingerprint(rows int64) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\nrows=%d parts=%d", d.CreateSQL(), d.InsertSQL(0, 0), rows, d.PartCount(rows))
+	fmt.Fprintf(h, "%s\n%s\nrows=%d parts=%d", strings.Join(d.CreateStatements(), ";\n"), d.InsertSQL(0, 0), rows, d.PartCount(rows))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

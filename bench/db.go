@@ -44,10 +44,10 @@ func sessionSettings(ctx context.Context, conn *pgx.Conn, cfg *Config) error {
 	return nil
 }
 
-// heapBytes is the size of the main fork of table.
+// heapBytes is the size of the main fork of table (of its partitions).
 func heapBytes(ctx context.Context, conn *pgx.Conn, d Dataset) (int64, error) {
 	var n int64
-	if err := conn.QueryRow(ctx, "SELECT pg_relation_size($1::regclass)", d.ident()).Scan(&n); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT sum(pg_relation_size(t::regclass))::int8 FROM unnest($1::text[]) AS t", d.leaves()).Scan(&n); err != nil {
 		return 0, fmt.Errorf("size of %s: %w", d.Name, err)
 	}
 	return n, nil
@@ -78,11 +78,11 @@ func prewarm(ctx context.Context, conn *pgx.Conn, tables []Dataset, out io.Write
 	for _, d := range tables {
 		t0 := time.Now()
 		var blocks int64
-		if err := conn.QueryRow(ctx, "SELECT pg_prewarm($1::regclass, $2)", d.ident(), mode).Scan(&blocks); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT sum(pg_prewarm(t::regclass, $2))::int8 FROM unnest($1::text[]) AS t", d.leaves(), mode).Scan(&blocks); err != nil {
 			return fmt.Errorf("pg_prewarm(%s): %w", d.Name, err)
 		}
-		fmt.Fprintf(out, "  prewarm %s: %d blocks, mode %q (tables %.2f GB, shared_buffers %.2f GB), %.1f s\n",
-			d.Name, blocks, mode, gb(total), gb(sb), time.Since(t0).Seconds())
+		fmt.Fprintf(out, "  prewarm %s: %d blocks%s, mode %q (tables %.2f GB, shared_buffers %.2f GB), %.1f s\n",
+			d.Name, blocks, partitionsNote(d), mode, gb(total), gb(sb), time.Since(t0).Seconds())
 	}
 	return nil
 }

@@ -50,11 +50,44 @@ func planUsesGPU(plan string) bool {
 // its GpuJoin (and GpuPreAgg over GpuJoin) nodes: "Depth 1: GpuHashJoin ...".
 var depthLine = regexp.MustCompile(`(?m)^\s*(->\s*)?Depth\s*[0-9]+\s*:`)
 
+// gpuNodeLine is a pg_strom node's first line; its last word names the
+// relation it scans in the node's expressions (the alias, if any).
+var gpuNodeLine = regexp.MustCompile(`Custom Scan \(Gpu[A-Za-z]+\) on (\S+)(?: (\S+))?`)
+
 // planJoinDepth is the number of joins a plan does on the GPU: its "Depth
 // N:" lines, or, where a GpuJoin node prints none, one per GpuJoin node. 0
-// for a plan whose joins all run on the CPU.
+// for a plan whose joins all run on the CPU. Over a partitioned table,
+// pg_strom plans one node per partition, each doing the same joins: nodes
+// whose Depth lines differ only in the partition they scan count once.
 func planJoinDepth(plan string) int {
-	if n := len(depthLine.FindAllStringIndex(plan, -1)); n > 0 {
+	seen := map[string]bool{}
+	n, ref := 0, ""
+	var node []string
+	endNode := func() {
+		key := strings.Join(node, "\n")
+		if !seen[key] {
+			seen[key] = true
+			n += len(node)
+		}
+		node = nil
+	}
+	for _, line := range strings.Split(plan, "\n") {
+		if m := gpuNodeLine.FindStringSubmatch(line); m != nil {
+			endNode()
+			ref = m[1]
+			if m[2] != "" {
+				ref = m[2]
+			}
+		} else if depthLine.MatchString(line) {
+			line = strings.TrimSpace(line)
+			if ref != "" {
+				line = strings.ReplaceAll(line, ref+".", "<scanned>.")
+			}
+			node = append(node, line)
+		}
+	}
+	endNode()
+	if n > 0 {
 		return n
 	}
 	return strings.Count(plan, "(GpuJoin)")

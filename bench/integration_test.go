@@ -34,6 +34,30 @@ func itestConfig(t *testing.T, out *bytes.Buffer, args ...string) *Config {
 	return cfg
 }
 
+// configMaker makes a test's configs: its database db and flags, then a
+// call's own flags (a flag given again takes the later value).
+func configMaker(t *testing.T, db string, flags ...string) func(out *bytes.Buffer, args ...string) *Config {
+	return func(out *bytes.Buffer, args ...string) *Config {
+		t.Helper()
+		cfg, err := parseConfig("run", append(append([]string{"-dsn", "dbname=" + db}, flags...), args...), out, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+}
+
+// timedLoad loads cfg's tables, failing t with load's output on an error,
+// and returns the seconds it took.
+func timedLoad(t *testing.T, ctx context.Context, cfg *Config, out *bytes.Buffer) float64 {
+	t.Helper()
+	t0 := time.Now()
+	if err := Load(ctx, cfg); err != nil {
+		t.Fatalf("load: %v\n%s", err, out.String())
+	}
+	return time.Since(t0).Seconds()
+}
+
 // freshDatabase drops and creates the database name, so that a test never
 // touches a loaded benchmark database.
 func freshDatabase(t *testing.T, ctx context.Context, name string) {

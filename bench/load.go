@@ -220,17 +220,28 @@ func finalize(ctx context.Context, cfg *Config, d Dataset) error {
 	}
 	defer conn.Close(context.Background())
 	t0 := time.Now()
-	for _, s := range []string{
-		"VACUUM (FREEZE, ANALYZE) " + d.ident(),
-		"ALTER TABLE " + d.ident() + " SET (parallel_workers = 16)",
-	} {
+	// VACUUM of a partitioned table vacuums its partitions and analyzes
+	// both; parallel_workers is a partition's parameter, not its parent's
+	stmts := []string{"VACUUM (FREEZE, ANALYZE) " + d.ident()}
+	for _, t := range d.leaves() {
+		stmts = append(stmts, "ALTER TABLE "+t+" SET (parallel_workers = 16)")
+	}
+	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
 	}
+	rewritten, err := rewriteNotAllVisible(ctx, conn, d)
+	if err != nil {
+		return err
+	}
 	if err := markFinalized(ctx, conn, d); err != nil {
 		return err
 	}
-	fmt.Fprintf(cfg.Stdout, "  %s: VACUUM FREEZE ANALYZE, parallel_workers = 16 in %.1f s\n", d.Name, time.Since(t0).Seconds())
+	note := ""
+	if rewritten > 0 {
+		note = fmt.Sprintf(", %d rewritten by VACUUM FULL (all-zero pages)", rewritten)
+	}
+	fmt.Fprintf(cfg.Stdout, "  %s: VACUUM FREEZE ANALYZE, parallel_workers = 16%s%s in %.1f s\n", d.Name, partitionsNote(d), note, time.Since(t0).Seconds())
 	return nil
 }

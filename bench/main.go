@@ -3,7 +3,7 @@
 // queries with plain PostgreSQL and with pg_strom, checking that every mode
 // returns the same result (run).
 //
-//	pgstrom-bench load [-scale 1.0] [-sf 1] [-tpch-sf 1] [-workers N] [-tables w1_narrow,w1_wide,ssb,tpch]
+//	pgstrom-bench load [-scale 1.0] [-sf 1] [-tpch-sf 1] [-workers N] [-tables w1_narrow,w1_wide,ssb,tpch,ssb_partitioned,tpch_partitioned]
 //	pgstrom-bench run  [-tables ssb] [-runs 3] [-json out.json] [-png out.png] [-plans plans.txt] [-link-gbps GB/s]
 //
 // The connection comes from the PG* environment variables (or -dsn).  run

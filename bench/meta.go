@@ -76,12 +76,13 @@ func readState(ctx context.Context, q interface {
 	return st, nil
 }
 
-// tableExists says whether d's table exists.
+// tableExists says whether d's table exists, and each of its partitions.
 func tableExists(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, d Dataset) (bool, error) {
 	var ok bool
-	if err := q.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", d.ident()).Scan(&ok); err != nil {
+	if err := q.QueryRow(ctx, "SELECT bool_and(to_regclass(t) IS NOT NULL) FROM unnest($1::text[]) AS t",
+		append([]string{d.ident()}, d.leaves()...)).Scan(&ok); err != nil {
 		return false, fmt.Errorf("look up table %s: %w", d.Name, err)
 	}
 	return ok, nil
@@ -122,10 +123,8 @@ func prepareDataset(ctx context.Context, conn *pgx.Conn, d Dataset, rows int64) 
 	case st.Found || exists:
 		note = "table or bookkeeping missing: reloading"
 	}
-	stmts := []string{
-		"DROP TABLE IF EXISTS " + d.ident(),
-		d.CreateSQL(),
-	}
+	// a partitioned table's DROP drops its partitions
+	stmts := append([]string{"DROP TABLE IF EXISTS " + d.ident()}, d.CreateStatements()...)
 	for _, s := range stmts {
 		if _, err := tx.Exec(ctx, s); err != nil {
 			return st, "", fmt.Errorf("%s: %w", firstLine(s), err)

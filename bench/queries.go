@@ -2,17 +2,18 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // Query is one benchmark query: a W1 query runs on each W1 table, {t}
-// standing for the table; an SSB or TPC-H query (Group "ssb", "tpch") runs
-// once over the tables of its group it names.
+// standing for the table; a group's query (Group "ssb", "tpch", ...: the
+// groups of groups.go) runs once over the tables of its group it names.
 type Query struct {
 	Name        string
 	Description string
 	SQL         string
-	Group       string  // "" (W1), "ssb" or "tpch"
+	Group       string  // "" (W1) or the group's name
 	SpecFF      float64 // SSB: the spec's filter factor (ssb.go)
 }
 
@@ -68,10 +69,13 @@ func (q Query) For(t Dataset) string { return strings.ReplaceAll(q.SQL, "{t}", t
 // AllQueries are the W1 queries, then SSB's.
 func AllQueries() []Query { return append(append([]Query{}, Queries...), SSBQueries...) }
 
-// knownQueries are AllQueries and TPC-H's: every name -queries accepts.
-// SelectQueries' empty filter keeps its meaning, the W1 and SSB queries;
-// parseConfig adds TPC-H's to the default selection.
-func knownQueries() []Query { return append(AllQueries(), TPCHQueries...) }
+// knownQueries are AllQueries, TPC-H's and the partitioned variants
+// (partitioned.go): every name -queries accepts. SelectQueries' empty
+// filter keeps its meaning, the W1 and SSB queries; parseConfig adds the
+// others to the default selection.
+func knownQueries() []Query {
+	return append(append(AllQueries(), TPCHQueries...), PartitionedQueries...)
+}
 
 // SelectQueries keeps the queries named in the comma-separated filter (all
 // W1 and SSB queries when it is empty).
@@ -95,11 +99,14 @@ func SelectQueries(filter string) ([]Query, error) {
 	return out, nil
 }
 
-// QueryNames lists the known query names.
+// QueryNames lists the known query names, each once (a partitioned
+// variant has its query's name).
 func QueryNames() []string {
 	var names []string
 	for _, q := range knownQueries() {
-		names = append(names, q.Name)
+		if !slices.Contains(names, q.Name) {
+			names = append(names, q.Name)
+		}
 	}
 	return names
 }

@@ -105,6 +105,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 	for _, s := range rep.Summaries {
 		writeSummary(&b, rep, s)
 	}
+	writePartitionedComparison(&b, rep)
 	fmt.Fprintf(&b, "\n%d queries, %d failures\n", len(rep.Results), rep.Failures)
 	for _, p := range rep.Phases {
 		fmt.Fprintf(&b, "phase %-22s %8.1f s\n", p.Name, p.Seconds)
@@ -154,16 +155,11 @@ func writeColumns(b *strings.Builder, header []string, rows [][]string) {
 func writeSummary(b *strings.Builder, rep *Report, s Summary) {
 	fmt.Fprintf(b, "\nsummary %s: PG s = the better of the jit=on and jit=off medians\n", s.Table)
 	var rows [][]string
-	gi := gpuMode()
 	for _, r := range rep.Results {
 		if r.Table != s.Table {
 			continue
 		}
-		var gpu *float64
-		if gi < len(r.Modes) && r.Status != statusFailure {
-			gpu = r.Modes[gi].Median
-		}
-		rows = append(rows, []string{r.Query, r.Table, fmtOpt(r.PGBest, "%.3f"), fmtOpt(gpu, "%.3f"),
+		rows = append(rows, []string{r.Query, r.Table, fmtOpt(r.PGBest, "%.3f"), fmtOpt(r.gpuMedian(), "%.3f"),
 			fmtOpt(r.SpeedupBest, "%.2fx"), yesNo(r.GPUUsed()), fmt.Sprint(r.JoinDepth), r.Status})
 	}
 	rows = append(rows, []string{"Σ", s.Table, fmtOpt(s.SumPG, "%.3f"), fmtOpt(s.SumGPU, "%.3f"), fmtOpt(s.Ratio, "%.2fx"), "", "", ""})

@@ -213,3 +213,12 @@ func (r *QueryResult) GPUUsed() bool {
 	gi := gpuMode()
 	return gi < len(r.Modes) && r.Modes[gi].UsedGPU
 }
+
+// gpuMedian is the GPU mode's median seconds; nil for a failed query.
+func (r *QueryResult) gpuMedian() *float64 {
+	gi := gpuMode()
+	if r.Status == statusFailure || gi >= len(r.Modes) {
+		return nil
+	}
+	return r.Modes[gi].Median
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -168,9 +167,9 @@ func readLoaded(ctx context.Context, conn *pgx.Conn, d Dataset) (DatasetState, e
 }
 
 // target is what one set of queries runs on: a W1 table (the W1 queries,
-// each on that table) or a group, SSB or TPC-H (its queries over its tables).
+// each on that table) or a group (groups.go: its queries over its tables).
 type target struct {
-	Name    string // the table, or the group ("ssb", "tpch"); the results' table column
+	Name    string // the table, or the group ("ssb", "tpch", ...); the results' table column
 	Tables  []Dataset
 	Queries []Query
 }
@@ -184,18 +183,12 @@ func (t target) sql(q Query) string {
 }
 
 // runTargets lists what Run runs, in -tables order: each W1 table with the
-// selected W1 queries, then each group's tables (SSB, TPC-H) with the
+// selected W1 queries, then each group whose tables are all given with the
 // group's selected queries; a target without a selected query is left out.
 func runTargets(cfg *Config) []target {
-	var out, groups []target
+	var out []target
 	for _, d := range cfg.Tables {
 		if d.Group != "" {
-			i := slices.IndexFunc(groups, func(g target) bool { return g.Name == d.Group })
-			if i < 0 {
-				i = len(groups)
-				groups = append(groups, target{Name: d.Group})
-			}
-			groups[i].Tables = append(groups[i].Tables, d)
 			continue
 		}
 		t := target{Name: d.Name, Tables: []Dataset{d}}
@@ -208,14 +201,20 @@ func runTargets(cfg *Config) []target {
 			out = append(out, t)
 		}
 	}
-	for _, g := range groups {
-		for _, q := range cfg.Queries {
-			if q.Group == g.Name {
-				g.Queries = append(g.Queries, q)
+	for _, g := range completeGroups(cfg.Tables) {
+		t := target{Name: g.name}
+		for _, d := range cfg.Tables {
+			if g.has(d) {
+				t.Tables = append(t.Tables, d)
 			}
 		}
-		if len(g.Queries) > 0 {
-			out = append(out, g)
+		for _, q := range cfg.Queries {
+			if q.Group == g.name {
+				t.Queries = append(t.Queries, q)
+			}
+		}
+		if len(t.Queries) > 0 {
+			out = append(out, t)
 		}
 	}
 	return out

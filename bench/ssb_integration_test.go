@@ -33,21 +33,9 @@ func TestIntegrationSSB(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	freshDatabase(t, ctx, ssbTestDB)
-	config := func(out *bytes.Buffer, args ...string) *Config {
-		t.Helper()
-		cfg, err := parseConfig("run", append([]string{"-dsn", "dbname=" + ssbTestDB, "-tables", "ssb",
-			"-sf", "0.125", "-workers", "2"}, args...), out, out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg
-	}
+	config := configMaker(t, ssbTestDB, "-tables", "ssb", "-sf", "0.125", "-workers", "2")
 	var out bytes.Buffer
-	t0 := time.Now()
-	if err := Load(ctx, config(&out)); err != nil {
-		t.Fatalf("load: %v\n%s", err, out.String())
-	}
-	t.Logf("load at SF %g: %.1f s", ssbTestSF, time.Since(t0).Seconds())
+	t.Logf("load at SF %g: %.1f s", ssbTestSF, timedLoad(t, ctx, config(&out), &out))
 
 	conn, err := pgx.Connect(ctx, "dbname="+ssbTestDB)
 	if err != nil {

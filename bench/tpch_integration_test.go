@@ -19,8 +19,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 const tpchTestDB = "pgstrom_bench_tpch_itest"
@@ -34,21 +32,9 @@ func TestIntegrationTPCH(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	freshDatabase(t, ctx, tpchTestDB)
-	config := func(out *bytes.Buffer, args ...string) *Config {
-		t.Helper()
-		cfg, err := parseConfig("run", append([]string{"-dsn", "dbname=" + tpchTestDB, "-tables", "tpch",
-			"-tpch-sf", fmt.Sprint(tpchTestSF), "-workers", "2"}, args...), out, out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg
-	}
+	config := configMaker(t, tpchTestDB, "-tables", "tpch", "-tpch-sf", fmt.Sprint(tpchTestSF), "-workers", "2")
 	var out bytes.Buffer
-	t0 := time.Now()
-	if err := Load(ctx, config(&out)); err != nil {
-		t.Fatalf("load: %v\n%s", err, out.String())
-	}
-	t.Logf("load at SF %g: %.1f s", tpchTestSF, time.Since(t0).Seconds())
+	t.Logf("load at SF %g: %.1f s", tpchTestSF, timedLoad(t, ctx, config(&out), &out))
 	out.Reset()
 	if err := Load(ctx, config(&out)); err != nil {
 		t.Fatalf("second load: %v\n%s", err, out.String())
@@ -91,68 +77,15 @@ func TestIntegrationTPCH(t *testing.T) {
 	// every query with pg_strom off, then on: the same rows (compare.go's
 	// CompareResults: sorted, numerics exactly, floats within
 	// FloatTolerance), and a plausible answer
-	type outcome struct {
-		rows      int
-		offS, onS float64
-		plan      string
-	}
-	got := map[string]outcome{}
+	got := answersOnOff(t, ctx, config(&out), nil, TPCHQueries)
 	for _, q := range TPCHQueries {
-		var o outcome
-		if _, err := conn.Exec(ctx, "SET pg_strom.enabled = off"); err != nil {
-			t.Fatal(err)
-		}
-		off, secs, err := fetch(ctx, conn, q.SQL)
-		if err != nil {
-			t.Errorf("%s with pg_strom off: %v", q.Name, err)
-			continue
-		}
-		o.rows, o.offS = len(off), secs
-		if _, err := conn.Exec(ctx, "SET pg_strom.enabled = on"); err != nil {
-			t.Fatal(err)
-		}
-		if o.plan, err = explain(ctx, conn, q.SQL); err != nil {
-			t.Errorf("%s: %v", q.Name, err)
-		}
-		on, secs, err := fetch(ctx, conn, q.SQL)
-		if err != nil {
-			t.Errorf("%s with pg_strom on: %v", q.Name, err)
-			continue
-		}
-		o.onS = secs
-		got[q.Name] = o
-		if err := CompareResults(off, on, FloatTolerance); err != nil {
-			t.Errorf("%s: pg_strom on differs from off: %v", q.Name, err)
-		}
-		if err := checkTPCHAnswer(q.Name, off, want); err != nil {
-			t.Errorf("%s: implausible answer (%d rows): %v", q.Name, len(off), err)
-		}
-	}
-
-	// which plans have a pg_strom node: reported, not required
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-5s %5s %8s %8s  %-3s %-34s %s\n", "query", "rows", "off s", "on s", "GPU", "nodes", "GPU join depth")
-	gpu := 0
-	for _, q := range TPCHQueries {
-		o, ok := got[q.Name]
-		if !ok {
-			fmt.Fprintf(&b, "%-5s  (failed)\n", q.Name)
-			continue
-		}
-		var nodes []string
-		for _, n := range []string{"GpuScan", "GpuPreAgg", "GpuJoin"} {
-			if k := strings.Count(o.plan, "("+n+")"); k > 0 {
-				nodes = append(nodes, fmt.Sprintf("%s×%d", n, k))
+		if o, ok := got[q.Name]; ok {
+			if err := checkTPCHAnswer(q.Name, o.off, want); err != nil {
+				t.Errorf("%s: implausible answer (%d rows): %v", q.Name, len(o.off), err)
 			}
 		}
-		if planUsesGPU(o.plan) {
-			gpu++
-		}
-		fmt.Fprintf(&b, "%-5s %5d %8.3f %8.3f  %-3s %-34s %d\n", q.Name, o.rows, o.offS, o.onS,
-			yesNo(planUsesGPU(o.plan)), strings.Join(nodes, " "), planJoinDepth(o.plan))
 	}
-	t.Logf("pg_strom plans (pg_strom.regression_test_mode = %s): %d of %d with a GPU node\n%s",
-		currentSetting(ctx, conn, "pg_strom.regression_test_mode"), gpu, len(TPCHQueries), b.String())
+	logGPUPlans(t, currentSetting(ctx, conn, "pg_strom.regression_test_mode"), TPCHQueries, got)
 
 	// the benchmark's own run over the group: three of the queries in every
 	// mode, checked against each other as `make bench` does
@@ -171,12 +104,4 @@ func TestIntegrationTPCH(t *testing.T) {
 			t.Errorf("%s on %s: %d rows", r.Query, r.Table, r.Rows)
 		}
 	}
-}
-
-func currentSetting(ctx context.Context, conn *pgx.Conn, name string) string {
-	var v string
-	if err := conn.QueryRow(ctx, "SELECT coalesce(current_setting($1, true), 'unset')", name).Scan(&v); err != nil {
-		return err.Error()
-	}
-	return v
 }
