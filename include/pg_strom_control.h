@@ -36,7 +36,8 @@ typedef enum PgStromCtlTag
 	/* service -> supervisor */
 	PGSTROM_CTL_READY = 11,		/* payload: PgStromCtlDevices */
 	PGSTROM_CTL_STATUS = 12,	/* payload: PgStromCtlStats */
-	PGSTROM_CTL_FATAL = 13		/* payload: PgStromCtlReason */
+	PGSTROM_CTL_FATAL = 13,		/* payload: PgStromCtlReason */
+	PGSTROM_CTL_PAGE_CACHE = 14	/* payload: PgStromCtlPageCache */
 } PgStromCtlTag;
 
 typedef struct PgStromCtlHeader
@@ -182,6 +183,36 @@ typedef struct PgStromCtlStats
 	uint32_t	reserved;
 	PgStromDeviceStats devices[PGSTROM_MAX_DEVICES];
 } PgStromCtlStats;
+
+/*
+ * What one device's page cache holds and did, per relation file: after
+ * each STATUS, the service sends a PAGE_CACHE message for every device
+ * that keeps a cache.  Sixteen devices' worth would not fit in one
+ * message, hence one per device.  It names the PGSTROM_PAGE_CACHE_RELS
+ * relations holding the most pages (then looked up most), and omits the
+ * unused tail of rels.  Counts are pages since the service started.
+ */
+#define PGSTROM_PAGE_CACHE_RELS		256
+typedef struct PgStromPageCacheRel
+{
+	uint32_t	spc_oid;
+	uint32_t	db_oid;
+	uint32_t	rel_number;		/* relfilenode */
+	uint32_t	reserved;
+	uint64_t	cached_pages;	/* slots it holds, those being filled too */
+	uint64_t	hits;			/* served from the cache */
+	uint64_t	misses;			/* looked up, not served */
+	uint64_t	fills;			/* copied into the cache */
+	uint64_t	evictions;		/* freed for another relation */
+	uint64_t	refills;		/* slots refilled under a new stamp */
+} PgStromPageCacheRel;
+
+typedef struct PgStromCtlPageCache
+{
+	int32_t		index;			/* the device */
+	uint32_t	nrels;			/* entries of rels in use */
+	PgStromPageCacheRel rels[PGSTROM_PAGE_CACHE_RELS];
+} PgStromCtlPageCache;
 
 /*
  * Exit codes of the service process that the supervisor acts upon.

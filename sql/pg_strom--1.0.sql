@@ -85,6 +85,26 @@ LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION pgstrom.gpu_service_clients()
     IS 'client processes using the PG-Strom GPU service most, per device';
 
+CREATE FUNCTION pgstrom.gpu_page_cache_relations()
+RETURNS TABLE (
+    device int,
+    database oid,
+    tablespace oid,
+    relation regclass,
+    relfilenode oid,
+    cached_pages bigint,
+    cached_bytes bigint,
+    hits bigint,
+    misses bigint,
+    fills bigint,
+    evictions bigint,
+    refills bigint)
+AS 'MODULE_PATHNAME', 'pgstrom_gpu_page_cache_relations'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION pgstrom.gpu_page_cache_relations()
+    IS 'relations in each device page cache of the PG-Strom GPU service, with their hits and misses';
+
 -- the status functions only read shared memory: anyone may look
 GRANT USAGE ON SCHEMA pgstrom TO PUBLIC;
 

@@ -189,8 +189,8 @@ func encodeReason(tag uint32, reason string) []byte {
 func EncodeNoGPU(reason string) []byte { return encodeReason(tagNoGPU, reason) }
 
 // DecodeServiceMessage decodes a message sent by the service or the launcher,
-// as the supervisor would: ReadyMessage, StatusMessage, FatalMessage or
-// NoGPUMessage.
+// as the supervisor would: ReadyMessage, StatusMessage, PageCacheMessage,
+// FatalMessage or NoGPUMessage.
 func DecodeServiceMessage(msg []byte) (any, error) {
 	tag, payload, err := splitMessage(msg)
 	if err != nil {
@@ -207,6 +207,8 @@ func DecodeServiceMessage(msg []byte) (any, error) {
 			return nil, err
 		}
 		return decodeStatus(payload)
+	case tagPageCache:
+		return decodePageCache(payload)
 	case tagFatal, tagNoGPU:
 		if err := wantPayload(tag, payload, reasonSize); err != nil {
 			return nil, err

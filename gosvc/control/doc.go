@@ -6,7 +6,7 @@
 // cgo, so the C supervisor and this package cannot drift apart.
 //
 // Besides the service's side (Open, Receive, SendReady, SendStatus,
-// SendFatal) the package exports the supervisor's encoders and decoders
+// SendPageCache, SendFatal) the package exports the supervisor's encoders and decoders
 // (EncodeConfig, EncodeStop, DecodeServiceMessage) so tests can play the
 // supervisor over a real socketpair.
 package control

@@ -15,6 +15,8 @@ const (
 	MaxDevices = int(C.PGSTROM_MAX_DEVICES)
 	// MaxStatusClients is how many clients a device's STATUS line names.
 	MaxStatusClients = int(C.PGSTROM_STATUS_CLIENTS)
+	// MaxPageCacheRels is how many relations a PAGE_CACHE message names.
+	MaxPageCacheRels = int(C.PGSTROM_PAGE_CACHE_RELS)
 	headerSize       = int(C.sizeof_PgStromCtlHeader)
 	configSize       = int(C.sizeof_PgStromCtlConfig)
 	reasonSize       = int(C.sizeof_PgStromCtlReason)
@@ -30,6 +32,7 @@ const (
 	tagReady         = uint32(C.PGSTROM_CTL_READY)
 	tagStatus        = uint32(C.PGSTROM_CTL_STATUS)
 	tagFatal         = uint32(C.PGSTROM_CTL_FATAL)
+	tagPageCache     = uint32(C.PGSTROM_CTL_PAGE_CACHE)
 	ExitStopped      = int(C.PGSTROM_EXIT_STOPPED)
 	ExitFailed       = int(C.PGSTROM_EXIT_FAILED)
 	ExitUsage        = int(C.PGSTROM_EXIT_USAGE)

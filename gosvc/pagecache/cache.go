@@ -11,6 +11,9 @@
 // unpinned slots of the relation used least recently, never of the
 // relation being filled: a table larger than the cache keeps the part it
 // cached instead of evicting itself on every scan.
+//
+// Each relation also counts what the cache did for it (relations.go),
+// under the lock a chunk takes anyway: no page costs a lock of its own.
 package pagecache
 
 import (
@@ -45,6 +48,7 @@ type relation struct {
 	held   []int32 // the slots it holds, in no order; may also name slots it gave up (see live)
 	count  int     // the slots it holds
 	used   uint64  // the cache's clock at its last lookup
+	counts Counts  // kept while it holds no slot (Cache.idle)
 }
 
 // Cache is the directory of a store of Slots() pages.
@@ -53,6 +57,7 @@ type Cache struct {
 	slots []slot
 	free  []int32
 	rels  map[Key]*relation
+	idle  map[Key]*relation // relations without a slot, kept for their counts
 	clock uint64
 	stats Stats
 }
@@ -62,7 +67,7 @@ func New(n int) (*Cache, error) {
 	if n <= 0 || n > 1<<31-1 {
 		return nil, fmt.Errorf("page cache of %d slots: want 1..%d", n, 1<<31-1)
 	}
-	c := &Cache{slots: make([]slot, n), free: make([]int32, n), rels: make(map[Key]*relation)}
+	c := &Cache{slots: make([]slot, n), free: make([]int32, n), rels: make(map[Key]*relation), idle: make(map[Key]*relation)}
 	for i := range c.free {
 		c.free[i] = int32(n - 1 - i) // slot 0 is taken first
 	}
@@ -130,6 +135,7 @@ func (c *Cache) Lookup(k Key, blknos []uint32, stamps []uint64) *Plan {
 	r := c.rels[k]
 	if r == nil {
 		c.stats.Misses += uint64(len(blknos))
+		c.idleRelation(k).counts.Misses += uint64(len(blknos))
 		return p
 	}
 	r.used = c.clock
@@ -147,6 +153,8 @@ func (c *Cache) Lookup(k Key, blknos []uint32, stamps []uint64) *Plan {
 	}
 	c.stats.Hits += uint64(len(p.Hits))
 	c.stats.Misses += uint64(len(blknos) - len(p.Hits))
+	r.counts.Hits += uint64(len(p.Hits))
+	r.counts.Misses += uint64(len(blknos) - len(p.Hits))
 	return p
 }
 
@@ -166,8 +174,8 @@ func (p *Plan) Reserve(k Key, blknos []uint32, stamps []uint64, candidates []int
 	r := c.rels[k]
 	if r == nil {
 		c.clock++
-		r = &relation{key: k, used: c.clock}
-		c.rels[k] = r
+		r = c.activate(k)
+		r.used = c.clock
 	}
 	p.rel = r
 	for _, i := range candidates {
@@ -185,6 +193,7 @@ func (p *Plan) Reserve(k Key, blknos []uint32, stamps []uint64, candidates []int
 				continue // being read or filled by another chunk
 			}
 			c.stats.Stale++
+			r.counts.Refills++
 			s = old - 1
 		} else {
 			var ok bool
@@ -251,8 +260,11 @@ func (c *Cache) evict(filling *relation) {
 			freed++
 		}
 	}
-	victim.held = kept
+	if victim.count > 0 { // else release retired it, held and all
+		victim.held = kept
+	}
 	c.stats.Evicted += uint64(freed)
+	victim.counts.Evictions += uint64(freed)
 }
 
 // live reports whether r holds slot s (r.held may name slots it gave up).
@@ -286,6 +298,7 @@ func (p *Plan) end(filled bool) {
 		if filled {
 			e.ready = true
 			c.stats.Fills++
+			e.rel.counts.Fills++
 			continue
 		}
 		c.release(m.Slot)
@@ -293,14 +306,15 @@ func (p *Plan) end(filled bool) {
 }
 
 // release frees slot s; its relation gives it up (its name stays in held
-// until an eviction drops it), and a relation left with none is forgotten.
+// until an eviction drops it), and a relation left with none is retired
+// to the idle ones, which keep its counts.
 func (c *Cache) release(s uint32) {
 	e := &c.slots[s]
 	if r := e.rel; r != nil {
 		r.blocks[e.blkno] = 0
 		r.count--
 		if r.count == 0 {
-			delete(c.rels, r.key)
+			c.retire(r)
 		}
 	}
 	*e = slot{}

@@ -188,7 +188,8 @@ func TestPinnedSlotsAreNotEvictedOrRefilled(t *testing.T) {
 
 // TestConcurrentChunksNeverShareASlot runs chunks of several relations at
 // once against a small cache and checks, with a shadow of what each slot
-// holds, that no hit names a slot that holds another block or stamp.
+// holds, that no hit names a slot that holds another block or stamp, and
+// that the relations' counts add up to the cache's.
 func TestConcurrentChunksNeverShareASlot(t *testing.T) {
 	c, _ := New(256)
 	type tag struct {
@@ -240,4 +241,5 @@ func TestConcurrentChunksNeverShareASlot(t *testing.T) {
 	if st := c.Stats(); st.Evicted == 0 || st.Hits == 0 {
 		t.Fatalf("the test exercised too little: %+v", st)
 	}
+	checkRelationsAddUp(t, c)
 }

@@ -42,6 +42,7 @@ func (s *service) loop() int {
 				srv.ReleaseIdle(now, s.cfg.ReleaseDelay)
 			}
 			s.sendStatus()
+			s.sendPageCaches()
 			s.logGather(now, false)
 		}
 	}

@@ -3,6 +3,7 @@ package service
 import (
 	"github.com/rs/zerolog"
 
+	"github.com/pgstrom-go/pg_strom/gosvc/control"
 	"github.com/pgstrom-go/pg_strom/gosvc/nodekind"
 	"github.com/pgstrom-go/pg_strom/gosvc/pagecache"
 	"github.com/pgstrom-go/pg_strom/gosvc/xpu"
@@ -47,3 +48,32 @@ func openPageCache(exec nodekind.Executor, size uint64, how string, log zerolog.
 type pageCacheSummary struct{ c *pagecache.Cache }
 
 func (p pageCacheSummary) GatherSummary() string { return p.c.Summary() }
+
+// devicePageCache is a device's cache, reported per relation after each
+// STATUS (pgstrom.gpu_page_cache_relations()).
+type devicePageCache struct {
+	index int
+	cache *pagecache.Cache
+}
+
+// sendPageCaches sends one PAGE_CACHE message per device with a cache.
+func (s *service) sendPageCaches() {
+	for _, d := range s.pageCaches {
+		if err := s.ch.SendPageCache(pageCacheReport(d.index, d.cache)); err != nil {
+			s.log.Debug().Err(err).Msgf("sending PAGE_CACHE of GPU%d", d.index)
+		}
+	}
+}
+
+// pageCacheReport is a device's PAGE_CACHE message: the relations holding
+// the most pages, as many as the message carries.
+func pageCacheReport(index int, c *pagecache.Cache) control.PageCache {
+	rels := c.Relations(control.MaxPageCacheRels)
+	out := control.PageCache{Index: index, Relations: make([]control.PageCacheRel, len(rels))}
+	for i, r := range rels {
+		out.Relations[i] = control.PageCacheRel{Spc: r.Spc, DB: r.DB, Rel: r.Rel,
+			CachedPages: uint64(r.Pages), Hits: r.Hits, Misses: r.Misses,
+			Fills: r.Fills, Evictions: r.Evictions, Refills: r.Refills}
+	}
+	return out
+}

@@ -77,6 +77,9 @@ type service struct {
 	// gatherLogs are the devices whose zero-copy gather figures are
 	// logged (logGather)
 	gatherLogs []*gatherLog
+	// pageCaches are the devices whose page cache is reported per
+	// relation (sendPageCaches)
+	pageCaches []devicePageCache
 
 	msgs chan received
 	lost chan error // a device's context is unusable: exit (deviceLost)

@@ -266,6 +266,7 @@ func (s *service) startDevices() error {
 		s.watchGather(d.Index, exec, shared != 0)
 		if cache != nil {
 			s.gatherLogs = append(s.gatherLogs, &gatherLog{device: d.Index, r: pageCacheSummary{cache}})
+			s.pageCaches = append(s.pageCaches, devicePageCache{index: d.Index, cache: cache})
 		}
 		devLog.Info().Msgf("listening on %s with %d workers", srv.SocketPath(), s.cfg.MaxAsyncTasks)
 	}

@@ -156,6 +156,8 @@ handle_ready(PgStromServiceChild *child, const char *payload, size_t len)
 	ss->state = PGSTROM_SERVICE_READY;
 	ss->reason[0] = '\0';
 	memcpy(&ss->devices, &devices, sizeof(devices));
+	/* a new service process starts with empty page caches */
+	pgstrom_page_cache_shared->ndevices = 0;
 	LWLockRelease(ss->lock);
 
 	ereport(LOG,
@@ -181,6 +183,49 @@ handle_status(const char *payload, size_t len)
 
 	LWLockAcquire(ss->lock, LW_EXCLUSIVE);
 	memcpy(&ss->stats, &stats, sizeof(stats));
+	LWLockRelease(ss->lock);
+	return true;
+}
+
+/*
+ * One device's page cache report replaces that device's last one.  The
+ * service omits the unused tail of rels, so the length must be exactly
+ * what nrels says.
+ */
+static bool
+handle_page_cache(const char *payload, size_t len)
+{
+	PgStromServiceShared *ss = pgstrom_service_shared;
+	PgStromPageCacheShared *pcs = pgstrom_page_cache_shared;
+	size_t		head = offsetof(PgStromCtlPageCache, rels);
+	int32		index;
+	uint32		nrels;
+	uint32		i;
+
+	if (len < head)
+		return false;
+	memcpy(&index, payload + offsetof(PgStromCtlPageCache, index),
+		   sizeof(index));
+	memcpy(&nrels, payload + offsetof(PgStromCtlPageCache, nrels),
+		   sizeof(nrels));
+	if (nrels > PGSTROM_PAGE_CACHE_RELS ||
+		len != head + nrels * sizeof(PgStromPageCacheRel))
+		return false;
+
+	LWLockAcquire(ss->lock, LW_EXCLUSIVE);
+	for (i = 0; i < pcs->ndevices; i++)
+	{
+		if (pcs->devices[i].index == index)
+			break;
+	}
+	if (i == PGSTROM_MAX_DEVICES)
+	{
+		LWLockRelease(ss->lock);
+		return false;
+	}
+	memcpy(&pcs->devices[i], payload, len);
+	if (i == pcs->ndevices)
+		pcs->ndevices++;
 	LWLockRelease(ss->lock);
 	return true;
 }
@@ -229,6 +274,9 @@ handle_message(PgStromServiceChild *child, ssize_t nbytes)
 			break;
 		case PGSTROM_CTL_STATUS:
 			valid = handle_status(payload, len);
+			break;
+		case PGSTROM_CTL_PAGE_CACHE:
+			valid = handle_page_cache(payload, len);
 			break;
 		default:
 			ereport(LOG,

@@ -4,10 +4,10 @@
  *		Shared memory that publishes the GPU service's state.
  *
  * The supervisor is the only writer of the state, the reason, the device
- * list and the statistics; backends (the SQL status functions, later the
- * planner) read them without ever touching the service's sockets.  The
- * device list is several kilobytes, too much to copy under a spinlock, so
- * an LWLock of our own tranche protects it.
+ * list, the statistics and the page cache reports; backends (the SQL
+ * status functions, later the planner) read them without ever touching
+ * the service's sockets.  The device list is several kilobytes, too much
+ * to copy under a spinlock, so an LWLock of our own tranche protects it.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,6 +25,7 @@
 #define PGSTROM_LWLOCK_TRANCHE	"pg_strom"
 
 PgStromServiceShared *pgstrom_service_shared = NULL;
+PgStromPageCacheShared *pgstrom_page_cache_shared = NULL;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -36,6 +37,7 @@ pgstrom_service_shmem_request(void)
 		prev_shmem_request_hook();
 
 	RequestAddinShmemSpace(MAXALIGN(sizeof(PgStromServiceShared)));
+	RequestAddinShmemSpace(MAXALIGN(sizeof(PgStromPageCacheShared)));
 	RequestNamedLWLockTranche(PGSTROM_LWLOCK_TRANCHE, 1);
 }
 
@@ -66,6 +68,11 @@ pgstrom_service_shmem_startup(void)
 						   pgstrom_gpuserv_debug_output ? 1 : 0);
 		pg_atomic_init_u32(&ss->config_generation, 0);
 	}
+	pgstrom_page_cache_shared = ShmemInitStruct("pg_strom device page caches",
+												sizeof(PgStromPageCacheShared),
+												&found);
+	if (!found)
+		memset(pgstrom_page_cache_shared, 0, sizeof(PgStromPageCacheShared));
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -52,6 +52,19 @@ typedef struct PgStromServiceShared
 
 extern PgStromServiceShared *pgstrom_service_shared;
 
+/*
+ * The last PAGE_CACHE message of each device that keeps a page cache,
+ * under PgStromServiceShared's lock.  Kept apart from it because every
+ * status function copies that whole, and this is 256 kB.
+ */
+typedef struct PgStromPageCacheShared
+{
+	uint32		ndevices;		/* entries of devices in use */
+	PgStromCtlPageCache devices[PGSTROM_MAX_DEVICES];
+} PgStromPageCacheShared;
+
+extern PgStromPageCacheShared *pgstrom_page_cache_shared;
+
 extern void pgstrom_init_service_state(void);
 extern const char *pgstrom_service_state_name(PgStromServiceState state);
 extern void pgstrom_service_set_live_config(int max_async_tasks,

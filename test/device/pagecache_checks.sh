@@ -12,7 +12,10 @@
 #  - a REPEATABLE READ snapshot keeps its answers while another session
 #    updates, deletes and vacuums;
 #  - rows formed from cached pages, GpuJoin over them, pg_strom.use_page_cache
-#    off and unlogged tables (no cache).
+#    off and unlogged tables (no cache);
+#  - pgstrom.gpu_page_cache_relations() follows it: the first scan's misses
+#    and cached pages, the second scan's hits, the refills after VACUUM,
+#    and no row for the unlogged table.
 # Prints "pagecache checks: N passed, N failed"; exit 1 on a failure.
 # Needs: a running cluster with pg_strom created and a page cache set; R
 # (default cluster.sh) with a psql verb.  PC_ROWS rows (default 200,000).
@@ -87,10 +90,45 @@ diff_of() { psqlq -c "$SETS" -c "SELECT pc_diff(\$q\$$1\$q\$)"; }
 hits_of() { echo "$1" | cut -d' ' -f1; }
 files_of() { echo "$1" | cut -d' ' -f2; }
 
+# view_of REL COND: "cached_pages hits misses refills" of REL in
+# pgstrom.gpu_page_cache_relations(), summed over the devices, once COND
+# (an SQL condition on those columns) holds: the service reports once a
+# second.  After 10 s, the last row read ("absent" without one).
+view_of() {
+	local row
+	for _ in $(seq 1 50); do
+		row=$(psqlq -c "SELECT coalesce(min(concat_ws(' ', cached_pages, hits, misses, refills, ($2))), 'absent')
+		  FROM (SELECT sum(cached_pages) AS cached_pages, sum(hits) AS hits, sum(misses) AS misses, sum(refills) AS refills
+		          FROM pgstrom.gpu_page_cache_relations() WHERE relation = '$1'::regclass HAVING count(*) > 0) r")
+		[ "${row##* }" = t ] && break
+		sleep 0.2
+	done
+	echo "${row% *}"
+}
+col() { echo "$1" | cut -d' ' -f"$2"; }
+# rows of the view for REL's file, whether or not it maps to a relation
+view_rows() {
+	psqlq -c "SELECT count(*) FROM pgstrom.gpu_page_cache_relations()
+	           WHERE relfilenode = pg_relation_filenode('$1')
+	             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+}
+pages=$(psqlq -c "SELECT relpages FROM pg_class WHERE oid = 'pc_fact'::regclass")
+check "before any scan: pc_fact has no row in gpu_page_cache_relations()" "$(view_rows pc_fact)" 0
+
 first=$(cache_line "$AGG")
 check "first scan: nothing cached yet, every page read from the files" "$(hits_of "$first") $([ "$(files_of "$first")" -gt 0 ] && echo read)" "0 read"
+v=$(view_of pc_fact "cached_pages >= $pages AND misses >= $pages")
+check "the view after the first scan: the table's $pages pages cached, as many misses or more, no hits" \
+	"$(col "$v" 1) $(col "$v" 2) $([ "$(col "$v" 3)" -ge "$pages" ] && echo missed)" "$pages 0 missed"
 second=$(cache_line "$AGG")
 check "second scan: every page from the cache" "$(files_of "$second") $([ "$(hits_of "$second")" -gt 0 ] && echo hits)" "0 hits"
+v=$(view_of pc_fact "hits >= $pages")
+check "the view after the second scan: hits grew by the table's pages, as EXPLAIN counted them" \
+	"$(col "$v" 1) $(col "$v" 2)" "$pages $(hits_of "$second")"
+check "the view: cached_bytes is cached_pages blocks, the relation is the file's" \
+	"$(psqlq -c "SELECT bool_and(cached_bytes = cached_pages * current_setting('block_size')::bigint) AND
+	                    bool_and(relfilenode = pg_relation_filenode(relation)) FILTER (WHERE relation IS NOT NULL)
+	               FROM pgstrom.gpu_page_cache_relations()")" t
 check "GpuPreAgg over cached pages equals PostgreSQL" "$(diff_of "$AGG")" 0
 check "GpuScan rows formed from cached pages equal PostgreSQL's" "$(diff_of "$ROWSQ")" 0
 check "GpuJoin over cached pages equals PostgreSQL" "$(diff_of "$JOIN")" 0
@@ -102,10 +140,15 @@ check "after an UPDATE: the changed pages are not served from the cache" \
 check "after an UPDATE: GpuPreAgg equals PostgreSQL" "$(diff_of "$AGG")" 0
 check "after an UPDATE: GpuScan rows equal PostgreSQL's" "$(diff_of "$ROWSQ")" 0
 
+before=$(view_of pc_fact true)
 psqlq -c "VACUUM pc_fact" -c "CHECKPOINT"
 after_vacuum=$(cache_line "$AGG")
 check "after VACUUM: the map's new LSN sends pages back to the files" \
 	"$([ "$(files_of "$after_vacuum")" -gt 0 ] && echo read)" read
+v=$(view_of pc_fact "misses >= $(col "$before" 3) + $(files_of "$after_vacuum") AND refills > 0")
+check "the view after VACUUM: the pages read again were misses, refilled in their slots, none given up" \
+	"$([ "$(col "$v" 3)" -ge $(($(col "$before" 3) + $(files_of "$after_vacuum"))) ] && echo missed) $([ "$(col "$v" 4)" -gt 0 ] && echo refilled) $([ "$(col "$v" 1)" -ge "$(col "$before" 1)" ] && echo kept)" \
+	"missed refilled kept"
 check "after VACUUM: GpuPreAgg equals PostgreSQL" "$(diff_of "$AGG")" 0
 again=$(cache_line "$AGG")
 check "after VACUUM, scanned again: every page from the cache" "$(files_of "$again")" 0
@@ -136,6 +179,9 @@ check "pg_strom.use_page_cache off: no cache in the plan" "$off" f
 unlogged=$(cache_line "SELECT g, count(*), sum(v) FROM pc_unlogged GROUP BY g")
 check "an unlogged table is never cached" "$unlogged" none
 check "an unlogged table: GpuPreAgg equals PostgreSQL" "$(diff_of "SELECT g, count(*), sum(v) FROM pc_unlogged GROUP BY g")" 0
+sleep 2 # a report made after the unlogged table's scans
+check "the view: no row for the unlogged table, pc_fact's still there" \
+	"$(view_rows pc_unlogged) $([ "$(view_rows pc_fact)" -gt 0 ] && echo present)" "0 present"
 
 psqlq -c "DROP TABLE pc_fact, pc_dim, pc_unlogged" -c "DROP FUNCTION pc_plan(text), pc_diff(text)"
 echo "pagecache checks: $passed passed, $failed failed"
