@@ -230,6 +230,8 @@ SELECT hx_check('parallel GpuPreAgg over partitions', $q$SELECT g, count(*), sum
 SET max_parallel_workers_per_gather = 0;
 SELECT hx_check('GpuPreAgg over partitions, pruned', $q$SELECT g, count(*), sum(a) FROM hx_part WHERE id >= 70000 GROUP BY g$q$,
                 'Append(.|\n)*GpuPreAgg\) on hx_part_2(.|\n)*GpuPreAgg\) on hx_part_3', '{Chunks,GPU Groups}');
+SELECT hx_check('GpuPreAgg DISTINCT over partitions', $q$SELECT DISTINCT g, a % 10 FROM hx_part$q$,
+                'Append(.|\n)*GpuPreAgg\) on hx_part_2', '{Chunks,GPU Groups}');
 SET max_parallel_workers_per_gather = 4;
 -- GpuJoin (regression mode offers the paths; the joins run on the service):
 -- serial, RECHECK rows of compressed text keys, a fan-out that gives every

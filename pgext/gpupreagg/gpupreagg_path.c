@@ -582,6 +582,8 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	bool		appendrel;
 	CustomPath *serial;
 	CustomPath *partial;
+	Path	   *serial_path;
+	Path	   *partial_path;
 	char	   *reason = NULL;
 	int			i;
 
@@ -593,8 +595,6 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		NOT_OFFERED("no input path");
 	if (!device_scan_input(root, input_rel, &dev_rinfos, &appendrel, &reason))
 		NOT_OFFERED("%s", reason);
-	if (appendrel)
-		NOT_OFFERED("DISTINCT over a partitioned or inheritance table");
 	if (!grouping_is_hashable(parse->distinctClause))
 		NOT_OFFERED("DISTINCT is not hashable");
 
@@ -627,11 +627,22 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	dNumGroups = estimate_num_groups(root, distinct_exprs, input_rel->rows,
 									 NULL, NULL);
 	info->ngroups = dNumGroups;
-	base_rel_paths(root, input_rel, distinct_rel, partial_target, info, NIL,
-				   dev_rinfos, &serial, &partial);
-	add_final_agg_paths(root, distinct_rel, serial ? &serial->path : NULL,
-						partial ? &partial->path : NULL, partial_target,
-						target, AGG_HASHED, AGGSPLIT_SIMPLE,
+	if (appendrel)
+	{
+		if (!gpupreagg_partition_paths(root, input_rel, distinct_rel,
+									   partial_target, info, NIL,
+									   &serial_path, &partial_path, &reason))
+			NOT_OFFERED("%s", reason);
+	}
+	else
+	{
+		base_rel_paths(root, input_rel, distinct_rel, partial_target, info,
+					   NIL, dev_rinfos, &serial, &partial);
+		serial_path = serial ? &serial->path : NULL;
+		partial_path = partial ? &partial->path : NULL;
+	}
+	add_final_agg_paths(root, distinct_rel, serial_path, partial_path,
+						partial_target, target, AGG_HASHED, AGGSPLIT_SIMPLE,
 						parse->distinctClause, NIL, NULL, dNumGroups);
 }
 

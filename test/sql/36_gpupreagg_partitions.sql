@@ -177,5 +177,12 @@ SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n, sum(v) AS s FROM uav_whe
 EXPLAIN (COSTS OFF)
 SELECT g, count(*), sum(v) FROM uav GROUP BY g;
 
+-- SELECT DISTINCT over the partitions: one GpuPreAgg without aggregates
+-- per partition, PostgreSQL's HashAggregate above
+SELECT * FROM check_gpupreagg('SELECT DISTINCT g, v FROM pt WHERE d >= ''2024-11-01''', 'g, v');
+SELECT * FROM check_gpupreagg('SELECT DISTINCT g FROM uav', 'g');
+EXPLAIN (COSTS OFF)
+SELECT DISTINCT g FROM pt WHERE d >= '2024-12-01';
+
 DROP VIEW uav, uav_where;
 DROP TABLE pt, pl, ph, pm, ih, ua1, ua2 CASCADE;
