@@ -230,11 +230,11 @@ extern GpaJoinInput *gpa_join_input(PlannerInfo *root, RelOptInfo *joinrel,
 extern Node *gpa_join_map_expr(GpaJoinInput *join, Node *expr, char **reason);
 extern bool gpa_join_codegen_check(GpaJoinInput *join,
 								   const GpuPreAggInfo *info, char **reason);
-extern void gpa_join_paths(PlannerInfo *root, GpaJoinInput *join,
+extern bool gpa_join_paths(PlannerInfo *root, GpaJoinInput *join,
 						   RelOptInfo *grouped_rel, PathTarget *partial_target,
 						   GpuPreAggInfo *info, List *partial_aggs,
-						   List *orig_keys,
-						   CustomPath **serial, CustomPath **partial);
+						   List *orig_keys, Path **serial, Path **partial,
+						   char **reason);
 extern CustomPath *gpa_join_fused_path(PlannerInfo *root, GpaJoinInput *join,
 									   CustomPath *gj,
 									   PathTarget *partial_target,

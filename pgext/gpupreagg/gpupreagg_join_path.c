@@ -316,18 +316,31 @@ gpa_join_fused_path(PlannerInfo *root, GpaJoinInput *join, CustomPath *gj,
 	return cpath;
 }
 
-void
+/*
+ * The fused paths over the join's GpuJoin paths, or over each leaf's copy
+ * of them where the outer side is partitioned (gpupreagg_partition_join.c);
+ * false with *reason when a leaf cannot take one.
+ */
+bool
 gpa_join_paths(PlannerInfo *root, GpaJoinInput *join, RelOptInfo *grouped_rel,
 			   PathTarget *partial_target, GpuPreAggInfo *info,
 			   List *partial_aggs, List *orig_keys,
-			   CustomPath **serial, CustomPath **partial)
+			   Path **serial, Path **partial, char **reason)
 {
+	if (gpujoin_outer_is_appendrel(root, join->outer_relid))
+		return gpupreagg_partition_join_paths(root, join, grouped_rel,
+											  partial_target, info,
+											  partial_aggs, orig_keys,
+											  serial, partial, reason);
 	*serial = NULL;
 	*partial = NULL;
 	if (join->serial)
-		*serial = gpa_join_fused_path(root, join, join->serial, partial_target, info,
-							 partial_aggs, orig_keys);
+		*serial = (Path *) gpa_join_fused_path(root, join, join->serial,
+											   partial_target, info,
+											   partial_aggs, orig_keys);
 	if (join->partial && grouped_rel->consider_parallel)
-		*partial = gpa_join_fused_path(root, join, join->partial, partial_target, info,
-							  partial_aggs, orig_keys);
+		*partial = (Path *) gpa_join_fused_path(root, join, join->partial,
+												partial_target, info,
+												partial_aggs, orig_keys);
+	return true;
 }

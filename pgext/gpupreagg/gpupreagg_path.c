@@ -6,7 +6,9 @@
  * For UPPERREL_GROUP_AGG over a single plain heap base relation it offers
  *		Finalize Agg (AGGSPLIT_FINAL_DESERIAL; hashed, or plain without keys)
  *		  -> Gather -> Parallel Custom Scan (GpuPreAgg)
- * and the same without the Gather, when
+ * and the same without the Gather (over a partitioned table, an inheritance
+ * tree or a UNION ALL, an Append of one per leaf: gpupreagg_partition.c),
+ * when
  *	- pg_strom.enabled and pg_strom.enable_gpupreagg are on, and the GPU
  *	  service is READY or pg_strom.regression_test_mode is on;
  *	- every restriction clause runs on the device (a host qual would have
@@ -51,7 +53,6 @@
 
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
-#include "gpujoin/gpujoin.h"
 #include "gpupreagg/gpupreagg_internal.h"
 #include "planner/gpu_paths.h"
 
@@ -368,20 +369,27 @@ add_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
 }
 
 /*
- * GpuPreAgg paths over the base relation: one not parallel safe (add_path()
- * prefers a parallel-safe path among fuzzily equal ones, and it would then
- * beat the cheaper Gather plan whenever the device's share of the cost is
- * small), and a partial one where the relation allows parallel workers;
- * every participant scans its blocks into one device table.
+ * GpuPreAgg paths over the scanned input: over a base relation one not
+ * parallel safe (add_path() prefers a parallel-safe path among fuzzily
+ * equal ones, and it would then beat the cheaper Gather plan whenever the
+ * device's share of the cost is small), and a partial one where the
+ * relation allows parallel workers, every participant scanning its blocks
+ * into one device table; over an append relation (appendrel) the Appends
+ * of gpupreagg_partition.c.  False with *reason when none is offered.
  */
-static void
-base_rel_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-			   PathTarget *partial_target, GpuPreAggInfo *info,
-			   List *partial_aggs, List *dev_rinfos,
-			   CustomPath **serial, CustomPath **partial)
+static bool
+table_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+			bool appendrel, PathTarget *partial_target, GpuPreAggInfo *info,
+			List *partial_aggs, List *dev_rinfos,
+			Path **serial, Path **partial, char **reason)
 {
-	*serial = gpupreagg_create_path(root, input_rel, partial_target, info,
-									partial_aggs, dev_rinfos, false, 0);
+	if (appendrel)
+		return gpupreagg_partition_paths(root, input_rel, output_rel,
+										 partial_target, info, partial_aggs,
+										 serial, partial, reason);
+	*serial = (Path *) gpupreagg_create_path(root, input_rel, partial_target,
+											 info, partial_aggs, dev_rinfos,
+											 false, 0);
 	*partial = NULL;
 	if (input_rel->consider_parallel && output_rel->consider_parallel &&
 		max_parallel_workers_per_gather > 0)
@@ -391,10 +399,12 @@ base_rel_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		parallel_workers = compute_parallel_worker(input_rel, input_rel->pages,
 												   -1, max_parallel_workers_per_gather);
 		if (parallel_workers > 0)
-			*partial = gpupreagg_create_path(root, input_rel, partial_target,
-											 info, partial_aggs, dev_rinfos,
-											 true, parallel_workers);
+			*partial = (Path *) gpupreagg_create_path(root, input_rel,
+													  partial_target, info,
+													  partial_aggs, dev_rinfos,
+													  true, parallel_workers);
 	}
+	return true;
 }
 
 static void
@@ -416,10 +426,8 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	double		dNumGroups;
 	GpaJoinInput *join = NULL;
 	bool		appendrel = false;
-	CustomPath *serial;
-	CustomPath *partial;
-	Path	   *serial_path;
-	Path	   *partial_path;
+	Path	   *serial;
+	Path	   *partial;
 	char	   *reason = NULL;
 	ListCell   *lc;
 	int			i;
@@ -525,35 +533,14 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	MemSet(&agg_final_costs, 0, sizeof(AggClauseCosts));
 	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &agg_final_costs);
-	if (appendrel)
-	{
-		if (!gpupreagg_partition_paths(root, input_rel, grouped_rel,
-									   partial_target, info, partial_aggs,
-									   &serial_path, &partial_path, &reason))
-			NOT_OFFERED("%s", reason);
-	}
-	else if (join != NULL &&
-			 gpujoin_outer_is_appendrel(root, join->outer_relid))
-	{
-		if (!gpupreagg_partition_join_paths(root, join, grouped_rel,
-											partial_target, info,
-											partial_aggs, orig_keys,
-											&serial_path, &partial_path,
-											&reason))
-			NOT_OFFERED("%s", reason);
-	}
-	else
-	{
-		if (join != NULL)
-			gpa_join_paths(root, join, grouped_rel, partial_target, info,
-						   partial_aggs, orig_keys, &serial, &partial);
-		else
-			base_rel_paths(root, input_rel, grouped_rel, partial_target, info,
-						   partial_aggs, dev_rinfos, &serial, &partial);
-		serial_path = serial ? &serial->path : NULL;
-		partial_path = partial ? &partial->path : NULL;
-	}
-	add_final_agg_paths(root, grouped_rel, serial_path, partial_path,
+	if (join != NULL ?
+		!gpa_join_paths(root, join, grouped_rel, partial_target, info,
+						partial_aggs, orig_keys, &serial, &partial, &reason) :
+		!table_paths(root, input_rel, grouped_rel, appendrel, partial_target,
+					 info, partial_aggs, dev_rinfos, &serial, &partial,
+					 &reason))
+		NOT_OFFERED("%s", reason);
+	add_final_agg_paths(root, grouped_rel, serial, partial,
 						partial_target,
 						grouped_target, strategy, AGGSPLIT_FINAL_DESERIAL,
 						parse->groupClause, (List *) extra->havingQual,
@@ -580,10 +567,8 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *orig_keys = NIL;
 	double		dNumGroups;
 	bool		appendrel;
-	CustomPath *serial;
-	CustomPath *partial;
-	Path	   *serial_path;
-	Path	   *partial_path;
+	Path	   *serial;
+	Path	   *partial;
 	char	   *reason = NULL;
 	int			i;
 
@@ -627,21 +612,10 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	dNumGroups = estimate_num_groups(root, distinct_exprs, input_rel->rows,
 									 NULL, NULL);
 	info->ngroups = dNumGroups;
-	if (appendrel)
-	{
-		if (!gpupreagg_partition_paths(root, input_rel, distinct_rel,
-									   partial_target, info, NIL,
-									   &serial_path, &partial_path, &reason))
-			NOT_OFFERED("%s", reason);
-	}
-	else
-	{
-		base_rel_paths(root, input_rel, distinct_rel, partial_target, info,
-					   NIL, dev_rinfos, &serial, &partial);
-		serial_path = serial ? &serial->path : NULL;
-		partial_path = partial ? &partial->path : NULL;
-	}
-	add_final_agg_paths(root, distinct_rel, serial_path, partial_path,
+	if (!table_paths(root, input_rel, distinct_rel, appendrel, partial_target,
+					 info, NIL, dev_rinfos, &serial, &partial, &reason))
+		NOT_OFFERED("%s", reason);
+	add_final_agg_paths(root, distinct_rel, serial, partial,
 						partial_target, target, AGG_HASHED, AGGSPLIT_SIMPLE,
 						parse->distinctClause, NIL, NULL, dNumGroups);
 }
