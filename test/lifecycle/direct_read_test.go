@@ -161,6 +161,21 @@ func directCluster(ctx context.Context, t *testing.T, checksums ...bool) (*clust
 	return c, conn
 }
 
+// restartReady starts c again and returns a session with the GPU settings
+// once the service is ready: a query sent while the service still starts
+// takes the CPU path, and these tests assert the GPU's data path.
+func restartReady(ctx context.Context, t *testing.T, c *cluster) *pgx.Conn {
+	t.Helper()
+	c.start()
+	conn := c.connect(ctx)
+	if st := waitFor(ctx, t, conn, 60*time.Second, settled); st[0].State != "ready" {
+		t.Fatalf("service not ready after the restart: %v", describe(st))
+	}
+	mustExec(ctx, t, conn, "SET pg_strom.regression_test_mode = on")
+	mustExec(ctx, t, conn, gpuSettings)
+	return conn
+}
+
 func TestDirectReadLargerThanSharedBuffers(t *testing.T) {
 	ctx := context.Background()
 	c, conn := directCluster(ctx, t)
@@ -252,10 +267,7 @@ func TestDirectReadLargerThanSharedBuffers(t *testing.T) {
 	for _, blk := range []int64{0, 7, 4000} {
 		patchFile(t, filepath.Join(c.dir, path), blk*8192+10, func(b []byte) { b[0] &^= 0x04 }) // pd_flags: PD_ALL_VISIBLE
 	}
-	c.start()
-	conn = c.connect(ctx)
-	mustExec(ctx, t, conn, "SET pg_strom.regression_test_mode = on")
-	mustExec(ctx, t, conn, gpuSettings)
+	conn = restartReady(ctx, t, c)
 	for i, q := range directQueries {
 		plan := explain(ctx, t, conn, q)
 		// the first scan reads the bounced blocks into shared buffers, so
@@ -380,10 +392,7 @@ func TestDirectReadChecksumFailure(t *testing.T) {
 	c.stop()
 	const badBlock = 1234
 	patchFile(t, filepath.Join(c.dir, path), badBlock*8192+6000, func(b []byte) { b[0] ^= 0x5a; b[1] ^= 0xa5 })
-	c.start()
-	conn = c.connect(ctx)
-	mustExec(ctx, t, conn, "SET pg_strom.regression_test_mode = on")
-	mustExec(ctx, t, conn, gpuSettings)
+	conn = restartReady(ctx, t, c)
 
 	for _, q := range directQueries {
 		if plan := explain(ctx, t, conn, q); !strings.Contains(plan, "Direct Read Blocks") {
