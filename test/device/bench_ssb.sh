@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test/device/bench_ssb.sh: the SSB benchmark.  A cluster with
 # shared_buffers = SSB_SHARED_BUFFERS (default 24GB, so scale factor 20
-# fits), SSB loaded at SSB_SF (default 20), the 13 queries in PostgreSQL's
+# fits), SSB loaded at SSB_SF (default 20) as the bench datasets
+# SSB_TABLES (default ssb; ssb,ssb_partitioned adds the partitioned fact
+# table and the side-by-side comparison), the 13 queries in PostgreSQL's
 # two modes and on the GPU (BENCH_RUNS timed runs each, default 1), the
 # plans, and the fixed latency of a GPU query (a small table, pgbench),
 # which pg_strom.gpu_setup_cost stands for.  SSB_FORCED=1 adds the queries
@@ -43,10 +45,10 @@ for mode in off on; do
 done
 
 t0=$SECONDS
-timeout "${BENCH_LOAD_TIMEOUT:-300}" "$B" load -sf "${SSB_SF:-20}" -tables ssb || echo "load failed: $?"
+timeout "${BENCH_LOAD_TIMEOUT:-300}" "$B" load -sf "${SSB_SF:-20}" -tables "${SSB_TABLES:-ssb}" || echo "load failed: $?"
 echo "load: $((SECONDS - t0)) s"
 t0=$SECONDS
-timeout "${BENCH_RUN_TIMEOUT:-330}" "$B" run -tables ssb -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
+timeout "${BENCH_RUN_TIMEOUT:-330}" "$B" run -tables "${SSB_TABLES:-ssb}" -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
 	-json "$OUT/bench-ssb.json" -png "$OUT/bench-ssb.png" -plans "$OUT/plans-ssb.txt" > "$OUT/bench-ssb.txt"
 echo "run ssb: exit $?, $((SECONDS - t0)) s"
 cat "$OUT/bench-ssb.txt"
