@@ -83,7 +83,7 @@ cluster_psql "$dir" "$port" -c "DROP EXTENSION pg_strom" >/dev/null
 
 echo "--- pg_regress (same schedule and expected outputs as test/run_regress.sh)"
 rc=0
-make -s installcheck PG_CONFIG="$PG_CONFIG" PGHOST="$dir" PGPORT="$port" PGUSER="$PGSTROM_TEST_USER" \
+make -s installcheck ${PGSTROM_REGRESS:+REGRESS="$PGSTROM_REGRESS"} PG_CONFIG="$PG_CONFIG" PGHOST="$dir" PGPORT="$port" PGUSER="$PGSTROM_TEST_USER" \
 	REGRESS_OPTS="--inputdir=test --outputdir=$out" || rc=$?
 if [ $rc -ne 0 ]; then
 	[ -f "$out/regression.diffs" ] && cat "$out/regression.diffs"
@@ -133,6 +133,15 @@ BEGIN
 	IF label ~ 'over partitions' AND plan ~ 'Chunks: 0\M' THEN
 		RAISE EXCEPTION '%: a partition''s node reports no chunks:%', label, E'\n' || plan;
 	END IF;
+	-- the partitions' nodes build the inner rows once: each inner plan runs
+	-- in one partition's node, the other copies never
+	FOREACH c IN ARRAY ARRAY['hx_dim', 'hx_tdim'] LOOP
+		IF label ~ 'over partitions' AND
+			(SELECT count(*) FILTER (WHERE l !~ 'never executed') <> 1 AND count(*) > 0
+			   FROM regexp_split_to_table(plan, E'\n') l WHERE l ~ (' on ' || c || '\M')) THEN
+			RAISE EXCEPTION '%: the inner plan over % did not run exactly once:%', label, c, E'\n' || plan;
+		END IF;
+	END LOOP;
 	-- pages are read where they lie in shared buffers unless told otherwise
 	IF current_setting('pg_strom.zero_copy')::bool AND label !~ 'pages copied|direct read' AND
 		(plan ~ 'Page Copies' OR plan !~ 'Zero-Copy Pages: [1-9]') THEN

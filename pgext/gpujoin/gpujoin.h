@@ -22,6 +22,9 @@
  *						and key rows (local memory, or DSA in parallel plans)
  *	gpujoin_inner_parallel.c	the participants of a parallel plan building
  *						the inner rows together (a Barrier's phases)
+ *	gpujoin_inner_group.c	one build of the inner rows for the leaves'
+ *						nodes of a partitioned outer side
+ *	gpujoin_partition.c	the leaves' paths of a partitioned outer side
  *	gpujoin_slots.c		the key slot encoder (XpuGroupKey slot format)
  *	gpujoin_cpu.c		the CPU hash join: RECHECK rows and CPU chunks
  *	gpujoin_codegen.c	the OpenSession message (program + XpuJoinDesc)
@@ -38,6 +41,7 @@
 
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+#include "storage/shm_toc.h"
 #include "storage/barrier.h"
 #include "utils/dsa.h"
 
@@ -99,6 +103,12 @@ typedef struct GpuJoinInfo
 	/* each column of custom_scan_tlist: 0 the outer, d + 1 inner depth d */
 	List	   *col_source;
 	List	   *col_attno;		/* heap attno, or resno of the inner plan */
+	/*
+	 * The leaves' nodes of one partitioned outer side have the same inner
+	 * plans and the same nonzero inner_group: they build the inner rows
+	 * once per query (gpujoin_inner_group.c).  0: the node builds its own.
+	 */
+	int			inner_group;
 } GpuJoinInfo;
 
 /* the inner rows of one depth, built once per execution */
@@ -173,6 +183,8 @@ typedef struct GpuJoinShared
 	uint64		device_bytes[GPUJOIN_MAX_DEPTHS];
 	uint64		host_build_ns;	/* the longest a participant spent in a
 								 * build, waits included */
+	int			group_owner;	/* the plan_node_id whose GpuJoinShared
+								 * builds the inner group's rows, 0: none */
 } GpuJoinShared;
 
 /*
@@ -253,6 +265,10 @@ typedef struct GpuJoinState
 	/* parallel */
 	GpuJoinShared *jshared;
 	dsa_area   *dsa;
+	shm_toc    *toc;			/* the parallel query's, to find the group
+								 * owner's GpuJoinShared */
+	GpuJoinShared *build_js;	/* whose build makes the inner rows: jshared
+								 * or the inner group owner's */
 
 	/* the row being joined on the CPU, and its chunk position */
 	GpuJoinCpuRow cpu_row;
@@ -296,7 +312,8 @@ extern List *gpujoin_template_items(const GpuJoinInfo *tinfo);
 extern CustomPath *gpujoin_leaf_path(PlannerInfo *root,
 									 const CustomPath *template,
 									 RelOptInfo *outer, RelOptInfo *leaf,
-									 List *join_items, char **reason);
+									 List *join_items, int inner_group,
+									 bool builds_inner, char **reason);
 extern void gpujoin_add_partition_paths(PlannerInfo *root, RelOptInfo *joinrel,
 										const CustomPath *template);
 extern Cost gpujoin_records_cost(RelOptInfo *outer, int parallel_workers);
@@ -354,6 +371,13 @@ extern void gpujoin_fill_rows(GpuJoinState *gjs, int d, GpuJoinInnerTuples *it,
 extern void gpujoin_release_inner(GpuJoinState *gjs);
 extern void gpujoin_inner_tuple(GpuJoinState *gjs, int depth, uint32 row);
 extern const char *gpujoin_inner_cpu_reason(GpuJoinState *gjs);
+
+/* gpujoin_inner_group.c */
+extern int	gpujoin_next_inner_group(void);
+extern void gpujoin_group_initialize_dsm(GpuJoinState *gjs, shm_toc *toc);
+extern GpuJoinShared *gpujoin_group_build_shared(GpuJoinState *gjs);
+extern bool gpujoin_group_borrow(GpuJoinState *gjs);
+extern void gpujoin_group_lend(GpuJoinState *gjs);
 
 /* gpujoin_inner_parallel.c */
 extern void gpujoin_build_parallel(GpuJoinState *gjs);

@@ -581,6 +581,7 @@ gpujoin_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 					   void *coordinate)
 {
 	gpujoin_attach_shared((GpuJoinState *) node, coordinate, true);
+	gpujoin_group_initialize_dsm((GpuJoinState *) node, pcxt->toc);
 	gpu_task_initialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
 }
 
@@ -634,6 +635,7 @@ gpujoin_initialize_worker(CustomScanState *node, shm_toc *toc,
 {
 	gpu_task_initialize_worker(node, toc, GPUJOIN_RUNTIME_DSM(coordinate));
 	gpujoin_attach_shared((GpuJoinState *) node, coordinate, false);
+	((GpuJoinState *) node)->toc = toc;
 }
 
 /* EXPLAIN reads the build figures after the DSM is gone: copy them */
@@ -648,6 +650,7 @@ void
 gpujoin_copy_shared_figures(GpuJoinState *gjs)
 {
 	GpuJoinShared *js = gjs->jshared;
+	GpuJoinShared *bjs;
 	int			d;
 
 	if (js == NULL)
@@ -657,17 +660,24 @@ gpujoin_copy_shared_figures(GpuJoinState *gjs)
 	{
 		gjs->build_ns[d] = Max(gjs->build_ns[d], js->build_ns[d]);
 		gjs->device_bytes[d] = Max(gjs->device_bytes[d], js->device_bytes[d]);
-		if (js->laid_out)
-		{
-			gjs->shared_rows[d] = js->depth[d].inner.nrows;
-			gjs->shared_bytes[d] = js->depth[d].inner.bytes;
-			gjs->shared_builders[d] = js->depth[d].nbuilders;
-		}
 	}
 	gjs->host_build_ns = Max(gjs->host_build_ns, js->host_build_ns);
-	if (js->laid_out)
-		gjs->shared_figures = true;
 	SpinLockRelease(&js->mutex);
+
+	/* the rows of an inner group are the owner's build */
+	bjs = gpujoin_group_build_shared(gjs);
+	SpinLockAcquire(&bjs->mutex);
+	if (bjs->laid_out)
+	{
+		for (d = 0; d < gjs->info->ndepths; d++)
+		{
+			gjs->shared_rows[d] = bjs->depth[d].inner.nrows;
+			gjs->shared_bytes[d] = bjs->depth[d].inner.bytes;
+			gjs->shared_builders[d] = bjs->depth[d].nbuilders;
+		}
+		gjs->shared_figures = true;
+	}
+	SpinLockRelease(&bjs->mutex);
 }
 
 CustomExecMethods gpujoin_exec_methods = {

@@ -269,7 +269,8 @@ build_depth(GpuJoinState *gjs, int d)
 
 /*
  * The inner plans run in the query's context: what they allocate (a scan
- * descriptor) must outlive a rescan that resets inner_cxt.
+ * descriptor) must outlive a rescan that resets inner_cxt.  The leaves of
+ * a partitioned outer side build once for all (gpujoin_inner_group.c).
  */
 void
 gpujoin_build_inner(GpuJoinState *gjs)
@@ -282,11 +283,15 @@ gpujoin_build_inner(GpuJoinState *gjs)
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (gjs->jshared)
+	{
+		gjs->build_js = gpujoin_group_build_shared(gjs);
 		gpujoin_build_parallel(gjs);
-	else
+	}
+	else if (!gpujoin_group_borrow(gjs))
 	{
 		for (d = 0; d < gjs->info->ndepths; d++)
 			build_depth(gjs, d);
+		gpujoin_group_lend(gjs);
 	}
 	MemoryContextSwitchTo(oldcxt);
 	gjs->inner_built = true;

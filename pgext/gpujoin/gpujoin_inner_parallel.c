@@ -121,7 +121,7 @@ static void
 publish_share(GpuJoinState *gjs, int d, ParticipantShare *share,
 			  const uint32 *longest)
 {
-	GpuJoinShared *js = gjs->jshared;
+	GpuJoinShared *js = gjs->build_js;
 	GpuJoinSharedDepth *sd = &js->depth[d];
 	const char *why = gjs->inner[d].cpu_reason;
 	bool		too_many;
@@ -149,10 +149,16 @@ publish_share(GpuJoinState *gjs, int d, ParticipantShare *share,
 						d + 1, PG_INT32_MAX)));
 }
 
-/* COLLECT: this participant's shares of every depth */
+/*
+ * COLLECT: this participant's shares of every depth.  The build of an
+ * inner group (gpujoin_inner_group.c) runs every depth as a serial one:
+ * its participants come from different leaves' nodes, each with its own
+ * copy of a partial inner plan.
+ */
 static void
 collect_shares(GpuJoinState *gjs, ParticipantShare *shares)
 {
+	bool		grouped = (gjs->build_js->group_owner != 0);
 	int			d;
 
 	for (d = 0; d < gjs->info->ndepths; d++)
@@ -160,8 +166,8 @@ collect_shares(GpuJoinState *gjs, ParticipantShare *shares)
 		ParticipantShare *share = &shares[d];
 		uint32		longest[GPUJOIN_MAX_SLOTS];
 
-		if (!gjs->info->depths[d].inner_partial &&
-			!claim_serial_depth(gjs->jshared, d))
+		if ((!gjs->info->depths[d].inner_partial || grouped) &&
+			!claim_serial_depth(gjs->build_js, d))
 			continue;
 		memset(longest, 0, sizeof(longest));
 		gpujoin_start_tuples(&share->it);
@@ -175,7 +181,7 @@ collect_shares(GpuJoinState *gjs, ParticipantShare *shares)
 static void
 allocate_blocks(GpuJoinState *gjs)
 {
-	GpuJoinShared *js = gjs->jshared;
+	GpuJoinShared *js = gjs->build_js;
 	int			d;
 
 	for (d = 0; d < gjs->info->ndepths; d++)
@@ -202,7 +208,7 @@ allocate_blocks(GpuJoinState *gjs)
 static void
 point_at_blocks(GpuJoinState *gjs)
 {
-	GpuJoinShared *js = gjs->jshared;
+	GpuJoinShared *js = gjs->build_js;
 	int			d;
 
 	for (d = 0; d < gjs->info->ndepths; d++)
@@ -239,7 +245,7 @@ fill_shares(GpuJoinState *gjs, ParticipantShare *shares)
 static void
 run_phases(GpuJoinState *gjs, int phase, ParticipantShare *shares)
 {
-	GpuJoinShared *js = gjs->jshared;
+	GpuJoinShared *js = gjs->build_js;
 	Barrier    *barrier = &js->build_barrier;
 	int			d;
 
@@ -281,7 +287,7 @@ run_phases(GpuJoinState *gjs, int phase, ParticipantShare *shares)
 void
 gpujoin_build_parallel(GpuJoinState *gjs)
 {
-	GpuJoinShared *js = gjs->jshared;
+	GpuJoinShared *js = gjs->build_js;
 	ParticipantShare shares[GPUJOIN_MAX_DEPTHS];
 	volatile bool attached = false;
 

@@ -9,10 +9,11 @@
  * A leaf's copy has the leaf's own restriction clauses as its outer quals
  * (all must run on the device, as the template's) and the outer keys and
  * residual join quals translated to the leaf's columns; the inner plans
- * are the template's.  Each leaf's node builds its inner hash tables in
- * its own execution, so the inner plans run once per leaf and the cost
- * counts them so.  Under a Gather each leaf's node is run whole by one
- * participant.  The Append's parent is the join relation, so it does no
+ * are the template's.  The leaves' nodes share one inner_group: the inner
+ * rows are built once per query (gpujoin_inner_group.c), so the first
+ * leaf's cost counts the inner plans and each other leaf's only its setup
+ * and the upload of the rows to the device, which each leaf's session does.
+ * Under a Gather each leaf's node is run whole by one participant.  The Append's parent is the join relation, so it does no
  * run-time pruning; partitions pruned at plan time are not there.
  * gpupreagg_partition_join.c fuses a GpuPreAgg over the same leaf copies.
  *
@@ -49,32 +50,55 @@ gpujoin_template_items(const GpuJoinInfo *tinfo)
 }
 
 /*
- * The template's share for the leaf: its inner plans and setup whole, its
- * per-row work in proportion to the leaf's rows, the leaf's own pages.
+ * The setup of a leaf whose inner rows another leaf builds: the GPU
+ * setup, and the rows' upload and the device's hash build.
+ */
+static Cost
+shared_inner_startup(const CustomPath *template)
+{
+	Cost		startup = pgstrom_gpu_setup_cost;
+	ListCell   *lc;
+
+	foreach(lc, template->custom_paths)
+		startup += ((Path *) lfirst(lc))->rows * cpu_operator_cost;
+	startup += template->path.pathtarget->cost.startup;
+	if (pgstrom_regression_test_mode)
+		startup *= REGRESSION_COST_SCALE;
+	return Min(startup, template->path.startup_cost);
+}
+
+/*
+ * The template's share for the leaf: its setup (with the inner plans for
+ * the leaf that builds the inner rows), its per-row work in proportion to
+ * the leaf's rows, the leaf's own pages.
  */
 static void
 leaf_cost(CustomPath *path, const CustomPath *template, RelOptInfo *outer,
-		  RelOptInfo *leaf)
+		  RelOptInfo *leaf, bool builds_inner)
 {
 	double		frac = Min(leaf->rows / Max(outer->rows, 1.0), 1.0);
 	double		scale = pgstrom_regression_test_mode ? REGRESSION_COST_SCALE : 1.0;
 	Cost		run = template->path.total_cost - template->path.startup_cost;
+	Cost		startup = (builds_inner ? template->path.startup_cost :
+						   shared_inner_startup(template));
 
 	path->path.rows = clamp_row_est(template->path.rows * frac);
-	path->path.startup_cost = template->path.startup_cost;
-	path->path.total_cost = template->path.startup_cost + run * frac +
+	path->path.startup_cost = startup;
+	path->path.total_cost = startup + run * frac +
 		gpu_heap_pages_cost(leaf, 0) * scale;
 }
 
 /*
  * A copy of template over leaf, join_items (gpujoin_template_items)
- * translated to the leaf's columns; NULL with *reason when the leaf's
- * quals or keys do not fit the device.
+ * translated to the leaf's columns, in inner_group
+ * (gpujoin_next_inner_group); builds_inner for the first leaf, whose cost
+ * counts the inner plans.  NULL with *reason when the leaf's quals or keys
+ * do not fit the device.
  */
 CustomPath *
 gpujoin_leaf_path(PlannerInfo *root, const CustomPath *template,
 				  RelOptInfo *outer, RelOptInfo *leaf, List *join_items,
-				  char **reason)
+				  int inner_group, bool builds_inner, char **reason)
 {
 	GpuJoinInfo *info = gpujoin_info_from_list(template->custom_private);
 	CustomPath *path = palloc(sizeof(CustomPath));
@@ -99,8 +123,9 @@ gpujoin_leaf_path(PlannerInfo *root, const CustomPath *template,
 	memcpy(path, template, sizeof(CustomPath));
 	path->path.parent = gpu_leaf_joinrel(template->path.parent, outer->relid,
 										 leaf->relid);
+	info->inner_group = inner_group;
 	path->custom_private = gpujoin_info_to_list(info);
-	leaf_cost(path, template, outer, leaf);
+	leaf_cost(path, template, outer, leaf, builds_inner);
 	return path;
 }
 
@@ -109,6 +134,7 @@ typedef struct JoinLeaves
 	const CustomPath *template;
 	RelOptInfo *outer;
 	PathTarget *target;			/* the join relation's */
+	int			inner_group;
 	bool		parallel;		/* a Parallel Append as well */
 	List	   *serial;
 	List	   *safe;			/* parallel-safe copies */
@@ -122,7 +148,8 @@ add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 	CustomPath *path;
 
 	path = gpujoin_leaf_path(root, jl->template, jl->outer, leaf,
-							 lsecond(items), reason);
+							 lsecond(items), jl->inner_group,
+							 jl->serial == NIL, reason);
 	if (path == NULL)
 		return false;
 	path->path.pathtarget = copy_pathtarget(jl->target);
@@ -158,6 +185,7 @@ gpujoin_add_partition_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	jl.template = template;
 	jl.outer = find_base_rel(root, tinfo->outer_relid);
 	jl.target = joinrel->reltarget;
+	jl.inner_group = gpujoin_next_inner_group();
 	jl.parallel = (template->path.parallel_safe && joinrel->consider_parallel &&
 				   enable_parallel_append && max_parallel_workers_per_gather > 0);
 	if (!gpu_for_each_leaf(root, tinfo->outer_relid,

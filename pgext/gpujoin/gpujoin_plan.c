@@ -19,9 +19,9 @@
  * the inner targetlist's resno).  custom_exprs holds the same expressions
  * over custom_scan_tlist, for EXPLAIN only.
  *
- * custom_private (gpujoin_info_to_list):
- *	Integer outer_relid, dev_quals, host_quals, depths, col_source,
- *	col_attno; each depth a List (Integer join_type, outer_keys,
+ * custom_private (gpujoin_info_to_list): list_make2 of
+ *	(Integer outer_relid, dev_quals, host_quals, depths, col_source) and
+ *	(col_attno, Integer inner_group); each depth a List (Integer join_type, outer_keys,
  *	inner_keys, key_opnos, key_collids, String plan_rows, Boolean
  *	inner_partial, join_quals, row_quals).
  * custom_exprs: list_make3(dev_quals, host_quals, per depth
@@ -81,9 +81,9 @@ gpujoin_info_to_list(const GpuJoinInfo *info)
 		l = lappend(l, dp->row_quals);
 		depths = lappend(depths, l);
 	}
-	return lappend(list_make5(makeInteger((int) info->outer_relid), info->dev_quals,
-					  info->host_quals, depths, info->col_source),
-		info->col_attno);
+	return list_make2(list_make5(makeInteger((int) info->outer_relid), info->dev_quals,
+								 info->host_quals, depths, info->col_source),
+					  list_make2(info->col_attno, makeInteger(info->inner_group)));
 }
 
 GpuJoinInfo *
@@ -92,12 +92,18 @@ gpujoin_info_from_list(List *private)
 	GpuJoinInfo *info = palloc0(sizeof(GpuJoinInfo));
 	ListCell   *lc;
 
-	if (list_length(private) != 6)
+	List	   *head;
+	List	   *tail;
+
+	if (list_length(private) != 2 || list_length(linitial(private)) != 5 ||
+		list_length(lsecond(private)) != 2)
 		elog(ERROR, "GpuJoin: malformed custom_private");
-	info->outer_relid = (Index) intVal(linitial(private));
-	info->dev_quals = lsecond(private);
-	info->host_quals = lthird(private);
-	foreach(lc, (List *) lfourth(private))
+	head = linitial(private);
+	tail = lsecond(private);
+	info->outer_relid = (Index) intVal(linitial(head));
+	info->dev_quals = lsecond(head);
+	info->host_quals = lthird(head);
+	foreach(lc, (List *) lfourth(head))
 	{
 		List	   *l = lfirst(lc);
 		GpuJoinDepthInfo *dp = &info->depths[info->ndepths++];
@@ -114,8 +120,9 @@ gpujoin_info_from_list(List *private)
 		dp->join_quals = list_nth(l, 7);
 		dp->row_quals = list_nth(l, 8);
 	}
-	info->col_source = list_nth(private, 4);
-	info->col_attno = list_nth(private, 5);
+	info->col_source = list_nth(head, 4);
+	info->col_attno = linitial(tail);
+	info->inner_group = intVal(lsecond(tail));
 	return info;
 }
 

@@ -20,8 +20,9 @@
  * found by the Var of the query that it stands for, and those Vars (the
  * join row's columns, cols) are translated with everything else.
  *
- * Each leaf's node builds the inner hash tables of its own execution, so
- * the inner plans run once per leaf; their cost is counted so.  Partitions
+ * The leaves' nodes build the inner rows once per query (one inner_group,
+ * gpujoin_inner_group.c); the first leaf's cost counts the inner plans.
+ * Partitions
  * pruned at plan time are not there; the Append's parent is the join
  * relation, so it does no run-time pruning.  Under a Gather each leaf's
  * node is run whole by one participant of a Parallel Append.
@@ -62,6 +63,7 @@ typedef struct JoinLeaves
 	const GpuPreAggInfo *info;	/* keys and arguments over the join row */
 	PathTarget *partial_target;
 	RelOptInfo *outer;			/* the partitioned outer relation */
+	int			inner_group;
 	GpaLeafPaths paths;
 } JoinLeaves;
 
@@ -112,7 +114,8 @@ add_join_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 	PathTarget *target;
 
 	gj = gpujoin_leaf_path(root, jl->template, jl->outer, leaf,
-						   list_nth(items, ITEM_JOIN), reason);
+						   list_nth(items, ITEM_JOIN), jl->inner_group,
+						   jl->paths.nleaves == 0, reason);
 	if (gj == NULL)
 		return false;
 	ljoin->joinrel = gj->path.parent;
@@ -173,6 +176,7 @@ gpupreagg_partition_join_paths(PlannerInfo *root, GpaJoinInput *join,
 	jl.info = info;
 	jl.partial_target = partial_target;
 	jl.outer = find_base_rel(root, join->outer_relid);
+	jl.inner_group = gpujoin_next_inner_group();
 	jl.paths.consider_parallel = (join->serial->path.parallel_safe &&
 								  join->joinrel->consider_parallel &&
 								  grouped_rel->consider_parallel &&

@@ -1,0 +1,228 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpujoin_inner_group.c
+ *		One build of the inner rows for all the leaves' nodes of a
+ *		partitioned outer side.
+ *
+ * gpujoin_partition.c gives every leaf's node of one Append the same inner
+ * plans (copies of the template's), keys and payload, and the same nonzero
+ * inner_group.  Building the inner rows once per leaf ran every inner plan
+ * once per partition: 84 times for a table partitioned by month over seven
+ * years, which made the planner keep all but the smallest dimension on the
+ * CPU.  So the leaves of a group build once per query:
+ *
+ *	serial plan		the first leaf's node that builds keeps its rows (in its
+ *					inner_cxt, which lives as long as the query); the others
+ *					point at them and run no inner plan;
+ *	parallel plan	each leaf's node is run whole by one participant; the
+ *					leader names the first leaf's node of the group as its
+ *					owner in every leaf's GpuJoinShared, and every
+ *					participant builds through the owner's GpuJoinShared,
+ *					found in the parallel query's table of contents.  The
+ *					build runs once, by whichever participants come to it,
+ *					and its blocks in the query's DSA serve every leaf.
+ *					Each depth is then run by one participant, from its own
+ *					leaf's copy of the inner plan, which it alone runs:
+ *					a partial inner plan returns all its rows then.
+ *
+ * Only inner plans that take no parameter from outside are shared, so a
+ * rescan never needs to rebuild them; a node whose layout differs from the
+ * owner's (which the planner does not make) builds its own.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/bitmapset.h"
+#include "utils/memutils.h"
+
+#include "core/pg_strom.h"
+#include "gpujoin/gpujoin.h"
+
+/* one inner group of one execution (EState) in this process */
+typedef struct InnerGroup
+{
+	struct InnerGroup *next;
+	EState	   *estate;
+	int			group;
+	int			owner_node_id;	/* parallel: the leader's choice */
+	GpuJoinState *owner;		/* serial: the node whose rows are lent */
+	MemoryContextCallback forget;
+} InnerGroup;
+
+static InnerGroup *inner_groups = NULL;
+
+/* a new inner_group for the leaves of one template (planner) */
+int
+gpujoin_next_inner_group(void)
+{
+	static int	last_group = 0;
+
+	if (last_group == PG_INT32_MAX)
+		last_group = 0;
+	return ++last_group;
+}
+
+/* the execution's state is going away: so is the entry */
+static void
+forget_group(void *arg)
+{
+	InnerGroup **p;
+
+	for (p = &inner_groups; *p != NULL; p = &(*p)->next)
+	{
+		if (*p == (InnerGroup *) arg)
+		{
+			*p = (*p)->next;
+			break;
+		}
+	}
+}
+
+static InnerGroup *
+find_group(GpuJoinState *gjs, bool create)
+{
+	EState	   *estate = gjs->task->css.ss.ps.state;
+	InnerGroup *g;
+
+	for (g = inner_groups; g != NULL; g = g->next)
+	{
+		if (g->estate == estate && g->group == gjs->info->inner_group)
+			return g;
+	}
+	if (!create)
+		return NULL;
+	g = MemoryContextAllocZero(estate->es_query_cxt, sizeof(InnerGroup));
+	g->estate = estate;
+	g->group = gjs->info->inner_group;
+	g->forget.func = forget_group;
+	g->forget.arg = g;
+	MemoryContextRegisterResetCallback(estate->es_query_cxt, &g->forget);
+	g->next = inner_groups;
+	inner_groups = g;
+	return g;
+}
+
+/* the node's inner plans take no parameter a rescan could change */
+static bool
+shareable(GpuJoinState *gjs)
+{
+	int			d;
+
+	if (gjs->info->inner_group == 0)
+		return false;
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		if (!bms_is_empty(gjs->inner_ps[d]->plan->extParam))
+			return false;
+	}
+	return true;
+}
+
+static int
+node_id(GpuJoinState *gjs)
+{
+	return gjs->task->css.ss.ps.plan->plan_node_id;
+}
+
+/*
+ * The leader, as it sets up a leaf's GpuJoinShared: the group's owner is
+ * the first of its nodes set up.
+ */
+void
+gpujoin_group_initialize_dsm(GpuJoinState *gjs, shm_toc *toc)
+{
+	InnerGroup *g;
+
+	gjs->toc = toc;
+	gjs->jshared->group_owner = 0;
+	if (!shareable(gjs))
+		return;
+	g = find_group(gjs, true);
+	if (g->owner_node_id == 0)
+		g->owner_node_id = node_id(gjs);
+	gjs->jshared->group_owner = g->owner_node_id;
+}
+
+/*
+ * The GpuJoinShared whose build makes this node's inner rows: the group
+ * owner's (GpuJoin and the fused GpuPreAgg both start their DSM with it),
+ * or the node's own.
+ */
+GpuJoinShared *
+gpujoin_group_build_shared(GpuJoinState *gjs)
+{
+	GpuJoinShared *js = gjs->jshared;
+	void	   *owner;
+
+	if (js == NULL || js->group_owner == 0 || js->group_owner == node_id(gjs) ||
+		gjs->toc == NULL)
+		return js;
+	owner = shm_toc_lookup(gjs->toc, js->group_owner, true);
+	if (owner == NULL)
+		elog(ERROR, "GpuJoin: the shared state of plan node %d, which builds this node's inner rows, is missing",
+			 js->group_owner);
+	return (GpuJoinShared *) owner;
+}
+
+/* the slots of every depth are laid out as the owner's */
+static bool
+same_layout(GpuJoinState *gjs, GpuJoinState *owner)
+{
+	int			d;
+
+	if (owner->info->ndepths != gjs->info->ndepths)
+		return false;
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		GpuJoinInner *mine = &gjs->inner[d];
+		GpuJoinInner *theirs = &owner->inner[d];
+
+		gpujoin_init_inner(gjs, d);
+		if (mine->nkeys != theirs->nkeys || mine->nslots != theirs->nslots ||
+			memcmp(mine->key_xtype, theirs->key_xtype,
+				   sizeof(int16) * mine->nslots) != 0 ||
+			gjs->npayload[d] != owner->npayload[d] ||
+			memcmp(gjs->payload_resno[d], owner->payload_resno[d],
+				   sizeof(AttrNumber) * gjs->npayload[d]) != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A serial plan: points the node at the rows another leaf's node of its
+ * group built in this execution; false when it must build its own.
+ */
+bool
+gpujoin_group_borrow(GpuJoinState *gjs)
+{
+	InnerGroup *g;
+
+	if (gjs->jshared != NULL || !shareable(gjs))
+		return false;
+	g = find_group(gjs, false);
+	if (g == NULL || g->owner == NULL || g->owner == gjs ||
+		!g->owner->inner_built)
+		return false;
+	if (!same_layout(gjs, g->owner))
+	{
+		memset(gjs->inner, 0, sizeof(gjs->inner));
+		return false;
+	}
+	memcpy(gjs->inner, g->owner->inner, sizeof(gjs->inner));
+	return true;
+}
+
+/* a serial plan: the node built its rows; the others of its group may use them */
+void
+gpujoin_group_lend(GpuJoinState *gjs)
+{
+	InnerGroup *g;
+
+	if (gjs->jshared != NULL || !shareable(gjs))
+		return;
+	g = find_group(gjs, true);
+	if (g->owner == NULL)
+		g->owner = gjs;
+}
