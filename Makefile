@@ -118,11 +118,13 @@ test-versions:
 	bash test/run_versions.sh
 
 # ---- fuzzing (kernels/fuzz/run.sh) -----------------------------------------
-# Three harnesses: fuzz_kernels (libFuzzer + ASan/UBSan over the host
+# Four harnesses: fuzz_kernels (libFuzzer + ASan/UBSan over the host
 # executor's kernel code: page and tuple walk, qual evaluation, GpuPreAgg
 # accumulation, grow and retry, zero-copy gather), FuzzKernelValidator (the
-# service's session validator against the kernels') and FuzzSocketHostExec
-# (the service socket with the host executor behind it).  `make fuzz`
+# service's session validator against the kernels'), FuzzSocketHostExec
+# (the service socket with the host executor behind it) and FuzzSocket (the
+# socket with relation segment files and a device page cache behind it:
+# direct-read and page-cache requests).  `make fuzz`
 # builds them into .device/fuzz/ (clang-14 with libclang-rt-14-dev, Go)
 # and runs them: libFuzzer FUZZ_JOBS processes until FUZZ_RUNS executions
 # in all (or FUZZ_TIME seconds), then each Go target for FUZZ_GO_TIME

@@ -4,10 +4,13 @@
 #                         kernel code (kernels/fuzz/fuzz_kernels.cc)
 #   FuzzKernelValidator   service validator vs the kernels' (gosvc/hostexec)
 #   FuzzSocketHostExec    the socket, with the host executor behind it
+#   FuzzSocket            the socket with a data directory of relation
+#                         segment files and a device page cache behind it:
+#                         direct-read and page-cache requests (gosvc/server)
 #
 #   run.sh build   compile them into .device/fuzz/ (clang-14, Go): the
 #                  libFuzzer binary (its sanitizer runtimes linked in,
-#                  libstdc++ static) and a static Go test binary, which run
+#                  libstdc++ static) and two static Go test binaries, which run
 #                  on a machine without either compiler
 #   run.sh run     run the built binaries and print what they did; fails on
 #                  any crash, sanitizer report or fuzz test failure
@@ -16,8 +19,8 @@
 # Knobs: FUZZ_JOBS (parallel libFuzzer jobs and Go fuzz workers, default
 # nproc), FUZZ_RUNS (libFuzzer executions over all jobs), FUZZ_TIME
 # (seconds, a bound on the libFuzzer run), FUZZ_GO_TIME (each Go target:
-# a duration such as 120s, or a count such as 50000x; FUZZ_GO_VALIDATOR and
-# FUZZ_GO_SOCKET set one target's), FUZZ_OUT (work
+# a duration such as 120s, or a count such as 50000x; FUZZ_GO_VALIDATOR,
+# FUZZ_GO_SOCKET and FUZZ_GO_DIRECT set one target's), FUZZ_OUT (work
 # folder: corpora, logs, crash files; default .device/fuzz/work).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -50,7 +53,10 @@ build() {
 	CGO_ENABLED=1 go test -c -tags netgo,osusergo -o "$bin/hostexec.test" \
 		-gcflags='github.com/pgstrom-go/pg_strom/...=-d=libfuzzer' \
 		-ldflags '-extldflags "-static"' ./gosvc/hostexec
-	echo "fuzz: built $bin/fuzz_kernels and $bin/hostexec.test"
+	CGO_ENABLED=1 go test -c -tags netgo,osusergo -o "$bin/server.test" \
+		-gcflags='github.com/pgstrom-go/pg_strom/...=-d=libfuzzer' \
+		-ldflags '-extldflags "-static"' ./gosvc/server
+	echo "fuzz: built $bin/fuzz_kernels, $bin/hostexec.test and $bin/server.test"
 }
 
 # libfuzzer RUNS SECONDS: FUZZ_JOBS fuzz_kernels processes sharing one
@@ -81,12 +87,13 @@ libfuzzer() {
 	[ "$execs" -gt 0 ]
 }
 
-# gofuzz TARGET FUZZTIME: one Go fuzz target of gosvc/hostexec
+# gofuzz TARGET FUZZTIME [PACKAGE]: one Go fuzz target of gosvc/PACKAGE
+# (default hostexec)
 gofuzz() {
-	local target=$1 t=$2 log=$FUZZ_OUT/$1.log rc=0
+	local target=$1 t=$2 pkg=${3:-hostexec} log=$FUZZ_OUT/$1.log rc=0
 	mkdir -p "$FUZZ_OUT/gocache"
 	# the test binary runs in its package's folder (seeds and testdata)
-	(cd gosvc/hostexec && "$bin/hostexec.test" -test.run='^$' -test.fuzz="^$target\$" \
+	(cd "gosvc/$pkg" && "$bin/$pkg.test" -test.run='^$' -test.fuzz="^$target\$" \
 		-test.fuzztime="$t" -test.parallel="$FUZZ_JOBS" -test.fuzzcachedir="$FUZZ_OUT/gocache" \
 		-test.timeout=0) >"$log" 2>&1 || rc=$?
 	local execs
@@ -107,6 +114,7 @@ run)
 	libfuzzer "${FUZZ_RUNS:-100000000}" "${FUZZ_TIME:-3600}" || rc=1
 	gofuzz FuzzKernelValidator "${FUZZ_GO_VALIDATOR:-${FUZZ_GO_TIME:-600s}}" || rc=1
 	gofuzz FuzzSocketHostExec "${FUZZ_GO_SOCKET:-${FUZZ_GO_TIME:-600s}}" || rc=1
+	gofuzz FuzzSocket "${FUZZ_GO_DIRECT:-${FUZZ_GO_TIME:-600s}}" server || rc=1
 	exit $rc
 	;;
 ci)
