@@ -28,7 +28,16 @@ func TestParallelWorkersDoNotUndoLiveSettings(t *testing.T) {
 		}
 	}
 	plain := c.connectAs(ctx, "plain_user")
-	for _, q := range []string{"SET force_parallel_mode = on", "SET parallel_setup_cost = 0"} {
+	// PostgreSQL 16 renamed force_parallel_mode to debug_parallel_query
+	forceParallel := "SET debug_parallel_query = on"
+	var major int
+	if err := plain.QueryRow(ctx, "SELECT current_setting('server_version_num')::int / 10000").Scan(&major); err != nil {
+		t.Fatal(err)
+	}
+	if major < 16 {
+		forceParallel = "SET force_parallel_mode = on"
+	}
+	for _, q := range []string{forceParallel, "SET parallel_setup_cost = 0"} {
 		if _, err := plain.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
