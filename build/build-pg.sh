@@ -148,8 +148,8 @@ done
 # ---- check and pack ---------------------------------------------------------
 root=$dest$prefix
 libs=$(ldd "$root/bin/psql" "$root/bin/postgres" | awk '/=>/ {print $1}' | sort -u)
-echo "$libs" | grep -q '^libpq\.so' || die "psql does not link libpq"
-ldd "$root/bin/psql" | grep -q "libpq.so.* => $root/" ||
+grep -q '^libpq\.so' <<<"$libs" || die "psql does not link libpq"
+ldd "$root/bin/psql" | grep "libpq.so.* => $root/" >/dev/null ||
 	die "psql does not find libpq through \$ORIGIN/../lib: $(ldd "$root/bin/psql" | grep libpq)"
 other=$(echo "$libs" | grep -vE '^(libpq\.so|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|linux-vdso\.so|ld-linux)' || true)
 [ -z "$other" ] || echo "build-pg.sh: warning: also needs $(echo "$other" | tr '\n' ' ')" >&2

@@ -61,7 +61,7 @@ install_17_binary() {
 		chmod 755 "$p"
 	}
 	for f in "$bin"/* "$prefix"/usr/lib/postgresql/17/lib/pgxs/src/test/regress/pg_regress; do
-		head -c 4 "$f" | grep -q ELF && wrap_elf "$f"
+		head -c 4 "$f" | grep ELF >/dev/null && wrap_elf "$f"
 	done
 	if ! grep -q '^#define HAVE_DECL_STRLCPY 0' "$prefix/usr/include/postgresql/17/server/pg_config.h" &&
 		! printf '#include <string.h>\nint main(void){char b[2];return (int) strlcpy(b, "a", 2);}\n' |

@@ -408,9 +408,9 @@ unset PG_STROM_TEST_HOST_EXECUTOR
 for zc in on off; do
 	err=$(cluster_psql "$dir" "$port" -c "SET pg_strom.regression_test_mode = on" -c "SET pg_strom.zero_copy = $zc" \
 		-c "\\set VERBOSITY verbose" -c "SELECT count(*) FROM hx_bad WHERE i > 0" 2>&1 || true)
-	echo "$err" | grep -qF "$corrupt" ||
+	grep -qF "$corrupt" <<<"$err" ||
 		fail "zero_copy $zc: no data-corruption error naming the block: $err"
-	echo "ok: zero_copy $zc: $(echo "$err" | grep -m1 XX001)"
+	echo "ok: zero_copy $zc: $(grep -m1 XX001 <<<"$err")"
 done
 cluster_psql "$dir" "$port" -q -c "DROP TABLE hx_bad" || fail "drop hx_bad"
 

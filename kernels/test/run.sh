@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 CCBIN=""
-if "$NVCC" --version | grep -q 'release 11\.' && command -v clang-14 >/dev/null; then
+if "$NVCC" --version | grep 'release 11\.' >/dev/null && command -v clang-14 >/dev/null; then
 	CCBIN="-ccbin clang-14"
 fi
 OUT=$(mktemp -d)

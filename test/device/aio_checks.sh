@@ -73,7 +73,7 @@ round() {
 		"$(with_readers -c "SELECT count(*) || ':' || sum(id) || ':' || sum(length(t)) FROM aio WHERE g <> 7")" "$want"
 	plan=$(with_readers -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, t FROM aio WHERE g <> 7")
 	check "$label: through the service" \
-		"$(echo "$plan" | grep -q 'Custom Scan (GpuScan)' && ! echo "$plan" | grep -q 'CPU Path' && echo yes)" yes
+		"$(grep -q 'Custom Scan (GpuScan)' <<<"$plan" && ! grep -q 'CPU Path' <<<"$plan" && echo yes)" yes
 	echo "$plan" | grep -E 'Chunks:|Direct Read|CPU Path' | sed 's/^ */   /'
 }
 

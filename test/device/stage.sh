@@ -50,7 +50,7 @@ for d in sharedir pkglibdir libdir includedir-server; do
 done
 # relocatable when psql finds libpq relative to itself; otherwise it runs
 # only where it was built
-if ! readelf -d "$bindir/psql" 2>/dev/null | grep -q 'R.*PATH.*\$ORIGIN'; then
+if ! readelf -d "$bindir/psql" 2>/dev/null | grep 'R.*PATH.*\$ORIGIN' >/dev/null; then
 	echo "stage.sh: warning: $prefix is not relocatable: on the GPU machine set PGSTROM_PG_DIR=$prefix" >&2
 fi
 other=$(ldd "$bindir/postgres" "$bindir/psql" | awk '/=>/ {print $1}' | sort -u |

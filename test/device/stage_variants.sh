@@ -18,7 +18,7 @@ stage=${PGSTROM_STAGE:-.device}
 mkdir -p "$stage"
 out=$(cd "$stage" && pwd)/variants
 ccbin=()
-"$NVCC" --version | grep -q 'release 11\.' && ccbin=(-ccbin clang-14)
+"$NVCC" --version | grep 'release 11\.' >/dev/null && ccbin=(-ccbin clang-14)
 rm -rf "$out"
 mkdir -p "$out"
 for v in ${VARIANTS:-}; do
