@@ -374,7 +374,7 @@ extern const char *gpujoin_inner_cpu_reason(GpuJoinState *gjs);
 
 /* gpujoin_inner_group.c */
 extern int	gpujoin_next_inner_group(void);
-extern void gpujoin_group_initialize_dsm(GpuJoinState *gjs, shm_toc *toc);
+extern void gpujoin_group_initialize_dsm(GpuJoinState *gjs);
 extern GpuJoinShared *gpujoin_group_build_shared(GpuJoinState *gjs);
 extern bool gpujoin_group_borrow(GpuJoinState *gjs);
 extern void gpujoin_group_lend(GpuJoinState *gjs);
@@ -454,7 +454,7 @@ extern void gpujoin_fix_outer_varnos(GpuJoinInfo *info, Index scanrelid);
 extern void gpujoin_end_join(GpuJoinState *gjs);
 extern void gpujoin_rescan_join(GpuJoinState *gjs, Bitmapset *chgParam);
 extern void gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate,
-								  bool initialize);
+								  shm_toc *toc, bool initialize);
 extern void gpujoin_reset_shared(GpuJoinState *gjs);
 extern void gpujoin_copy_shared_figures(GpuJoinState *gjs);
 

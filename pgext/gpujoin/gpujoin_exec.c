@@ -580,25 +580,30 @@ static void
 gpujoin_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 					   void *coordinate)
 {
-	gpujoin_attach_shared((GpuJoinState *) node, coordinate, true);
-	gpujoin_group_initialize_dsm((GpuJoinState *) node, pcxt->toc);
+	gpujoin_attach_shared((GpuJoinState *) node, coordinate, pcxt->toc, true);
 	gpu_task_initialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
 }
 
-/* GpuJoinShared at coordinate (set up by the leader: initialize) */
+/*
+ * GpuJoinShared at coordinate in the parallel query whose table of contents
+ * is toc (set up by the leader: initialize, with the node's inner group)
+ */
 void
-gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate, bool initialize)
+gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate, shm_toc *toc,
+					  bool initialize)
 {
 	GpuJoinShared *js = (GpuJoinShared *) coordinate;
 
+	gjs->jshared = js;
+	gjs->dsa = gjs->task->css.ss.ps.state->es_query_dsa;
+	gjs->toc = toc;
 	if (initialize)
 	{
 		memset(js, 0, sizeof(GpuJoinShared));
 		SpinLockInit(&js->mutex);
 		gpujoin_init_build_barrier(js);
+		gpujoin_group_initialize_dsm(gjs);
 	}
-	gjs->jshared = js;
-	gjs->dsa = gjs->task->css.ss.ps.state->es_query_dsa;
 }
 
 static void
@@ -634,8 +639,7 @@ gpujoin_initialize_worker(CustomScanState *node, shm_toc *toc,
 						  void *coordinate)
 {
 	gpu_task_initialize_worker(node, toc, GPUJOIN_RUNTIME_DSM(coordinate));
-	gpujoin_attach_shared((GpuJoinState *) node, coordinate, false);
-	((GpuJoinState *) node)->toc = toc;
+	gpujoin_attach_shared((GpuJoinState *) node, coordinate, toc, false);
 }
 
 /* EXPLAIN reads the build figures after the DSM is gone: copy them */

@@ -126,16 +126,14 @@ node_id(GpuJoinState *gjs)
 }
 
 /*
- * The leader, as it sets up a leaf's GpuJoinShared: the group's owner is
- * the first of its nodes set up.
+ * The leader, as it sets up a leaf's GpuJoinShared (zeroed: no group): the
+ * group's owner is the first of its nodes set up.
  */
 void
-gpujoin_group_initialize_dsm(GpuJoinState *gjs, shm_toc *toc)
+gpujoin_group_initialize_dsm(GpuJoinState *gjs)
 {
 	InnerGroup *g;
 
-	gjs->toc = toc;
-	gjs->jshared->group_owner = 0;
 	if (!shareable(gjs))
 		return;
 	g = find_group(gjs, true);

@@ -180,8 +180,8 @@ static void
 fused_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 					 void *coordinate)
 {
-	gpujoin_attach_shared(((GpuPreAggState *) node)->join, coordinate, true);
-	gpujoin_group_initialize_dsm(((GpuPreAggState *) node)->join, pcxt->toc);
+	gpujoin_attach_shared(((GpuPreAggState *) node)->join, coordinate,
+						  pcxt->toc, true);
 	gpu_task_initialize_dsm(node, pcxt, GPUJOIN_RUNTIME_DSM(coordinate));
 }
 
@@ -197,8 +197,8 @@ static void
 fused_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	gpu_task_initialize_worker(node, toc, GPUJOIN_RUNTIME_DSM(coordinate));
-	gpujoin_attach_shared(((GpuPreAggState *) node)->join, coordinate, false);
-	((GpuPreAggState *) node)->join->toc = toc;
+	gpujoin_attach_shared(((GpuPreAggState *) node)->join, coordinate, toc,
+						  false);
 }
 
 static void
