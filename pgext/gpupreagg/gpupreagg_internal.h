@@ -131,6 +131,9 @@ typedef struct GpuPreAggState
 /* gpupreagg_numeric.c */
 extern bool gpupreagg_numeric_scale(Expr *arg, int32 *scale);
 
+/* gpupreagg_set_aggs.c */
+extern bool gpupreagg_set_aggs_keys(List *aggrefs, List **keys, char **reason);
+
 extern void gpa_device_keep(GpuPreAggState *pas, PgStromMsgHeader *msg);
 extern TupleTableSlot *gpa_device_next(GpuPreAggState *pas, TupleTableSlot *slot);
 extern void gpa_device_discard(GpuPreAggState *pas);

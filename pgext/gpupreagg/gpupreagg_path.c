@@ -7,14 +7,17 @@
  *		Finalize Agg (AGGSPLIT_FINAL_DESERIAL; hashed, or plain without keys)
  *		  -> Gather -> Parallel Custom Scan (GpuPreAgg)
  * and the same without the Gather (over a partitioned table, an inheritance
- * tree or a UNION ALL, an Append of one per leaf: gpupreagg_partition.c),
- * when
+ * tree or a UNION ALL, an Append of one per leaf: gpupreagg_partition.c);
+ * for aggregates over DISTINCT arguments (gpupreagg_set_aggs.c) a sorted
+ * or plain Agg (AGGSPLIT_SIMPLE) over a Sort of a GpuPreAgg without
+ * aggregates; when
  *	- pg_strom.enabled and pg_strom.enable_gpupreagg are on, and the GPU
  *	  service is READY or pg_strom.regression_test_mode is on;
  *	- every restriction clause runs on the device (a host qual would have
  *	  to be evaluated before aggregating, which the device cannot wait for);
  *	- no grouping sets, no SRFs in the target list, every aggregate is one
- *	  gpupreagg_classify_aggref() accepts, every grouping key is one
+ *	  gpupreagg_classify_aggref() accepts (or, with DISTINCT aggregates,
+ *	  one gpupreagg_set_aggs_keys() does), every grouping key is one
  *	  gpupreagg_key_supported() accepts and hashes with its type's default
  *	  equality, and any other column the target list or HAVING needs is a
  *	  grouping key itself;
@@ -178,6 +181,32 @@ device_scan_input(PlannerInfo *root, RelOptInfo *input_rel, List **dev_rinfos,
 }
 
 /*
+ * Adds key (as the query wrote it, with its sortgroupref or 0) to
+ * orig_keys, partial_target and, over the join row where there is one, to
+ * info; false with *reason when it cannot be a device key.
+ */
+static bool
+add_device_key(Expr *key, Index sgref, Index relid, GpaJoinInput *join,
+			   GpuPreAggInfo *info, List **orig_keys,
+			   PathTarget *partial_target, char **reason)
+{
+	*orig_keys = lappend(*orig_keys, key);
+	add_column_to_pathtarget(partial_target, key, sgref);
+	if (join != NULL &&
+		(key = (Expr *) gpa_join_map_expr(join, (Node *) key, reason)) == NULL)
+		return false;
+	if (!gpupreagg_key_supported(key, relid, reason))
+		return false;
+	info->keys = lappend(info->keys, key);
+	if (list_length(info->keys) > XPU_PREAGG_MAX_KEYS)
+	{
+		*reason = "too many grouping keys";
+		return false;
+	}
+	return true;
+}
+
+/*
  * Adds the grouping keys of clauses (groupClause or distinctClause, in
  * their order) to info and partial_target; false with *reason when one
  * cannot be a device key.
@@ -206,19 +235,36 @@ add_device_keys(List *clauses, List *tlist, Index relid, GpaJoinInput *join,
 			*reason = "grouping key with a non-default equality";
 			return false;
 		}
-		*orig_keys = lappend(*orig_keys, key);
-		add_column_to_pathtarget(partial_target, key, sgc->tleSortGroupRef);
-		if (join != NULL &&
-			(key = (Expr *) gpa_join_map_expr(join, (Node *) key, reason)) == NULL)
+		if (!add_device_key(key, sgc->tleSortGroupRef, relid, join, info,
+							orig_keys, partial_target, reason))
 			return false;
-		if (!gpupreagg_key_supported(key, relid, reason))
-			return false;
-		info->keys = lappend(info->keys, key);
 	}
-	if (list_length(info->keys) > XPU_PREAGG_MAX_KEYS)
-	{
-		*reason = "too many grouping keys";
+	return true;
+}
+
+/*
+ * Aggregates of the sets of their inputs (gpupreagg_set_aggs.c): their
+ * arguments and FILTER clauses become keys after the grouping keys.
+ */
+static bool
+add_set_agg_keys(List *aggrefs, Index relid, GpaJoinInput *join,
+				 GpuPreAggInfo *info, List **orig_keys,
+				 PathTarget *partial_target, char **reason)
+{
+	List	   *keys;
+	ListCell   *lc;
+
+	if (!gpupreagg_set_aggs_keys(aggrefs, &keys, reason))
 		return false;
+	foreach(lc, keys)
+	{
+		Expr	   *key = lfirst(lc);
+
+		if (list_member(*orig_keys, key))
+			continue;
+		if (!add_device_key(key, 0, relid, join, info, orig_keys,
+							partial_target, reason))
+			return false;
 	}
 	return true;
 }
@@ -334,7 +380,7 @@ regression_scaled(Path *path)
 /*
  * The final Agg over GpuPreAgg paths, into output_rel: over serial (a
  * non-parallel GpuPreAgg) and, when partial is not NULL, over a Gather of
- * it.
+ * it; input_groups is what GpuPreAgg returns, dNumGroups what the Agg does.
  */
 static void
 add_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
@@ -342,25 +388,37 @@ add_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
 					PathTarget *partial_target, PathTarget *final_target,
 					AggStrategy strategy, AggSplit aggsplit,
 					List *group_clause, List *having,
-					const AggClauseCosts *agg_costs, double dNumGroups)
+					const AggClauseCosts *agg_costs, double input_groups,
+					double dNumGroups)
 {
-	if (serial != NULL)
-		add_path(output_rel,
-				 regression_scaled((Path *) create_agg_path(root, output_rel,
-															serial,
-															final_target,
-															strategy, aggsplit,
-															group_clause, having,
-															agg_costs, dNumGroups)));
+	Path	   *inputs[2] = {serial, NULL};
+	int			i;
+
 	if (partial != NULL)
 	{
-		Path	   *gather;
+		double		rows = input_groups;
 
-		gather = (Path *) create_gather_path(root, output_rel, partial,
-											 partial_target, NULL, &dNumGroups);
+		inputs[1] = (Path *) create_gather_path(root, output_rel, partial,
+												partial_target, NULL, &rows);
+	}
+	for (i = 0; i < lengthof(inputs); i++)
+	{
+		Path	   *input = inputs[i];
+
+		if (input == NULL)
+			continue;
+
+		/*
+		 * AGG_SORTED, and AGG_PLAIN with aggregates that PostgreSQL 16 and
+		 * later marked presorted, read their input in root->group_pathkeys
+		 * order (which includes those aggregates' DISTINCT keys there)
+		 */
+		if (strategy != AGG_HASHED && root->group_pathkeys != NIL)
+			input = (Path *) create_sort_path(root, output_rel, input,
+											  root->group_pathkeys, -1.0);
 		add_path(output_rel,
 				 regression_scaled((Path *) create_agg_path(root, output_rel,
-															gather,
+															input,
 															final_target,
 															strategy, aggsplit,
 															group_clause, having,
@@ -423,9 +481,11 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *orig_keys = NIL;
 	AggClauseCosts agg_final_costs;
 	AggStrategy strategy;
+	AggSplit	aggsplit;
 	double		dNumGroups;
 	GpaJoinInput *join = NULL;
 	bool		appendrel = false;
+	bool		set_aggs;
 	Path	   *serial;
 	Path	   *partial;
 	char	   *reason = NULL;
@@ -436,8 +496,8 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		NOT_OFFERED("grouping sets");
 	if (parse->hasTargetSRFs)
 		NOT_OFFERED("set-returning function in the target list");
-	if (root->hasNonPartialAggs || root->hasNonSerialAggs)
-		NOT_OFFERED("an aggregate cannot be split");
+	/* DISTINCT aggregates: only as aggregates of sets, see below */
+	set_aggs = (root->hasNonPartialAggs || root->hasNonSerialAggs);
 	info = palloc0(sizeof(GpuPreAggInfo));
 	if (IS_JOIN_REL(input_rel))
 	{
@@ -480,6 +540,13 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		!collect_upper_items(extra->havingQual, orig_keys, relid, &aggrefs,
 							 &reason))
 		NOT_OFFERED("%s", reason);
+	if (set_aggs)
+	{
+		if (!add_set_agg_keys(aggrefs, relid, join, info, &orig_keys,
+							  partial_target, &reason))
+			NOT_OFFERED("%s", reason);
+		aggrefs = NIL;			/* the final Agg runs them whole */
+	}
 	if (list_length(aggrefs) > XPU_PREAGG_MAX_AGGS)
 		NOT_OFFERED("too many aggregates");
 
@@ -530,9 +597,25 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		strategy = AGG_PLAIN;
 	}
 	info->ngroups = dNumGroups;
+	aggsplit = AGGSPLIT_FINAL_DESERIAL;
+	if (set_aggs)
+	{
+		/*
+		 * the executor sorts a group's DISTINCT values only for sorted and
+		 * plain aggregation; GpuPreAgg returns the combinations of the
+		 * grouping keys and the aggregates' arguments
+		 */
+		if (group_exprs != NIL && !grouping_is_sortable(parse->groupClause))
+			NOT_OFFERED("grouping is not sortable");
+		if (group_exprs != NIL)
+			strategy = AGG_SORTED;
+		aggsplit = AGGSPLIT_SIMPLE;
+		info->ngroups = estimate_num_groups(root, orig_keys, input_rel->rows,
+											NULL, NULL);
+	}
 
 	MemSet(&agg_final_costs, 0, sizeof(AggClauseCosts));
-	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &agg_final_costs);
+	get_agg_clause_costs(root, aggsplit, &agg_final_costs);
 	if (join != NULL ?
 		!gpa_join_paths(root, join, grouped_rel, partial_target, info,
 						partial_aggs, orig_keys, &serial, &partial, &reason) :
@@ -542,9 +625,9 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		NOT_OFFERED("%s", reason);
 	add_final_agg_paths(root, grouped_rel, serial, partial,
 						partial_target,
-						grouped_target, strategy, AGGSPLIT_FINAL_DESERIAL,
+						grouped_target, strategy, aggsplit,
 						parse->groupClause, (List *) extra->havingQual,
-						&agg_final_costs, dNumGroups);
+						&agg_final_costs, info->ngroups, dNumGroups);
 }
 
 /*
@@ -617,7 +700,8 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		NOT_OFFERED("%s", reason);
 	add_final_agg_paths(root, distinct_rel, serial, partial,
 						partial_target, target, AGG_HASHED, AGGSPLIT_SIMPLE,
-						parse->distinctClause, NIL, NULL, dNumGroups);
+						parse->distinctClause, NIL, NULL, dNumGroups,
+						dNumGroups);
 }
 
 static void
