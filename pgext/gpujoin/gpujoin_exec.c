@@ -485,7 +485,7 @@ gpujoin_next(ScanState *node)
 	GpuJoinState *gjs = (GpuJoinState *) node;
 	TupleTableSlot *slot = node->ss_ScanTupleSlot;
 
-	if (!gjs->inner_built)
+	if (!gjs->inner_built && !gpu_task_partition_pruned(&gjs->gts))
 		gpujoin_build_inner(gjs);
 	if (gpu_task_next_tuple(&gjs->gts, slot))
 		return slot;

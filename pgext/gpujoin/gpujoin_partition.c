@@ -13,8 +13,10 @@
  * rows are built once per query (gpujoin_inner_group.c), so the first
  * leaf's cost counts the inner plans and each other leaf's only its setup
  * and the upload of the rows to the device, which each leaf's session does.
- * Under a Gather each leaf's node is run whole by one participant.  The Append's parent is the join relation, so it does no
- * run-time pruning; partitions pruned at plan time are not there.
+ * Under a Gather each leaf's node is run whole by one participant.
+ * Partitions pruned at plan time are not there; the Append's parent is
+ * the join relation, so it does no run-time pruning, and each leaf's node
+ * prunes itself at execution (runtime/task_prune.c).
  * gpupreagg_partition_join.c fuses a GpuPreAgg over the same leaf copies.
  *
  *-------------------------------------------------------------------------

@@ -202,7 +202,8 @@ run_scan(GpuPreAggState *pas)
 {
 	GpuTaskState *gts = &pas->gts;
 
-	if (pas->join)
+	/* a pruned partition: no inner rows, and the scan ends at once */
+	if (pas->join && !gpu_task_partition_pruned(gts))
 		gpa_join_build(pas);
 	while (gpu_task_next_tuple(gts, pas->heap_slot))
 	{

@@ -24,7 +24,8 @@
  * gpujoin_inner_group.c); the first leaf's cost counts the inner plans.
  * Partitions
  * pruned at plan time are not there; the Append's parent is the join
- * relation, so it does no run-time pruning.  Under a Gather each leaf's
+ * relation, so it does no run-time pruning, and each leaf's node prunes
+ * itself at execution (runtime/task_prune.c).  Under a Gather each leaf's
  * node is run whole by one participant of a Parallel Append.
  *
  *-------------------------------------------------------------------------

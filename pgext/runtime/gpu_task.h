@@ -88,6 +88,8 @@ typedef struct GpuTaskCounters
 								 * read through shared buffers */
 	uint64		npages_cached;	/* of the direct ones, served from the
 								 * device page cache */
+	uint64		npruned;		/* scans of a partition that its quals'
+								 * parameters pruned (task_prune.c) */
 	uint64		node[GPU_TASK_NODE_COUNTERS];	/* the node's own, summed
 												 * like the others */
 } GpuTaskCounters;
@@ -299,6 +301,8 @@ struct GpuTaskState
 	uint32		chunk_fill_limit;	/* a chunk goes out at this many blocks */
 	bool		source_done;	/* no more blocks */
 	bool		started;		/* scan begun (PredicateLockRelation...) */
+	bool		prune_checked;	/* task_prune.c, once per scan */
+	bool		pruned;			/* the partition holds no row for the quals */
 
 	/* parallel */
 	GpuTaskShared *shared;		/* NULL unless parallel */
@@ -421,6 +425,9 @@ extern bool gpu_task_qual_next_row(GpuTaskState *gts, GpuTaskChunk *chunk,
 extern void gpu_task_store_tuple(GpuTaskState *gts, TupleTableSlot *slot,
 								 GpuTaskChunk *chunk, uint32 bidx,
 								 OffsetNumber off);
+
+/* task_prune.c */
+extern bool gpu_task_partition_pruned(GpuTaskState *gts);
 
 /* task_source.c */
 extern void gpu_task_source_begin(GpuTaskState *gts);

@@ -84,6 +84,9 @@ gpu_task_explain_counters(GpuTaskState *gts, const GpuExplainCounter *items,
 								 (double) c->gpu_time_ns / 1000000.0, 3, es);
 	}
 	gpu_task_direct_explain(gts, c, es);
+	if (c->npruned > 0)
+		ExplainPropertyUInteger("Partition Pruned at Execution", NULL,
+								c->npruned, es);
 	if (gts->cpu_reason[0] != '\0')
 		ExplainPropertyText("CPU Path", gts->cpu_reason, es);
 	if (gts->copy_reason[0] != '\0')

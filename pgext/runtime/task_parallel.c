@@ -163,6 +163,7 @@ counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
 	dst->npages_direct += sign * (int64) (a->npages_direct - b->npages_direct);
 	dst->npages_bounced += sign * (int64) (a->npages_bounced - b->npages_bounced);
 	dst->npages_cached += sign * (int64) (a->npages_cached - b->npages_cached);
+	dst->npruned += sign * (int64) (a->npruned - b->npruned);
 	for (i = 0; i < GPU_TASK_NODE_COUNTERS; i++)
 		dst->node[i] += sign * (int64) (a->node[i] - b->node[i]);
 }

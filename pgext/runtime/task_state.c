@@ -92,4 +92,5 @@ gpu_task_rescan(GpuTaskState *gts)
 	gpu_task_source_reset(gts);
 	gpu_task_kept_reset(gts);
 	gts->mode = GPU_TASK_MODE_INIT;
+	gts->prune_checked = false;
 }

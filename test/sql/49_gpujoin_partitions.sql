@@ -97,4 +97,39 @@ SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n, sum(i.v) AS s FROM j
 EXPLAIN (COSTS OFF)
 SELECT j.cat, count(*), sum(m.v) FROM jm m JOIN jdim j ON m.dk = j.dk GROUP BY j.cat;
 
+-- run-time pruning: in a generic plan the statement's parameters prune the
+-- partitions' nodes at execution (their constraint, the ancestors'
+-- included, contradicts the quals), which then run no inner plan
+CREATE FUNCTION jf_pruned(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+		IF line ~ 'Custom Scan|Pruned at Execution' THEN
+			RETURN NEXT regexp_replace(line, ' \(actual .*\)$', '');
+		END IF;
+	END LOOP;
+END $$;
+SET plan_cache_mode = force_generic_plan;
+PREPARE jf_since(date) AS
+  SELECT j.cat, count(*) AS n, sum(f.v) AS s FROM jf f JOIN jdim j ON f.dk = j.dk WHERE f.d >= $1 GROUP BY j.cat;
+SELECT * FROM jf_pruned('EXECUTE jf_since(''2024-05-10'')');
+SELECT * FROM check_gpupreagg('EXECUTE jf_since(''2024-05-10'')', 'cat');
+SELECT * FROM check_gpupreagg('EXECUTE jf_since(''2024-01-01'')', 'cat');
+SELECT * FROM check_gpupreagg('EXECUTE jf_since(NULL)', 'cat');
+PREPARE jf_rows(date, date) AS
+  SELECT f.id, j.name FROM jf f JOIN jdim j ON f.dk = j.dk WHERE f.d BETWEEN $1 AND $2;
+SELECT * FROM jf_pruned('EXECUTE jf_rows(''2024-02-03'', ''2024-03-05'')');
+SELECT * FROM check_gpujoin('EXECUTE jf_rows(''2024-02-03'', ''2024-03-05'')');
+PREPARE jm_year(int) AS
+  SELECT j.cat, count(*) AS n, sum(m.v) AS s FROM jm m JOIN jdim j ON m.dk = j.dk WHERE m.y = $1 GROUP BY j.cat;
+SELECT * FROM jf_pruned('EXECUTE jm_year(2024)');
+SELECT * FROM check_gpupreagg('EXECUTE jm_year(2024)', 'cat');
+SELECT * FROM check_gpupreagg('EXECUTE jm_year(2023)', 'cat');
+DEALLOCATE jf_since;
+DEALLOCATE jf_rows;
+DEALLOCATE jm_year;
+RESET plan_cache_mode;
+DROP FUNCTION jf_pruned(text);
+
 DROP TABLE jf, jdim, jcust, jm, ji CASCADE;
