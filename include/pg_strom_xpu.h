@@ -185,7 +185,10 @@ typedef enum XpuOpcode
  * LIKE      (TEXT/VARCHAR, CONST TEXT pattern) -> BOOL; backslash escape.
  *           flags XPU_NODE_LIKE_UTF8 when the database encoding is UTF8 (so
  *           '_' matches one UTF-8 character, not one byte); only UTF8 and
- *           single-byte encodings are offered to the device.
+ *           single-byte encodings are offered to the device.  With
+ *           XPU_NODE_LIKE_ICASE (ILIKE under a collation whose ctype is
+ *           "C") the ASCII letters of text and pattern compare without
+ *           case, as PostgreSQL lowers both there; other bytes as they are.
  * DATE_TRUNC (TIMESTAMP) -> TIMESTAMP, as timestamp_trunc; aux =
  *           XpuDateField: YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE or
  *           SECOND.  Infinite inputs are returned as they are; a result
@@ -216,6 +219,7 @@ typedef enum XpuDateField
 #define XPU_NODE_CONST_NULL		0x0001
 #define XPU_NODE_TEXT_BYTEWISE	0x0002
 #define XPU_NODE_LIKE_UTF8		0x0004
+#define XPU_NODE_LIKE_ICASE		0x0008
 
 typedef struct XpuNode
 {

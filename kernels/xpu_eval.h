@@ -1399,7 +1399,8 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 				{
 					bool		m = xpu_like_match(a->v.s.ptr, a->v.s.len,
 												   b->v.s.ptr, b->v.s.len,
-												   (n->flags & XPU_NODE_LIKE_UTF8) != 0);
+												   (n->flags & XPU_NODE_LIKE_UTF8) != 0,
+												   (n->flags & XPU_NODE_LIKE_ICASE) != 0);
 
 					r->v.i64 = (op == XPU_OP_LIKE) ? m : !m;
 				}

@@ -90,9 +90,17 @@ xpu_like_nextchar(const char *t, int32_t i, int32_t tlen, bool utf8)
 	return i;
 }
 
+/* an ASCII letter in lower case, as pg_ascii_tolower; with icase only */
+XPU_FUNC char
+xpu_like_fold(char c, bool icase)
+{
+	return (icase && c >= 'A' && c <= 'Z') ? (char) (c + ('a' - 'A')) : c;
+}
+
 /*
  * xpu_like_match - does text t match pattern p ('%', '_', '\' escape) as a
- * whole?  The pattern must have passed xpu_like_check_pattern.
+ * whole?  The pattern must have passed xpu_like_check_pattern.  With icase
+ * (ILIKE under a "C" ctype) ASCII letters compare without case.
  *
  * Iterative form of like_match.c's MatchText: a '%' records a restart point;
  * on a mismatch the text position after the last '%' advances by one
@@ -101,7 +109,8 @@ xpu_like_nextchar(const char *t, int32_t i, int32_t tlen, bool utf8)
  * restart point suffices.
  */
 XPU_FUNC bool
-xpu_like_match(const char *t, int32_t tlen, const char *p, int32_t plen, bool utf8)
+xpu_like_match(const char *t, int32_t tlen, const char *p, int32_t plen,
+			   bool utf8, bool icase)
 {
 	int32_t		ti = 0;
 	int32_t		pi = 0;
@@ -129,14 +138,15 @@ xpu_like_match(const char *t, int32_t tlen, const char *p, int32_t plen, bool ut
 			}
 			if (c == '\\')
 			{
-				if (pi + 1 < plen && p[pi + 1] == t[ti])
+				if (pi + 1 < plen &&
+					xpu_like_fold(p[pi + 1], icase) == xpu_like_fold(t[ti], icase))
 				{
 					ti++;
 					pi += 2;
 					continue;
 				}
 			}
-			else if (c == t[ti])
+			else if (xpu_like_fold(c, icase) == xpu_like_fold(t[ti], icase))
 			{
 				ti++;
 				pi++;

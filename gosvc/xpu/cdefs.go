@@ -87,6 +87,7 @@ const (
 	FlagConstNull    = uint16(C.XPU_NODE_CONST_NULL)
 	FlagTextBytewise = uint16(C.XPU_NODE_TEXT_BYTEWISE)
 	FlagLikeUTF8     = uint16(C.XPU_NODE_LIKE_UTF8)
+	FlagLikeICase    = uint16(C.XPU_NODE_LIKE_ICASE)
 )
 
 // Date fields (XpuDateField).

@@ -85,7 +85,7 @@ func checkDateField(p *Program, nd *Node, res Type) error {
 }
 
 func checkLike(p *Program, nd *Node) error {
-	if err := requireZero(nd, FlagLikeUTF8, false); err != nil {
+	if err := requireZero(nd, FlagLikeUTF8|FlagLikeICase, false); err != nil {
 		return err
 	}
 	if err := requireRestype(nd, TypeBool); err != nil {

@@ -25,6 +25,8 @@ INSERT INTO kt VALUES
 -- a compressed inline value and a 4-byte header value
 INSERT INTO kt (id, t, v) VALUES (1000, repeat('abc', 2000), 'long');
 INSERT INTO kt (id, t, v, n) VALUES (16, repeat('é', 150), 'mid', 1);
+-- upper-case non-ASCII letters, which ILIKE under a "C" ctype does not fold
+INSERT INTO kt (id, t, v) VALUES (17, 'ÉBC', 'ÉBC');
 \o :outfile
 SELECT 'PAGE ' || encode(get_raw_page('kt', 0), 'hex');
 SELECT 'LP ' || id || ' ' || (ctid::text::point)[1]::int FROM kt ORDER BY id;

@@ -177,6 +177,7 @@ struct KtProg : Prog
 #define OP(x) XPU_OP_##x
 #define BW XPU_NODE_TEXT_BYTEWISE
 #define U8 XPU_NODE_LIKE_UTF8
+#define IC (XPU_NODE_LIKE_UTF8 | XPU_NODE_LIKE_ICASE)
 
 /* build the program of expression k of exprs.txt; false when unknown */
 static bool
@@ -279,6 +280,13 @@ build_expr(int k, KtProg &p)
 		case 78: p.op(OP(GT), BOOL, {p.op(OP(CAST), I4, {p.var(A_I8)}), p.i4(0)}); break;
 		case 79: p.op(OP(GT), BOOL, {p.op(OP(CAST), I4, {p.op(OP(CAST), I2, {p.var(A_I8)})}), p.i4(0)}); break;
 		case 80: p.op(OP(GT), BOOL, {p.op(OP(CAST), NUM, {p.var(A_I2)}), p.num(10, 0)}); break;
+		case 81: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("a%c")}, IC); break;
+		case 82: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("%B%")}, IC); break;
+		case 83: p.op(OP(NOT_LIKE), BOOL, {p.var(A_T), p.text("abc")}, IC); break;
+		case 84: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("A\\XC")}, IC); break;
+		case 85: p.op(OP(LIKE), BOOL, {p.var(A_V), p.text("%C")}, IC); break;
+		case 86: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("\xc3\xa9" "BC")}, IC); break;
+		case 87: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("_bc")}, IC); break;
 		default: return false;
 	}
 	return true;
@@ -378,17 +386,25 @@ test_helpers(void)
 	CHECK(xpu_text_cmp("b", 1, "abc", 3) > 0);
 	CHECK(xpu_text_cmp("\xc3\xa9", 2, "z", 1) > 0);	/* bytes are unsigned */
 	CHECK(xpu_bpchar_truelen("ab  ", 4) == 2);
-	CHECK(xpu_like_match("abc", 3, "a%", 2, true));
-	CHECK(xpu_like_match("", 0, "%", 1, true));
-	CHECK(!xpu_like_match("", 0, "_", 1, true));
-	CHECK(xpu_like_match("\xc3\xa9", 2, "_", 1, true));
-	CHECK(!xpu_like_match("\xc3\xa9", 2, "_", 1, false));
-	CHECK(xpu_like_match("\xc3\xa9", 2, "__", 2, false));
-	CHECK(xpu_like_match("aXbXc", 5, "%X_X%", 5, true));
-	CHECK(xpu_like_match("mississippi", 11, "%iss%ipp_", 9, true));
-	CHECK(!xpu_like_match("mississippi", 11, "%iss%ipp", 8, true));
-	CHECK(xpu_like_match("a%", 2, "a\\%", 3, true));
-	CHECK(!xpu_like_match("ab", 2, "a\\%", 3, true));
+	CHECK(xpu_like_match("abc", 3, "a%", 2, true, false));
+	CHECK(xpu_like_match("", 0, "%", 1, true, false));
+	CHECK(!xpu_like_match("", 0, "_", 1, true, false));
+	CHECK(xpu_like_match("\xc3\xa9", 2, "_", 1, true, false));
+	CHECK(!xpu_like_match("\xc3\xa9", 2, "_", 1, false, false));
+	CHECK(xpu_like_match("\xc3\xa9", 2, "__", 2, false, false));
+	CHECK(xpu_like_match("aXbXc", 5, "%X_X%", 5, true, false));
+	CHECK(xpu_like_match("mississippi", 11, "%iss%ipp_", 9, true, false));
+	CHECK(!xpu_like_match("mississippi", 11, "%iss%ipp", 8, true, false));
+	CHECK(xpu_like_match("a%", 2, "a\\%", 3, true, false));
+	CHECK(!xpu_like_match("ab", 2, "a\\%", 3, true, false));
+	/* ILIKE under a "C" ctype: ASCII letters only */
+	CHECK(xpu_like_match("ABC", 3, "a%c", 3, true, true));
+	CHECK(!xpu_like_match("ABC", 3, "a%c", 3, true, false));
+	CHECK(xpu_like_match("aBc", 3, "A\\BC", 4, true, true));
+	CHECK(!xpu_like_match("\xc3\x89", 2, "\xc3\xa9", 2, true, true));
+	CHECK(xpu_like_match("x[Y", 3, "X[y", 3, true, true));
+	CHECK(!xpu_like_match("@", 1, "`", 1, true, true));
+	CHECK(!xpu_like_match("[", 1, "{", 1, false, true));
 	CHECK(!xpu_like_check_pattern("a\\", 2));
 	CHECK(xpu_like_check_pattern("a\\\\", 3));
 

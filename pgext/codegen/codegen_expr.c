@@ -152,6 +152,17 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 					return cg_refuse(ctx, "LIKE under a non-deterministic collation");
 				if (pat->opcode != XPU_OP_CONST)
 					return cg_refuse(ctx, "LIKE pattern is not a constant");
+
+				/*
+				 * ILIKE lowers text and pattern with the collation's ctype:
+				 * ASCII letters alone under "C", as the device does
+				 */
+				if (f->flags & FF_ICASE)
+				{
+					if (!pgstrom_collation_ctype_is_c(inputcollid))
+						return cg_refuse(ctx, "ILIKE under a collation whose ctype is not \"C\"");
+					enc |= XPU_NODE_LIKE_ICASE;
+				}
 				/* textlike is strict: NULL pattern, NULL result */
 				if (pat->flags & XPU_NODE_CONST_NULL)
 					return cg_add_node(ctx, XPU_OP_CONST, XPU_TYPE_BOOL,

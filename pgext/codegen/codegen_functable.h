@@ -31,6 +31,7 @@ typedef enum CgFuncKind
 #define FF_PATTERN		0x01	/* text comparison bytewise under any
 								 * collation (text_pattern_lt, ...) */
 #define FF_DATE_AS_TS	0x02	/* date_part(text, date): cast to TIMESTAMP */
+#define FF_ICASE		0x04	/* ILIKE: ASCII letters without case */
 
 typedef struct CgFuncInfo
 {

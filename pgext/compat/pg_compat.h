@@ -12,7 +12,8 @@
  * untested (it shares 17's or 15's code wherever the change came in
  * 16 or 17 respectively).
  *
- *	collation.c		whether a collation sorts bytewise ("C")
+ *	collation.c		whether a collation sorts bytewise ("C"), and whether
+ *					its ctype is "C"
  *	tuplehash.c		tuple hash tables with one pointer per entry
  *	buffer_tag.c	the buffer mapping tag of a relation's block
  *	nullingrels.c	the outer joins that null a Var (16)
@@ -129,6 +130,7 @@
 
 /* collation.c */
 extern bool pgstrom_collation_is_c(Oid collid);
+extern bool pgstrom_collation_ctype_is_c(Oid collid);
 
 /* tuplehash.c */
 extern TupleHashTable pgstrom_build_tuple_hash_table(PlanState *parent,

@@ -19,3 +19,9 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t LIKE 'ä__'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE v LIKE 'v9%'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t = v::text OR t IN ('k1', 'k2xx', '')$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t IS NULL AND c IS NOT NULL$$);
+-- ILIKE under the C collation: ASCII letters compare without case, other
+-- characters as they are (PostgreSQL lowers only ASCII letters there)
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ILIKE 'K1%X'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE v NOT ILIKE 'V1%' AND t ILIKE '_12'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ILIKE 'Ä漢%' OR v ILIKE 'ä漢%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ILIKE ANY (ARRAY['A\_B', 'BACK%', '100\%X'])$$);
