@@ -4,7 +4,8 @@
 # (load, then one run step per table), results to $OUT.  BENCH_FLAGS,
 # BENCH_RUN_FLAGS and BENCH_TABLES (default "w1_narrow w1_wide") as for
 # `make bench`; BENCH_LOAD_TIMEOUT and BENCH_RUN_TIMEOUT bound the steps
-# (default 300 and 420 s).
+# (default 300 and 420 s); PGSTROM_BENCH names the binary when it is not
+# the staged one.
 # Needs: a GPU; the running cluster (cluster.sh, env.sh) with pg_strom
 # created; PGSTROM_STAGE/pgstrom-bench.
 # Takes about 3 minutes to load at -scale 1 on 16 cores and 1-2 minutes a
@@ -14,8 +15,8 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/env.sh" || exit 2
 eval "$(bash "$R" env)"
-B=$STAGE/pgstrom-bench
-device_need_staged pgstrom-bench
+B=${PGSTROM_BENCH:-$STAGE/pgstrom-bench}
+device_need "$B" "run test/device/stage.sh on the build machine and carry $STAGE (or set PGSTROM_STAGE or PGSTROM_BENCH)"
 TABLES=${BENCH_TABLES:-w1_narrow w1_wide}
 bash "$R" psql -q -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm"
 t0=$SECONDS

@@ -15,7 +15,10 @@
 #   starjoin    the random star-join queries against PostgreSQL (at most 500 s)
 # and, only when named: kerneltest (the kernels' tests of kernels/test
 # built with nvcc and run on the device), suite (bench_suite.sh), checks
-# (checks.sh), zerocopy (zerocopy_checks.sh), direct (the direct-read
+# (checks.sh), zerocopy (zerocopy_checks.sh), pagecache
+# (pagecache_checks.sh: the cluster's page cache at its automatic size), aio
+# (aio_checks.sh: GPU scans while other backends read the same pages;
+# PostgreSQL 18's asynchronous reads), direct (the direct-read
 # lifecycle tests that run on the GPU service, at most 420 s).  The cluster
 # is stopped before gotests, lifecycle, starjoin and direct, which start
 # their own.  Results and server.log to $OUT.
@@ -108,6 +111,14 @@ fi
 if want zerocopy; then
 echo "=== zero-copy checks"
 timeout 300 bash "$here/zerocopy_checks.sh"
+fi
+if want pagecache; then
+echo "=== device page cache checks"
+timeout 240 bash "$here/pagecache_checks.sh"
+fi
+if want aio; then
+echo "=== GPU scans while other backends read the same pages"
+timeout 240 bash "$here/aio_checks.sh"
 fi
 if want pgbench; then
 echo "=== pgbench -c 8 -S with kill -9 of the GPU service"
