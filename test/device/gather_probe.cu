@@ -15,16 +15,15 @@
  *   kern-warp16      one warp per page, sixteen loads each
  *   dma-runs-N       a cuMemcpyHtoDAsync per run of at least N pages, the
  *                    rest by kern-256x2 (the service's gather)
- *   batch-pages      cuMemcpyBatchAsync: one copy per page (CUDA >= 12.8)
- *   batch-runs       cuMemcpyBatchAsync: one copy per run
- *   batch-runs-N+k   runs of at least N pages by cuMemcpyBatchAsync, the
- *                    rest by kern-256x2
- * Every way's output is checked against the pages' contents.
+ * Every way's output is checked against the pages' contents.  Each mean
+ * is measured twice: alone, and while a compute kernel holds a quarter of
+ * every multiprocessor's threads (a query's kernels on other streams),
+ * since the loads of a gather kernel compete with them and the copy
+ * engines do not.
  *
  * Build and run (on a GPU machine): test/device/gather_probe.sh.
  * Usage: gather_probe [GB [MEAN_RUN...]]
  */
-#include <cuda.h>
 #include <cuda_runtime.h>
 #include <sys/mman.h>
 
@@ -39,8 +38,6 @@
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
-#define CKD(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char *s_ = "?"; \
-	cuGetErrorString(r_, &s_); fprintf(stderr, "%s: %s\n", #x, s_); exit(1); } } while (0)
 
 static const size_t PAGE = 8192;
 static const int CHUNK = 4096;
@@ -68,6 +65,22 @@ gather_block(const uint4 *host, const uint32_t *bufs, int n, const uint32_t *in_
 			if (i + k * nt < (int) (PAGE / 16))
 				d[i + k * nt] = v[k];
 	}
+}
+
+/* arithmetic until *stop is set: the kernels of a query on other streams */
+__global__ void
+busy(volatile int *stop, float *sink)
+{
+	float		a = threadIdx.x,
+				b = 1.0001f;
+
+	while (!*stop)
+	{
+		for (int i = 0; i < 1024; i++)
+			a = a * b + 0.5f;
+	}
+	if (a == 0.0f)
+		*sink = a;
 }
 
 /* one warp per page: 512 vectors, 16 per lane, all loads before any store */
@@ -148,7 +161,7 @@ runs_of(const uint32_t *bufs, int n)
 struct Probe
 {
 	char	   *host;
-	CUdeviceptr hostDev;
+	const void *hostDev;
 	size_t		npages;
 	std::vector<uint32_t> order;
 	uint32_t   *bufsDev;
@@ -157,6 +170,11 @@ struct Probe
 	char	   *dst[NSTREAMS];
 	cudaStream_t st[NSTREAMS];
 	std::vector<char> check;
+	bool		loaded;
+	int			sms;
+	int		   *stopDev;
+	cudaStream_t busySt,
+				flagSt;
 };
 
 /* does dst of stream s hold chunk c's pages? (first and last word of each) */
@@ -183,32 +201,8 @@ verify(Probe &p, int c, int s)
 
 enum Way
 {
-	DMA_CONTIGUOUS, KERN_256x2, KERN_128x4, KERN_WARP16, DMA_RUNS, BATCH_PAGES, BATCH_RUNS, BATCH_RUNS_KERN
+	DMA_CONTIGUOUS, KERN_256x2, KERN_128x4, KERN_WARP16, DMA_RUNS
 };
-
-static CUresult
-batch(std::vector<CUdeviceptr> &d, std::vector<CUdeviceptr> &s, std::vector<size_t> &sz, CUstream st)
-{
-#if CUDA_VERSION >= 12080
-	CUmemcpyAttributes attr;
-	size_t		idx = 0;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
-	attr.srcLocHint.type = CU_MEM_LOCATION_TYPE_HOST;
-	attr.dstLocHint.type = CU_MEM_LOCATION_TYPE_DEVICE;
-	attr.dstLocHint.id = 0;
-#if CUDA_VERSION >= 13000
-	return cuMemcpyBatchAsync(d.data(), s.data(), sz.data(), d.size(), &attr, &idx, 1, st);
-#else
-	size_t		fail;
-
-	return cuMemcpyBatchAsync(d.data(), s.data(), sz.data(), d.size(), &attr, &idx, 1, &fail, st);
-#endif
-#else
-	return CUDA_ERROR_NOT_SUPPORTED;
-#endif
-}
 
 /* queue chunk c on stream s the given way; minRun for the mixed ways */
 static void
@@ -239,44 +233,22 @@ enqueue(Probe &p, Way way, int c, int s, int minRun)
 	}
 
 	std::vector<Run> runs = runs_of(bufs, n);
-	std::vector<CUdeviceptr> d, sv;
-	std::vector<size_t> sz;
 	std::vector<uint32_t> &ip = p.inPlace[s];
 	bool		anyKernel = false;
 
 	ip.assign((n + 31) / 32, 0);
 	for (const Run &r : runs)
 	{
-		bool		copy = way == BATCH_PAGES || way == BATCH_RUNS || r.n >= minRun;
-
-		if (!copy)
+		if (r.n < minRun)
 		{
 			anyKernel = true;
 			continue;
 		}
 		for (int i = r.first; i < r.first + r.n; i++)
 			ip[i / 32] |= 1u << (i % 32);
-		if (way == BATCH_PAGES)
-		{
-			for (int i = 0; i < r.n; i++)
-			{
-				d.push_back((CUdeviceptr) p.dst[s] + (size_t) (r.first + i) * PAGE);
-				sv.push_back((CUdeviceptr) (p.host + (size_t) (r.buffer + i) * PAGE));
-				sz.push_back(PAGE);
-			}
-		}
-		else if (way == DMA_RUNS)
-			CK(cudaMemcpyAsync(p.dst[s] + (size_t) r.first * PAGE, p.host + (size_t) r.buffer * PAGE,
-							   (size_t) r.n * PAGE, cudaMemcpyHostToDevice, st));
-		else
-		{
-			d.push_back((CUdeviceptr) p.dst[s] + (size_t) r.first * PAGE);
-			sv.push_back((CUdeviceptr) (p.host + (size_t) r.buffer * PAGE));
-			sz.push_back((size_t) r.n * PAGE);
-		}
+		CK(cudaMemcpyAsync(p.dst[s] + (size_t) r.first * PAGE, p.host + (size_t) r.buffer * PAGE,
+						   (size_t) r.n * PAGE, cudaMemcpyHostToDevice, st));
 	}
-	if (!d.empty())
-		CKD(batch(d, sv, sz, (CUstream) st));
 	if (anyKernel)
 	{
 		CK(cudaMemcpyAsync(p.inPlaceDev[s], ip.data(), ip.size() * 4, cudaMemcpyHostToDevice, st));
@@ -294,6 +266,11 @@ measure(Probe &p, const char *name, Way way, int minRun)
 	for (int round = 0; round < 3; round++)
 	{
 		CK(cudaDeviceSynchronize());
+		if (p.loaded)
+		{
+			CK(cudaMemsetAsync(p.stopDev, 0, 4, p.busySt));
+			busy<<<p.sms, 512, 0, p.busySt>>>(p.stopDev, (float *) (p.stopDev + 1));
+		}
 		double		t = now();
 		double		cpu = 0;
 
@@ -304,8 +281,16 @@ measure(Probe &p, const char *name, Way way, int minRun)
 			enqueue(p, way, c, c % NSTREAMS, minRun);
 			cpu += now() - t0;
 		}
-		CK(cudaDeviceSynchronize());
+		for (int s = 0; s < NSTREAMS; s++)
+			CK(cudaStreamSynchronize(p.st[s]));
 		t = now() - t;
+		if (p.loaded)
+		{
+			static const int one = 1;
+
+			CK(cudaMemcpyAsync(p.stopDev, &one, 4, cudaMemcpyHostToDevice, p.flagSt));
+			CK(cudaDeviceSynchronize());
+		}
 		double		gbs = p.npages * PAGE / t / 1e9;
 
 		if (gbs > best)
@@ -327,6 +312,7 @@ main(int argc, char **argv)
 	double		gb = argc > 1 ? atof(argv[1]) : 4.0;
 	std::vector<double> means;
 
+	setvbuf(stdout, NULL, _IONBF, 0);
 	for (int i = 2; i < argc; i++)
 		means.push_back(atof(argv[i]));
 	if (means.empty())
@@ -354,7 +340,7 @@ main(int argc, char **argv)
 	void	   *hd;
 
 	CK(cudaHostGetDevicePointer(&hd, p.host, 0));
-	p.hostDev = (CUdeviceptr) hd;
+	p.hostDev = hd;
 	CK(cudaMalloc(&p.bufsDev, p.npages * 4));
 	for (int s = 0; s < NSTREAMS; s++)
 	{
@@ -362,11 +348,15 @@ main(int argc, char **argv)
 		CK(cudaMalloc(&p.inPlaceDev[s], CHUNK / 8));
 		CK(cudaStreamCreateWithFlags(&p.st[s], cudaStreamNonBlocking));
 	}
+	CK(cudaMalloc(&p.stopDev, 8));
+	CK(cudaStreamCreateWithFlags(&p.busySt, cudaStreamNonBlocking));
+	CK(cudaStreamCreateWithFlags(&p.flagSt, cudaStreamNonBlocking));
+	CK(cudaDeviceGetAttribute(&p.sms, cudaDevAttrMultiProcessorCount, 0));
 	int			drv;
 
 	CK(cudaDriverGetVersion(&drv));
-	printf("gather_probe: %.2f GB region (%zu pages), chunks of %d pages on %d streams; driver %d, built with CUDA %d\n",
-		   size / 1e9, p.npages, CHUNK, NSTREAMS, drv, CUDA_VERSION);
+	printf("gather_probe: %.2f GB region (%zu pages), chunks of %d pages on %d streams; driver %d, built with CUDA runtime %d\n",
+		   size / 1e9, p.npages, CHUNK, NSTREAMS, drv, CUDART_VERSION);
 
 	for (double mean : means)
 	{
@@ -394,19 +384,24 @@ main(int argc, char **argv)
 			for (const Run &r : runs_of(p.order.data() + (size_t) c * CHUNK, std::min(CHUNK, (int) (p.npages - (size_t) c * CHUNK))))
 				if (r.n >= 8)
 					in8 += r.n;
-		printf("mean run %.1f pages (%zu runs, %.0f%% of pages in runs of 8 or more):\n",
-			   (double) p.npages / runs.size(), runs.size(), 100.0 * in8 / p.npages);
-		measure(p, "dma-contiguous", DMA_CONTIGUOUS, 0);
-		measure(p, "kern-256x2", KERN_256x2, 0);
-		measure(p, "kern-128x4", KERN_128x4, 0);
-		measure(p, "kern-warp16", KERN_WARP16, 0);
-		measure(p, "dma-runs-8", DMA_RUNS, 8);
-#if CUDA_VERSION >= 12080
-		measure(p, "batch-pages", BATCH_PAGES, 0);
-		measure(p, "batch-runs", BATCH_RUNS, 0);
-		measure(p, "batch-runs-2+k", BATCH_RUNS_KERN, 2);
-		measure(p, "batch-runs-4+k", BATCH_RUNS_KERN, 4);
-#endif
+		for (int loaded = 0; loaded < 2; loaded++)
+		{
+			p.loaded = loaded;
+			printf("mean run %.1f pages (%zu runs, %.0f%% of pages in runs of 8 or more)%s:\n",
+				   (double) p.npages / runs.size(), runs.size(), 100.0 * in8 / p.npages,
+				   loaded ? ", beside a compute kernel" : "");
+			measure(p, "dma-contiguous", DMA_CONTIGUOUS, 0);
+			measure(p, "kern-256x2", KERN_256x2, 0);
+			measure(p, "kern-128x4", KERN_128x4, 0);
+			measure(p, "kern-warp16", KERN_WARP16, 0);
+			for (int minRun : {8, 32, 128, 512})
+			{
+				char		name[32];
+
+				snprintf(name, sizeof(name), "dma-runs-%d", minRun);
+				measure(p, name, DMA_RUNS, minRun);
+			}
+		}
 	}
 	return 0;
 }
