@@ -111,7 +111,8 @@ func dmaTestRefs(rng *rand.Rand, nbuffers uint32) []xputest.PageRef {
 
 // The device's page area equals the host executor's gather (memcpy and
 // the same ref helpers) for every run shape, with DMA off (threshold 0),
-// for every valid page (1) and for runs of 8 or more, and the counters say
+// for every valid page (1) and for runs of 8 or more (the refs' runs are
+// shorter than the default threshold), and the counters say
 // how many pages went each way.
 func TestExecutorZeroCopyGatherDMA(t *testing.T) {
 	const nbuffers = 300

@@ -8,7 +8,9 @@
 // 53-55 GB/s of DMA); DMA does not, but costs a cuMemcpyHtoDAsync per
 // contiguous run, so only runs long enough to amortize the call go by
 // DMA.  After a fresh load and pg_prewarm a table's pages mostly lie in
-// consecutive buffers.
+// consecutive buffers; after concurrent loads, or on PostgreSQL 18, many
+// lie in runs of a few buffers, which the kernel gathers faster than one
+// copy a run (test/device/gather_probe.cu measures both).
 package gatherplan
 
 import (
@@ -21,8 +23,13 @@ import (
 )
 
 // DefaultMinPages is the shortest run of consecutive shared buffers copied
-// by DMA when the environment does not say; 0 would never use DMA.
-var DefaultMinPages = 8
+// by DMA when the environment does not say; 0 would never use DMA.  On the
+// H200 the gather kernel moved scattered pages at 51 GB/s, one contiguous
+// copy at 55, and a chunk whose runs of 8-127 pages went by DMA at 30-36:
+// each copy costs about 10 us to enqueue and a few on the copy engine, as
+// much as the kernel takes for the run's pages.  From 256 pages (2 MB) on,
+// a run's copy costs a few per cent of its transfer.
+var DefaultMinPages = 256
 
 // MinPagesEnv overrides DefaultMinPages for the service's life (read when
 // a device's executor is made, at service start: the service inherits the
