@@ -118,13 +118,14 @@ test-versions:
 	bash test/run_versions.sh
 
 # ---- fuzzing (kernels/fuzz/run.sh) -----------------------------------------
-# Four harnesses: fuzz_kernels (libFuzzer + ASan/UBSan over the host
+# Five harnesses: fuzz_kernels (libFuzzer + ASan/UBSan over the host
 # executor's kernel code: page and tuple walk, qual evaluation, GpuPreAgg
 # accumulation, grow and retry, zero-copy gather), FuzzKernelValidator (the
 # service's session validator against the kernels'), FuzzSocketHostExec
-# (the service socket with the host executor behind it) and FuzzSocket (the
+# (the service socket with the host executor behind it), FuzzSocket (the
 # socket with relation segment files and a device page cache behind it:
-# direct-read and page-cache requests).  `make fuzz`
+# direct-read and page-cache requests) and FuzzDirectChunk (the same read
+# and page-cache code in process, without the socket).  `make fuzz`
 # builds them into .device/fuzz/ (clang-14 with libclang-rt-14-dev, Go)
 # and runs them: libFuzzer FUZZ_JOBS processes until FUZZ_RUNS executions
 # in all (or FUZZ_TIME seconds), then each Go target for FUZZ_GO_TIME
@@ -204,10 +205,10 @@ help:
 	'                  25-30 min.' \
 	'  installcheck    pg_regress of test/sql against a running server with' \
 	'                  pg_strom preloaded (PGHOST, PGPORT, PGUSER). About 2-5 min.' \
-	'  fuzz            build and run the kernel fuzzers (kernels/fuzz/run.sh):' \
-	'                  FUZZ_JOBS, FUZZ_RUNS, FUZZ_TIME, FUZZ_GO_TIME. Needs' \
-	'                  clang-14, libclang-rt-14-dev, Go. Up to about 1 h 25 min' \
-	'                  at the defaults.' \
+	'  fuzz            build and run the kernel, socket and direct-read fuzzers' \
+	'                  (kernels/fuzz/run.sh): FUZZ_JOBS, FUZZ_RUNS, FUZZ_TIME,' \
+	'                  FUZZ_GO_TIME. Needs clang-14, libclang-rt-14-dev, Go. Up' \
+	'                  to about 1 h 45 min at the defaults.' \
 	'  bench           load and time the benchmark (bench/) against the server' \
 	'                  the PG* environment names: BENCH_TABLES (add tpch for' \
 	'                  TPC-H), BENCH_SSB_SF, BENCH_TPCH_SF, BENCH_FLAGS,' \

@@ -115,11 +115,13 @@ go_fuzz() {
 		kernel_fuzz
 }
 # kernels/fuzz: libFuzzer + ASan/UBSan over the kernels' host code, the
-# service's session validator against the kernels', and the socket with
-# the host executor behind it (make fuzz runs them for long)
+# service's session validator against the kernels', the socket with the
+# host executor behind it, and the direct-read and page-cache path in
+# process (FuzzDirectChunk) (make fuzz runs them for long)
 kernel_fuzz() {
 	FUZZ_CI_RUNS=$((1000000 * FUZZ_SCALE)) FUZZ_CI_VALIDATOR="$((1000000 * FUZZ_SCALE))x" \
-		FUZZ_CI_SOCKET="$((20000 * FUZZ_SCALE))x" bash kernels/fuzz/run.sh ci
+		FUZZ_CI_SOCKET="$((20000 * FUZZ_SCALE))x" FUZZ_CI_CHUNK="$((150000 * FUZZ_SCALE))x" \
+		bash kernels/fuzz/run.sh ci
 }
 gpu_test_builds() { go test -c -tags gpu -o "$work/pg_strom_gpu.test" ./gosvc/gpu; }
 cuda13() {

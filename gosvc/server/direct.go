@@ -29,6 +29,11 @@ func parseDirect(c xpu.Chunk, msg []byte) (*directChunk, error) {
 	return &directChunk{file: f, blknos: blknos, stamps: stamps}, nil
 }
 
+// key names d's relation in the page cache.
+func (d *directChunk) key() pagecache.Key {
+	return pagecache.Key{Spc: d.file.Spc, DB: d.file.DB, Rel: d.file.RelNode}
+}
+
 // errExecNotReturned stands for the outcome of an Exec that did not return
 // (it panicked): the chunk's page cache fills are abandoned.
 var errExecNotReturned = errors.New("the executor did not return")
@@ -74,19 +79,7 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 		body = make([]byte, n)
 		s.bodyBytes.Add(int64(n))
 	}
-	var plan *pagecache.Plan
-	key := pagecache.Key{Spc: d.file.Spc, DB: d.file.DB, Rel: d.file.RelNode}
-	if s.cfg.PageCache != nil && d.stamps != nil {
-		plan = s.cfg.PageCache.Lookup(key, d.blknos, d.stamps)
-	}
-	done := func(execErr error) {
-		if plan != nil {
-			if execErr == nil {
-				plan.Commit()
-			} else {
-				plan.Abort()
-			}
-		}
+	giveBack := func() {
 		if pinned {
 			s.returnBody(body)
 		} else {
@@ -94,37 +87,93 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 			s.bodies.release(charge)
 		}
 	}
-	var skip []bool
-	if plan != nil {
-		skip = plan.HitMask()
-	}
-	var rep direct.Report
-	var err error
-	if d.file.CacheOnly {
-		rep = bounceUncached(plan, body[:n], len(d.blknos))
-	} else {
-		rep, err = sess.directFiles(s.cfg.DataDir).ReadChunkSkipping(d.file, d.blknos, body[:n], skip)
-	}
+	r, err := startDirectRead(sess.directFiles(s.cfg.DataDir), s.cfg.PageCache, d, body[:n])
 	if err == nil {
-		var hits int
-		if plan != nil {
-			hits = len(plan.Hits)
-		}
 		err = sink.Halfway(xpu.ChunkReply{
-			Result: xpu.ChunkResult{NTuples: uint32(hits), GpuTimeNs: uint64(rep.Elapsed.Nanoseconds())},
-			Items:  xpu.Positions(rep.Bounced),
+			Result: xpu.ChunkResult{NTuples: uint32(r.hits()), GpuTimeNs: uint64(r.report.Elapsed.Nanoseconds())},
+			Items:  xpu.Positions(r.report.Bounced),
 		})
+		if err != nil {
+			r.end(err)
+		}
 	}
 	if err != nil {
-		done(err)
+		giveBack()
 		return xpu.Chunk{}, nodekind.Pages{}, nil, err
 	}
-	pages := nodekind.Pages{Bytes: body[:n], Pinned: pinned}
-	if plan != nil {
-		plan.Reserve(key, d.blknos, d.stamps, fillable(rep.Verdicts, skip))
-		pages.Cache = plan.Moves()
+	pages := nodekind.Pages{Bytes: body[:n], Pinned: pinned, Cache: r.moves()}
+	done := func(execErr error) {
+		r.end(execErr)
+		giveBack()
 	}
 	return inline, pages, done, nil
+}
+
+// directRead is one direct-read chunk's read and use of the page cache,
+// apart from the connection and the memory budget, so that a fuzz target
+// can drive the same steps in process.
+type directRead struct {
+	d      *directChunk
+	plan   *pagecache.Plan // nil without a cache or stamps
+	skip   []bool          // the pages the cache serves; nil when none
+	report direct.Report
+}
+
+// startDirectRead looks d's blocks up in cache (nil: none) and reads the
+// others from files into body (d's pages, in order); a cache-only chunk
+// reads no file and bounces what the cache does not serve.  On error the
+// chunk's use of the cache has already ended.
+func startDirectRead(files *direct.Files, cache *pagecache.Cache, d *directChunk, body []byte) (*directRead, error) {
+	r := &directRead{d: d}
+	if cache != nil && d.stamps != nil {
+		r.plan = cache.Lookup(d.key(), d.blknos, d.stamps)
+		r.skip = r.plan.HitMask()
+	}
+	var err error
+	if d.file.CacheOnly {
+		r.report = bounceUncached(r.plan, body, len(d.blknos))
+	} else {
+		r.report, err = files.ReadChunkSkipping(d.file, d.blknos, body, r.skip)
+	}
+	if err != nil {
+		r.end(err)
+		return nil, err
+	}
+	return r, nil
+}
+
+// hits is how many of the chunk's pages the cache serves: the read
+// report's count.
+func (r *directRead) hits() int {
+	if r.plan == nil {
+		return 0
+	}
+	return len(r.plan.Hits)
+}
+
+// moves reserves store slots for the usable pages read and returns the
+// copies the executor makes (nil: none).  It is called only once the read
+// report is out, so a chunk whose report could not be sent evicts and
+// fills nothing.
+func (r *directRead) moves() *nodekind.CacheMoves {
+	if r.plan == nil {
+		return nil
+	}
+	r.plan.Reserve(r.d.key(), r.d.blknos, r.d.stamps, fillable(r.report.Verdicts, r.skip))
+	return r.plan.Moves()
+}
+
+// end ends the chunk's use of the cache with Exec's error: the fills
+// become visible only when the kernels ran without one.
+func (r *directRead) end(execErr error) {
+	if r.plan == nil {
+		return
+	}
+	if execErr == nil {
+		r.plan.Commit()
+	} else {
+		r.plan.Abort()
+	}
 }
 
 // bounceUncached is the read report of a cache-only chunk

@@ -7,6 +7,10 @@
 #   FuzzSocket            the socket with a data directory of relation
 #                         segment files and a device page cache behind it:
 #                         direct-read and page-cache requests (gosvc/server)
+#   FuzzDirectChunk       the same direct-read and page-cache path in
+#                         process, without the socket: sequences of
+#                         direct-read chunks, several times as many
+#                         inputs a second (gosvc/server)
 #
 #   run.sh build   compile them into .device/fuzz/ (clang-14, Go): the
 #                  libFuzzer binary (its sanitizer runtimes linked in,
@@ -20,8 +24,10 @@
 # nproc), FUZZ_RUNS (libFuzzer executions over all jobs), FUZZ_TIME
 # (seconds, a bound on the libFuzzer run), FUZZ_GO_TIME (each Go target:
 # a duration such as 120s, or a count such as 50000x; FUZZ_GO_VALIDATOR,
-# FUZZ_GO_SOCKET and FUZZ_GO_DIRECT set one target's), FUZZ_OUT (work
-# folder: corpora, logs, crash files; default .device/fuzz/work).
+# FUZZ_GO_SOCKET, FUZZ_GO_DIRECT and FUZZ_GO_CHUNK set one target's),
+# FUZZ_CI_CHUNK (FuzzDirectChunk's count in ci mode, default 150000x),
+# FUZZ_OUT (work folder: corpora, logs, crash files; default
+# .device/fuzz/work).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -115,6 +121,7 @@ run)
 	gofuzz FuzzKernelValidator "${FUZZ_GO_VALIDATOR:-${FUZZ_GO_TIME:-600s}}" || rc=1
 	gofuzz FuzzSocketHostExec "${FUZZ_GO_SOCKET:-${FUZZ_GO_TIME:-600s}}" || rc=1
 	gofuzz FuzzSocket "${FUZZ_GO_DIRECT:-${FUZZ_GO_TIME:-600s}}" server || rc=1
+	gofuzz FuzzDirectChunk "${FUZZ_GO_CHUNK:-${FUZZ_GO_TIME:-600s}}" server || rc=1
 	exit $rc
 	;;
 ci)
@@ -126,6 +133,7 @@ ci)
 	libfuzzer "${FUZZ_CI_RUNS:-1000000}" 60 || rc=1
 	gofuzz FuzzKernelValidator "${FUZZ_CI_VALIDATOR:-1000000x}" || rc=1
 	gofuzz FuzzSocketHostExec "${FUZZ_CI_SOCKET:-20000x}" || rc=1
+	gofuzz FuzzDirectChunk "${FUZZ_CI_CHUNK:-150000x}" server || rc=1
 	exit $rc
 	;;
 *)
