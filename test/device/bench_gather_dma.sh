@@ -3,7 +3,7 @@
 # DMA.  w1_narrow at scale 1 (13.65 GB) in 16 GB of shared buffers, loaded
 # unless it already is (a cluster kept from bench_both.sh or an earlier run:
 # the load resumes or says "complete"), then for each threshold of
-# DMA_SETTINGS (default "8 0": runs of 8 or more consecutive buffers by DMA,
+# DMA_SETTINGS (default "256 0": runs of 256 or more consecutive buffers by DMA,
 # then the SM gather only) the cluster restarts with
 # PGSTROM_GATHER_DMA_MIN_PAGES in pg_ctl's environment (the service is forked
 # from the postmaster without exec and inherits it), the bench times
@@ -41,7 +41,7 @@ ready
 t0=$SECONDS
 timeout "${BENCH_LOAD_TIMEOUT:-330}" "$B" load -scale 1 -tables w1_narrow || echo "load failed: $?"
 echo "load: $((SECONDS - t0)) s"
-for n in ${DMA_SETTINGS-8 0}; do
+for n in ${DMA_SETTINGS-256 0}; do
 	bash "$R" stop
 	PGSTROM_GATHER_DMA_MIN_PAGES=$n bash "$R" start >/dev/null || exit 1
 	ready
