@@ -24,6 +24,10 @@
  */
 extern bool pgstrom_codegen_qual_supported(Expr *qual, Index scanrelid);
 
+/* the same, and on false *reason (palloc'd) says why */
+extern bool pgstrom_codegen_qual_check(Expr *qual, Index scanrelid,
+									   char **reason);
+
 /*
  * Builds a complete OpenSession message (PgStromMsgHeader + XpuSession +
  * attribute descriptors + nodes + argument array + constant pool) for the

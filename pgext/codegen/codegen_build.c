@@ -76,6 +76,12 @@ pgstrom_codegen_qual_supported(Expr *qual, Index scanrelid)
 	return cg_check_qual(qual, scanrelid, NULL, NULL);
 }
 
+bool
+pgstrom_codegen_qual_check(Expr *qual, Index scanrelid, char **reason)
+{
+	return cg_check_qual(qual, scanrelid, reason, NULL);
+}
+
 StringInfo
 pgstrom_build_gpuscan_session(List *dev_quals,
 							  Index scanrelid,

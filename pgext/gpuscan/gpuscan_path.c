@@ -8,6 +8,8 @@
  *	- pg_strom.enabled and pg_strom.enable_gpuscan are on,
  *	- the GPU service is READY, or pg_strom.regression_test_mode is on,
  *	- at least one of its restriction clauses can run on the device.
+ * At DEBUG2 it says which clauses stay on the CPU and why, and why no
+ * GpuScan was offered once the relation is one it could scan.
  * The first GPUSCAN_MAX_DEVICE_QUALS supported clauses become device quals;
  * the others stay host quals.
  *
@@ -46,6 +48,7 @@
 #include "codegen/codegen.h"
 #include "core/pg_strom.h"
 #include "gpuscan/gpuscan.h"
+#include "planner/gpu_not_offered.h"
 #include "planner/gpu_paths.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -167,6 +170,29 @@ device_quals_fit(List *accepted, Expr *candidate, Index relid)
 	return fits;
 }
 
+/*
+ * NULL when rinfo can join the device quals accepted so far; else why it
+ * stays on the CPU (the reason is built only when DEBUG2 is wanted).
+ */
+static const char *
+gpuscan_clause_on_cpu(RestrictInfo *rinfo, List *dev_clauses, Index relid)
+{
+	bool		wanted = gpu_not_offered_wanted();
+	char	   *reason = NULL;
+
+	if (rinfo->pseudoconstant)
+		return "it references no column of the relation (PostgreSQL checks it once)";
+	if (list_length(dev_clauses) >= GPUSCAN_MAX_DEVICE_QUALS)
+		return psprintf("at most %d WHERE clauses run on the device",
+						GPUSCAN_MAX_DEVICE_QUALS);
+	if (wanted ? !pgstrom_codegen_qual_check(rinfo->clause, relid, &reason)
+		: !pgstrom_codegen_qual_supported(rinfo->clause, relid))
+		return reason ? reason : "not supported on the device";
+	if (!device_quals_fit(dev_clauses, rinfo->clause, relid))
+		return "with the other device clauses it would pass the device program's size limit";
+	return NULL;
+}
+
 static void
 gpuscan_add_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 				  RangeTblEntry *rte)
@@ -194,28 +220,38 @@ gpuscan_add_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		if (rinfo->security_level != 0)
 			return;
 	}
-	if (!pgstrom_regression_test_mode && !gpu_service_ready())
-		return;
 	if (!gpu_relation_is_plain_heap(rte))
 		return;
+	if (!pgstrom_regression_test_mode && !gpu_service_ready())
+	{
+		gpu_report_not_offered("GpuScan", rte->relid,
+							   "the GPU service is not ready (pgstrom.gpu_service_status())");
+		return;
+	}
 
 	foreach(lc, rel->baserestrictinfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		const char *why = gpuscan_clause_on_cpu(rinfo, dev_clauses, rel->relid);
 
-		if (!rinfo->pseudoconstant &&
-			list_length(dev_rinfos) < GPUSCAN_MAX_DEVICE_QUALS &&
-			pgstrom_codegen_qual_supported(rinfo->clause, rel->relid) &&
-			device_quals_fit(dev_clauses, rinfo->clause, rel->relid))
+		if (why == NULL)
 		{
 			dev_rinfos = lappend(dev_rinfos, rinfo);
 			dev_clauses = lappend(dev_clauses, rinfo->clause);
 		}
 		else
+		{
+			gpu_report_cpu_clause("GpuScan", rte->relid, rel->relid,
+								  rinfo->clause, why);
 			host_rinfos = lappend(host_rinfos, rinfo);
+		}
 	}
 	if (dev_rinfos == NIL)
+	{
+		gpu_report_not_offered("GpuScan", rte->relid,
+							   "no WHERE clause runs on the device");
 		return;
+	}
 
 	add_path(rel, &gpuscan_create_path(root, rel, dev_rinfos, host_rinfos, 0)->path);
 
