@@ -10,7 +10,8 @@
 # Steps run side by side, each as soon as the steps it needs have passed
 # (see the scheduler below): most of the suites spend much of their time
 # waiting (clusters starting, services killed and restarted, sleeps), and
-# the build's kernels fatbin keeps one core busy for minutes.  Each step's
+# the kernels fatbin keeps one core busy for minutes: it is built beside
+# them, at nice 10, not before them.  Each step's
 # output goes to a file and is printed whole, with its step line, when the
 # step ends, so steps' outputs never mix.  TEST_JOBS=1 TEST_BG_JOBS=0 runs
 # them one after another.
@@ -35,7 +36,7 @@ FUZZ_SCALE=${FUZZ_SCALE:-1}
 SKIP=77
 ncpu=$(nproc)
 TEST_JOBS=${TEST_JOBS:-$((ncpu <= 4 ? 3 : ncpu / 2 + 1))}
-TEST_BG_JOBS=${TEST_BG_JOBS:-2}
+TEST_BG_JOBS=${TEST_BG_JOBS:-3}
 # the Makefile's flags for the service library (CGO_CFLAGS_SVC)
 export CGO_CFLAGS="-O2 -g -include $PWD/build/cuda_compat.h${CUDA_INCLUDE:+ -I$CUDA_INCLUDE}"
 work=$(mktemp -d /tmp/pg_strom_test.XXXXXX)
@@ -90,8 +91,14 @@ go_test_report() {
 	return "$rc"
 }
 
-# make -j: the kernels fatbin (one nvcc, minutes) builds beside the rest
-build() { make -s -j"$ncpu" PG_CONFIG="$PG_CONFIG" && make -s install PG_CONFIG="$PG_CONFIG"; }
+# the extension and the service, without the kernels fatbin: no suite here
+# runs the kernels on a GPU, so the fatbin (one nvcc, minutes on one core)
+# is a step of its own that the suites do not wait for
+build() { make -s -j"$ncpu" PG_CONFIG="$PG_CONFIG" NVCC= && make -s install PG_CONFIG="$PG_CONFIG" NVCC=; }
+# the kernels fatbin for the architectures the product ships (nvcc's
+# device compile of every kernel), its hash and manifest, as make builds
+# them (not installed: nothing here loads it)
+fatbin() { make -s kernels/pg_strom_kernels.fatbin PG_CONFIG="$PG_CONFIG"; }
 # what several steps use, made once: the TEST-ONLY host executor library,
 # installed for the run (see cleanup), the lifecycle test binary,
 # and the data directory of initdb that each cluster starts as a copy of
@@ -165,7 +172,7 @@ process_words() { bash build/check_process_words.sh; }
 # names have passed, at nice NICE (default 0).  Steps start in this order
 # as far as their needs and the number of steps running allow: TEST_JOBS
 # steps at a time (default 3 on up to 4 cores, else one more than half the
-# cores), and beside them TEST_BG_JOBS (default 2) steps of nice 10: those
+# cores), and beside them TEST_BG_JOBS (default 3) steps of nice 10: those
 # that only compile or check and that nothing waits for, which take the
 # CPU that the build and the suites leave without stretching the suites'
 # timed waits.
@@ -180,6 +187,7 @@ add_step go-vet "" go_vet 10
 add_step kernel-host-tests "" kernel_host_tests 10
 add_step gpu-test-binary "" gpu_test_builds 10
 add_step cuda13-headers "" cuda13 10
+add_step fatbin "" fatbin 10
 add_step go-test "" go_unit
 # the longest suites first, so that the shorter ones fill in behind them
 add_step lifecycle "build test-builds" lifecycle
@@ -189,7 +197,7 @@ add_step pg_regress "build test-builds" regress
 add_step stress "build test-builds" stress
 add_step bench-ssb "build test-builds" bench_ssb
 # bounded in executions, not time, so it runs niced beside the suites;
-# after the build, whose kernels fatbin it would otherwise slow down
+# after the build, which the suites wait for
 add_step go-fuzz "build" go_fuzz 10
 
 # pool NAME: the pool of steps that NAME counts in
