@@ -15,7 +15,8 @@
  *   kern-warp16      one warp per page, sixteen loads each
  *   dma-runs-N       a cuMemcpyHtoDAsync per run of at least N pages, the
  *                    rest by kern-256x2 (the service's gather)
- * Every way's output is checked against the pages' contents.  Each mean
+ * Each gathering way's output is checked against the pages it names
+ * (dma-contiguous copies other pages, for its speed only).  Each mean
  * is measured twice: alone, and while a compute kernel holds a quarter of
  * every multiprocessor's threads (a query's kernels on other streams),
  * since the loads of a gather kernel compete with them and the copy
