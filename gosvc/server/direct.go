@@ -54,8 +54,7 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 		return xpu.Chunk{}, nodekind.Pages{}, nil,
 			fmt.Errorf("%w: the service does not know the data directory; send the pages zero-copy or inline", protocol.ErrUnsupported)
 	}
-	inline := cmd.chunk
-	inline.BufferID, inline.PagesOffset = 0, 0
+	inline := asInline(cmd.chunk)
 	n := inline.PagesLen()
 	var body []byte
 	if lender, ok := s.cfg.Executor.(BodyLender); ok {
@@ -107,6 +106,13 @@ func (s *Server) readDirect(sess *session, cmd *command, sink chunkHalfways) (xp
 		giveBack()
 	}
 	return inline, pages, done, nil
+}
+
+// asInline is a direct-read chunk as the executors see it once its pages
+// are read: an inline chunk whose pages start the body.
+func asInline(c xpu.Chunk) xpu.Chunk {
+	c.BufferID, c.PagesOffset = 0, 0
+	return c
 }
 
 // directRead is one direct-read chunk's read and use of the page cache,

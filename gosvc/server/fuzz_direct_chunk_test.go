@@ -97,9 +97,7 @@ func runDirectChunks(tb testing.TB, dataDir string, stream []byte) ([]int, *fuzz
 				tb.Fatalf("chunk %d: %d hits in the read report, %d in the cache's count", chunk.ChunkID, n, got)
 			}
 			hits = append(hits, n)
-			inline := chunk
-			inline.BufferID, inline.PagesOffset = 0, 0
-			execErr := ex.exec(inline, nodekind.Pages{Bytes: body, Cache: r.moves()})
+			execErr := ex.exec(asInline(chunk), nodekind.Pages{Bytes: body, Cache: r.moves()})
 			if execErr == nil && h.RequestID&fuzzAbortBit != 0 {
 				execErr = errExecNotReturned
 			}

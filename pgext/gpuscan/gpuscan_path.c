@@ -172,12 +172,11 @@ device_quals_fit(List *accepted, Expr *candidate, Index relid)
 
 /*
  * NULL when rinfo can join the device quals accepted so far; else why it
- * stays on the CPU (the reason is built only when DEBUG2 is wanted).
+ * stays on the CPU.
  */
 static const char *
 gpuscan_clause_on_cpu(RestrictInfo *rinfo, List *dev_clauses, Index relid)
 {
-	bool		wanted = gpu_not_offered_wanted();
 	char	   *reason = NULL;
 
 	if (rinfo->pseudoconstant)
@@ -185,9 +184,8 @@ gpuscan_clause_on_cpu(RestrictInfo *rinfo, List *dev_clauses, Index relid)
 	if (list_length(dev_clauses) >= GPUSCAN_MAX_DEVICE_QUALS)
 		return psprintf("at most %d WHERE clauses run on the device",
 						GPUSCAN_MAX_DEVICE_QUALS);
-	if (wanted ? !pgstrom_codegen_qual_check(rinfo->clause, relid, &reason)
-		: !pgstrom_codegen_qual_supported(rinfo->clause, relid))
-		return reason ? reason : "not supported on the device";
+	if (!pgstrom_codegen_qual_check(rinfo->clause, relid, &reason))
+		return reason;
 	if (!device_quals_fit(dev_clauses, rinfo->clause, relid))
 		return "with the other device clauses it would pass the device program's size limit";
 	return NULL;

@@ -21,7 +21,8 @@
 
 #include "planner/gpu_not_offered.h"
 
-bool
+/* is anyone listening at DEBUG2 (the client or the server log)? */
+static bool
 gpu_not_offered_wanted(void)
 {
 	return message_level_is_interesting(DEBUG2);

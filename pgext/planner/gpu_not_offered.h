@@ -11,14 +11,7 @@
 
 #include "nodes/primnodes.h"
 
-/* is anyone listening at DEBUG2 (the client or the server log)? */
-extern bool gpu_not_offered_wanted(void);
-
-/*
- * "<node> not offered for relation "<rel>": <reason>", at DEBUG2.  The
- * callers check gpu_not_offered_wanted() first when the reason costs
- * anything to build.
- */
+/* "<node> not offered for relation "<rel>": <reason>", at DEBUG2 */
 extern void gpu_report_not_offered(const char *node, Oid reloid,
 								   const char *reason);
 
