@@ -138,14 +138,26 @@ func (e *Executor) PrepareScan(msg []byte, p *xpu.Program) (scan.Program, error)
 	return e.upload(msg, p)
 }
 
-// upload copies the OpenSession message to device memory.
+// upload copies the OpenSession message to device memory and returns
+// once it is there.  cuMemcpyHtoD from pageable memory returns when the
+// bytes are staged, before its DMA on the legacy stream lands, and the
+// lanes' streams are non-blocking: a kernel launched on one right after
+// could read the pool chunk's previous contents (another session's
+// program, or anything) as this session's program.  Waiting for the
+// legacy stream closes that window.
 func (e *Executor) upload(msg []byte, p *xpu.Program) (*session, error) {
 	mem, err := e.alloc(uint64(len(msg)), "session program")
 	if err != nil {
 		return nil, err
 	}
 	err = e.dev.Do(func() error {
-		return cu.MemcpyHtoD(cu.DevicePtr(mem.Ptr), unsafe.Pointer(&msg[0]), int64(len(msg)))
+		if err := cu.MemcpyHtoD(cu.DevicePtr(mem.Ptr), unsafe.Pointer(&msg[0]), int64(len(msg))); err != nil {
+			return fmt.Errorf("cuMemcpyHtoD: %w", err)
+		}
+		if err := (cu.Stream{}).Synchronize(); err != nil {
+			return fmt.Errorf("cuStreamSynchronize of the legacy stream: %w", err)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("device %d: upload session program: %w", e.dev.index, err), e.pool.Free(mem))
