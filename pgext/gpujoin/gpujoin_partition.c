@@ -166,6 +166,7 @@ add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 		safe->path.parallel_safe = true;
 		/* run whole by one participant: see gpu_partitions.h */
 		safe->path.parallel_aware = true;
+		safe->flags |= GPU_PATH_WHOLE_LEAF;
 		jl->safe = lappend(jl->safe, safe);
 	}
 	return true;

@@ -154,6 +154,7 @@ add_plain_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items,
 
 			/* run whole by one participant: see gpu_partitions.h */
 			whole->path.parallel_aware = true;
+			whole->flags |= GPU_PATH_WHOLE_LEAF;
 			out->nonpartial = lappend(out->nonpartial, whole);
 		}
 	}

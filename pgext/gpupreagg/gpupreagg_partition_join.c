@@ -149,6 +149,7 @@ add_join_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 		safe->path.parallel_safe = true;
 		/* run whole by one participant: see gpu_partitions.h */
 		safe->path.parallel_aware = true;
+		safe->flags |= GPU_PATH_WHOLE_LEAF;
 		jl->paths.nonpartial = lappend(jl->paths.nonpartial, safe);
 	}
 	jl->paths.ngroups += linfo->ngroups;

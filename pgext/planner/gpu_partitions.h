@@ -18,8 +18,12 @@
  * the node's shared memory, where a node without it would keep them in
  * the worker that ran it.  With one participant, its parallel machinery
  * (shared blocks, the kept rows' collection, the inner build) is that
- * participant's alone.
+ * participant's alone.  Such a path carries GPU_PATH_WHOLE_LEAF in its
+ * flags (and its CustomScan and CustomScanState after it), so that the
+ * node sizes its chunks for one participant, not for all of the Gather's.
  */
+#define GPU_PATH_WHOLE_LEAF		0x00010000	/* above PostgreSQL's
+											 * CUSTOMPATH_* bits */
 
 /*
  * Called for each surviving leaf with items (a List of expression lists
