@@ -130,9 +130,11 @@ typedef struct PgStromMsgLinkProbeReply
  * (XpuJoinDesc, pg_strom_xpu.h).  Sent on a connection after its GPUJOIN
  * OpenSession succeeded and before its first TaskExec, once per depth, in
  * pieces of at most PGSTROM_JOIN_INNER_MAX_PIECE bytes of rows.  The
- * service keeps a depth's inner buffer per (plan_id, depth, device),
- * shared by every session of the plan on that device and freed when the
- * last session referencing it closes.
+ * service keeps a depth's inner buffer per (key, depth, device), shared by
+ * every session of that key on that device and freed when the last
+ * session referencing it closes.  The key is the session's
+ * XpuJoinDesc.inner_key, or its plan_id where that is 0, and the piece's
+ * plan_id field must name it.
  *
  * A piece with first_row 0 asks for the depth: if it is loaded the reply
  * is LOADED at once (nothing copied; the session takes a reference); if

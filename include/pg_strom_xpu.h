@@ -815,6 +815,13 @@ typedef struct XpuJoinDesc
 								 * (a BOOL node after the root; -1 none):
 								 * the nodes after the root are an inner
 								 * stage then, in a GPUJOIN session too */
+	uint64_t	inner_key;		/* the key of the inner rows' device
+								 * buffers: 0 for the session's plan_id.
+								 * The leaves' nodes of a partitioned outer
+								 * side share one, a secret of the query
+								 * as plan_id is, so the rows are loaded
+								 * once for all of them; JOIN_INNER's
+								 * plan_id is then this key */
 } XpuJoinDesc;
 
 /*

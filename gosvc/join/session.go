@@ -22,9 +22,12 @@ type Session[I Inner] struct {
 	tables *querybuf.Table
 	ex     Executor[I]
 	prog   io.Closer
-	planID uint64
-	device int
-	join   *xpu.Join
+	// innerKey keys the inner buffers: the descriptor's inner key, shared
+	// by the leaves' sessions of a partitioned outer side, or else the
+	// session's plan id.  A JoinInner piece must name it.
+	innerKey uint64
+	device   int
+	join     *xpu.Join
 	// Capacity is the records of one launch's output (one reply) for a
 	// chunk; DefaultCapacity unless an executor's tests lower it.
 	Capacity func(c xpu.Chunk, stride int) uint32
@@ -59,12 +62,16 @@ type loaded[I Inner] struct {
 // New is a session of the plan of program p with join descriptor j on
 // device, whose program prog Close closes.
 func New[I Inner](tables *querybuf.Table, ex Executor[I], prog io.Closer, p *xpu.Program, j *xpu.Join, device int) *Session[I] {
-	return &Session[I]{tables: tables, ex: ex, prog: prog, planID: p.PlanID, device: device, join: j,
+	innerKey := j.InnerKey
+	if innerKey == 0 {
+		innerKey = p.PlanID
+	}
+	return &Session[I]{tables: tables, ex: ex, prog: prog, innerKey: innerKey, device: device, join: j,
 		Capacity: DefaultCapacity, depths: make([]depthRef[I], len(j.Depths))}
 }
 
 func (s *Session[I]) key(depth int) querybuf.Key {
-	return querybuf.Key{PlanID: s.planID, Device: s.device, Kind: xpu.KindGpuJoin, Depth: depth}
+	return querybuf.Key{PlanID: s.innerKey, Device: s.device, Kind: xpu.KindGpuJoin, Depth: depth}
 }
 
 func protoErr(format string, args ...any) error {
@@ -122,8 +129,8 @@ func (s *Session[I]) LoadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerR
 // (nil otherwise: not worth a worker's wait).
 func (s *Session[I]) loadInner(r protocol.JoinInnerRequest) (protocol.JoinInnerReply, <-chan struct{}, error) {
 	switch {
-	case r.PlanID != s.planID:
-		return protocol.JoinInnerReply{}, nil, protoErr("JoinInner for plan %#x on a session of plan %#x", r.PlanID, s.planID)
+	case r.PlanID != s.innerKey:
+		return protocol.JoinInnerReply{}, nil, protoErr("JoinInner for inner key %#x on a session whose inner rows are keyed %#x", r.PlanID, s.innerKey)
 	case r.Depth >= uint32(len(s.join.Depths)):
 		return protocol.JoinInnerReply{}, nil, protoErr("JoinInner for depth %d of a join of %d depths", r.Depth, len(s.join.Depths))
 	case r.RowSize != s.join.Depths[r.Depth].RowSize:

@@ -15,6 +15,10 @@ type Join struct {
 	// Quals are the residual join qual node of each depth (-1: none) of a
 	// fused session; nil without (quals_offset 0).
 	Quals []int32
+	// InnerKey keys the inner rows' device buffers when nonzero (the
+	// leaves' sessions of a partitioned outer side share it); 0: the
+	// session's plan id does.
+	InnerKey uint64
 }
 
 // JoinCol is XpuJoinCol: a payload slot of the inner rows of one depth.
@@ -148,7 +152,7 @@ func parseJoin(msg []byte, p *Program, fused bool, others []region) (*Join, []re
 	if err := checkRegions(len(msg), SessionEnd, append(others, used...)...); err != nil {
 		return nil, nil, err
 	}
-	j := &Join{Depths: make([]JoinDepth, ndepths)}
+	j := &Join{Depths: make([]JoinDepth, ndepths), InnerKey: le.Uint64(d[OffJDescInnerKey:])}
 	slots := make([][]slot, ndepths) // each depth's key and column slots
 	next := uint32(0)                // the key range of depth d starts where d-1's ends
 	for i := range j.Depths {

@@ -71,6 +71,7 @@ const (
 	OffJDescNCols        = int(unsafe.Offsetof(C.XpuJoinDesc{}.ncols))
 	OffJDescColsOffset   = int(unsafe.Offsetof(C.XpuJoinDesc{}.cols_offset))
 	OffJDescQualsOffset  = int(unsafe.Offsetof(C.XpuJoinDesc{}.quals_offset))
+	OffJDescInnerKey     = int(unsafe.Offsetof(C.XpuJoinDesc{}.inner_key))
 
 	OffJDepthJoinType = int(unsafe.Offsetof(C.XpuJoinDepth{}.join_type))
 	OffJDepthReserved = int(unsafe.Offsetof(C.XpuJoinDepth{}.reserved))

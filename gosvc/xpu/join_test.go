@@ -104,3 +104,23 @@ func TestJoinInnerLayoutAndNBuckets(t *testing.T) {
 		}
 	}
 }
+
+// The descriptor's inner key reaches the Join; 0 is no key.
+func TestParseJoinInnerKey(t *testing.T) {
+	msg, l := xputest.JoinProgram(7, 0, xpu.JoinInner, true).MessageLayout(1)
+	for _, key := range []uint64{0, 0x1234_5678_9abc_def0} {
+		m := xputest.PutU32(msg, l.JoinOffset+xpu.OffJDescInnerKey, uint32(key))
+		m = xputest.PutU32(m, l.JoinOffset+xpu.OffJDescInnerKey+4, uint32(key>>32))
+		p, _, err := kinds.All().ParseSession(m)
+		if err != nil {
+			t.Fatalf("ParseSession: %v", err)
+		}
+		j, err := xpu.ParseJoin(m, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.InnerKey != key {
+			t.Fatalf("inner key %#x parsed as %#x", key, j.InnerKey)
+		}
+	}
+}

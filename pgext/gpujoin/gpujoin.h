@@ -185,6 +185,8 @@ typedef struct GpuJoinShared
 								 * build, waits included */
 	int			group_owner;	/* the plan_node_id whose GpuJoinShared
 								 * builds the inner group's rows, 0: none */
+	uint64		group_inner_key;	/* the owner's: the key of the group's
+									 * rows on the device */
 } GpuJoinShared;
 
 /*
@@ -269,6 +271,8 @@ typedef struct GpuJoinState
 								 * owner's GpuJoinShared */
 	GpuJoinShared *build_js;	/* whose build makes the inner rows: jshared
 								 * or the inner group owner's */
+	uint64		inner_key;		/* the inner rows' key on the device
+								 * (XpuJoinDesc.inner_key), 0: plan_id */
 
 	/* the row being joined on the CPU, and its chunk position */
 	GpuJoinCpuRow cpu_row;
@@ -378,6 +382,8 @@ extern void gpujoin_group_initialize_dsm(GpuJoinState *gjs);
 extern GpuJoinShared *gpujoin_group_build_shared(GpuJoinState *gjs);
 extern bool gpujoin_group_borrow(GpuJoinState *gjs);
 extern void gpujoin_group_lend(GpuJoinState *gjs);
+extern uint64 gpujoin_group_inner_key(GpuJoinState *gjs);
+extern void gpujoin_group_reset(GpuJoinState *gjs);
 
 /* gpujoin_inner_parallel.c */
 extern void gpujoin_build_parallel(GpuJoinState *gjs);

@@ -206,6 +206,7 @@ gpujoin_append_desc(StringInfo buf, GpuJoinState *gjs, const GpuJoinNodes *jnp,
 	desc->depths_offset = (uint32) depths_off;
 	desc->nkeys = nkeys;
 	desc->keys_offset = (uint32) keys_off;
+	desc->inner_key = gjs->inner_key;
 	if (ncols > 0)
 	{
 		desc->ncols = ncols;

@@ -627,6 +627,7 @@ gpujoin_reset_shared(GpuJoinState *gjs)
 			dsa_free(gjs->dsa, js->depth[d].blob);
 	}
 	memset(js->depth, 0, sizeof(js->depth));
+	gpujoin_group_reset(gjs);
 	js->build_failed = false;
 	js->laid_out = false;
 	gpujoin_init_build_barrier(js);

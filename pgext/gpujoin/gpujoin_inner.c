@@ -295,6 +295,7 @@ gpujoin_build_inner(GpuJoinState *gjs)
 	}
 	MemoryContextSwitchTo(oldcxt);
 	gjs->inner_built = true;
+	gjs->inner_key = gpujoin_group_inner_key(gjs);
 
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);
@@ -320,6 +321,7 @@ gpujoin_release_inner(GpuJoinState *gjs)
 	memset(gjs->inner, 0, sizeof(gjs->inner));
 	memset(gjs->cpu_hash, 0, sizeof(gjs->cpu_hash));
 	gjs->inner_built = false;
+	gjs->inner_key = 0;
 }
 
 /* inner row `row` of depth d, in the depth's inner slot */

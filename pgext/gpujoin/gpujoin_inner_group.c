@@ -25,6 +25,11 @@
  *					leaf's copy of the inner plan, which it alone runs:
  *					a partial inner plan returns all its rows then.
  *
+ * The group's rows have one key on the device (XpuJoinDesc.inner_key, a
+ * random secret of the execution like a plan_id), so a leaf's session
+ * finds them loaded when another leaf's session of the same device still
+ * holds them, and does not send them again.
+ *
  * Only inner plans that take no parameter from outside are shared, so a
  * rescan never needs to rebuild them; a node whose layout differs from the
  * owner's (which the planner does not make) builds its own.
@@ -47,6 +52,7 @@ typedef struct InnerGroup
 	int			group;
 	int			owner_node_id;	/* parallel: the leader's choice */
 	GpuJoinState *owner;		/* serial: the node whose rows are lent */
+	uint64		inner_key;		/* serial: the rows' key on the device */
 	MemoryContextCallback forget;
 } InnerGroup;
 
@@ -138,8 +144,24 @@ gpujoin_group_initialize_dsm(GpuJoinState *gjs)
 		return;
 	g = find_group(gjs, true);
 	if (g->owner_node_id == 0)
+	{
 		g->owner_node_id = node_id(gjs);
+		gjs->jshared->group_inner_key = gpu_task_random_plan_id();
+	}
 	gjs->jshared->group_owner = g->owner_node_id;
+}
+
+/*
+ * A rescan of the parallel plan (the DSM reinitialized): the owner's rows
+ * are built again, under a new key.
+ */
+void
+gpujoin_group_reset(GpuJoinState *gjs)
+{
+	GpuJoinShared *js = gjs->jshared;
+
+	if (js != NULL && js->group_owner != 0 && js->group_owner == node_id(gjs))
+		js->group_inner_key = gpu_task_random_plan_id();
 }
 
 /*
@@ -222,5 +244,35 @@ gpujoin_group_lend(GpuJoinState *gjs)
 		return;
 	g = find_group(gjs, true);
 	if (g->owner == NULL)
+	{
 		g->owner = gjs;
+		g->inner_key = gpu_task_random_plan_id();
+	}
+}
+
+/*
+ * The key of the node's inner rows on the device once they are built: the
+ * group's when the node builds or borrows them with its group, else 0.
+ */
+uint64
+gpujoin_group_inner_key(GpuJoinState *gjs)
+{
+	InnerGroup *g;
+
+	if (gjs->jshared != NULL)
+	{
+		GpuJoinShared *bjs = gjs->build_js ? gjs->build_js : gjs->jshared;
+
+		return bjs->group_owner != 0 ? bjs->group_inner_key : 0;
+	}
+	if (!shareable(gjs))
+		return 0;
+	g = find_group(gjs, false);
+	if (g == NULL || g->owner == NULL)
+		return 0;
+	/* a node that built its own rows (a layout of its own) keys them so */
+	if (g->owner != gjs &&
+		gjs->inner[0].tuple_offsets != g->owner->inner[0].tuple_offsets)
+		return 0;
+	return g->inner_key;
 }

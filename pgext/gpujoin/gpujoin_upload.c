@@ -56,7 +56,8 @@ build_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
 	hdr->magic = PGSTROM_MSG_MAGIC;
 	hdr->tag = PGSTROM_MSG_JOIN_INNER;
 	hdr->length = (uint32) len;
-	ji->plan_id = gjs->task->plan_id;
+	/* the rows' key on the device: the node's plan_id or its group's */
+	ji->plan_id = gjs->inner_key != 0 ? gjs->inner_key : gjs->task->plan_id;
 	ji->depth = d;
 	ji->row_size = inner->row_size;
 	ji->nrows = inner->nrows;
