@@ -8,13 +8,15 @@
 # plans, and the fixed latency of a GPU query (a small table, pgbench),
 # which pg_strom.gpu_setup_cost stands for.  SSB_FORCED=1 adds the queries
 # with PostgreSQL's joins off in the GPU mode; SSB_DMA_AB="0 8" times
-# SSB_DMA_QUERIES again with each PGSTROM_GATHER_DMA_MIN_PAGES.  Results to
-# $OUT.
+# SSB_DMA_QUERIES again with each PGSTROM_GATHER_DMA_MIN_PAGES;
+# SSB_BUILD_AB="NAME:FOLDER" times SSB_TABLES again on another staged build
+# of pg_strom over the same data.  Results to $OUT.
 # Needs: a GPU machine with 16 cores and about 64 GB of memory or more;
 # PGSTROM_STAGE staged by stage.sh (pg.tgz, pgstrom-bench) and the cluster
 # of cluster.sh (variables: env.sh); root to reserve huge pages.
 # Takes about 6-9 minutes at scale factor 20 (the load about 3-4);
-# SSB_FORCED and SSB_DMA_AB add up to 4 and 2 minutes a setting.
+# SSB_FORCED and SSB_DMA_AB add up to 4 and 2 minutes a setting,
+# SSB_BUILD_AB a run of SSB_TABLES a build.
 # No -e: a failed step is reported and the next one runs.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -81,4 +83,23 @@ for n in ${SSB_DMA_AB:-}; do
 	sed -n '/^summary/,/^Σ/p' "$OUT/bench-ssb-dma$n.txt"
 	sleep 11 # the summary is logged at most every 10 s
 	tail -n +"$((from + 1))" "$log" | grep "zero-copy gather" | tail -2
+done
+# SSB_BUILD_AB="NAME:FOLDER ...": the loaded cluster restarted on each other
+# staged build (FOLDER/pg.tgz of stage.sh, unpacked over the first one; the
+# data stays), SSB_TABLES timed again into bench-ssb-NAME.* with its
+# summaries; the builds must share one catalog (pg_strom's SQL objects)
+for pair in ${SSB_BUILD_AB:-}; do
+	name=${pair%%:*} folder=$(cd "${pair#*:}" && pwd)
+	bash "$R" stop >/dev/null
+	touch "$folder/pg.tgz"
+	PGSTROM_STAGE=$folder bash "$R" start >/dev/null || exit 1
+	psql -X -q -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP
+		EXIT WHEN (SELECT state FROM pgstrom.gpu_service_status() LIMIT 1) <> 'starting';
+		PERFORM pg_sleep(0.1); END LOOP; END \$\$"
+	echo "=== build $name ($folder)"
+	t0=$SECONDS
+	timeout "${BENCH_RUN_TIMEOUT:-330}" "$B" run -tables "${SSB_TABLES:-ssb}" -runs "${BENCH_RUNS:-1}" ${BENCH_RUN_FLAGS:-} \
+		-json "$OUT/bench-ssb-$name.json" -plans "$OUT/plans-ssb-$name.txt" > "$OUT/bench-ssb-$name.txt"
+	echo "run ssb ($name): exit $?, $((SECONDS - t0)) s"
+	sed -n '/^summary/,$p' "$OUT/bench-ssb-$name.txt"
 done
