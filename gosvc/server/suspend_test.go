@@ -87,19 +87,19 @@ func readFlood(t *testing.T, c net.Conn, ex *floodExecutor, chunkID uint32) {
 // Sixty-four connections that never read and sixty-four that read at
 // 64 kB/s, each with a chunk whose replies are far larger than the outbox
 // bound, on four workers: another connection's Status and small chunks
-// are answered within 100 ms throughout, because a command waiting for
-// its client gives its worker back.  A worker held by a client holds every
-// later request too, for as long as the client does not read; a single
-// answer past 100 ms between two within it is the machine's scheduling
-// (the race detector, other processes), which the test tolerates once in
-// a row and never past a second.
+// keep being answered, because a command waiting for its client gives its
+// worker back.  A worker held by a client would hold every later request
+// for as long as the client does not read (a minute here, the write
+// timeout), so a bound of seconds tells the two apart on a loaded machine;
+// answers past 100 ms are logged.
 func TestSlowClientsDoNotHoldWorkers(t *testing.T) {
 	const (
 		stalled, slow = 64, 64
 		workers       = 4
 		readRate      = 64 << 10 // bytes per second
-		limit         = 100 * time.Millisecond
-		hardLimit     = time.Second
+		slowAnswer    = 100 * time.Millisecond
+		hardLimit     = 5 * time.Second
+		minRequests   = 20
 	)
 	ex := &floodExecutor{fakeExecutor: &fakeExecutor{}, parts: 16, partPairs: 32 << 10} // 16 x 256 kB
 	s := startLimitedServer(t, workers, nil, Config{
@@ -140,27 +140,24 @@ func TestSlowClientsDoNotHoldWorkers(t *testing.T) {
 	c := dial(t, s)
 	expectSuccess(t, c, sessionMsg(1))
 	id := uint32(2)
-	lateInARow := 0
-	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); id += 2 {
+	answered, slowAnswers := 0, 0
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end) || answered < minRequests; id += 2 {
 		for _, msg := range [][]byte{protocol.EncodeRequest(protocol.TagStatus, id, nil), chunkMsg(id+1, id+1, 1)} {
 			start := time.Now()
 			_, h := roundTrip(t, c, msg)
 			took := time.Since(start)
-			if took <= limit {
-				lateInARow = 0
-			} else {
-				lateInARow++
-			}
-			if h.Tag != protocol.TagSuccess || lateInARow > 1 || took > hardLimit {
+			if h.Tag != protocol.TagSuccess || took > hardLimit {
 				st := s.Stats()
-				t.Fatalf("request %d answered %s after %v (%d in a row past %v), want Success within %v (workers %d, busy %d, suspended %d)",
-					id, h.Tag, took, lateInARow, limit, limit, st.Workers, st.Busy, st.Suspended)
+				t.Fatalf("request %d answered %s after %v, want Success within %v (workers %d, busy %d, suspended %d)",
+					id, h.Tag, took, hardLimit, st.Workers, st.Busy, st.Suspended)
 			}
-			if lateInARow > 0 {
-				t.Logf("request %d answered after %v: past %v once", id, took, limit)
+			answered++
+			if took > slowAnswer {
+				slowAnswers++
 			}
 		}
 	}
+	t.Logf("%d requests answered, %d after more than %v", answered, slowAnswers, slowAnswer)
 	if st := s.Stats(); st.Suspended < stalled || st.Busy > st.Workers {
 		t.Fatalf("after the requests: %d suspended, %d busy of %d workers; want the %d stalled chunks still suspended and no more busy than the workers",
 			st.Suspended, st.Busy, st.Workers, stalled)

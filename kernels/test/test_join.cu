@@ -812,7 +812,7 @@ static void
 test_bad_descriptors_join(void)
 {
 	CHECK(offsetof(XpuSession, join_offset) == XPU_SESSION_JOIN_OFFSET);
-	CHECK(sizeof(XpuJoinDesc) == 32 && sizeof(XpuJoinDepth) == 16 && sizeof(XpuJoinKey) == 16 &&
+	CHECK(sizeof(XpuJoinDesc) == 40 && sizeof(XpuJoinDepth) == 16 && sizeof(XpuJoinKey) == 16 &&
 		  sizeof(XpuJoinCursor) == 24);
 	for (int v = 0; v <= 24; v++)
 	{
