@@ -118,7 +118,9 @@ typedef enum XpuType
 	X(NOT_LIKE,   2, SPECIAL) \
 	X(DATE_TRUNC, 1, SPECIAL) \
 	X(TZ_LOCAL,   1, SPECIAL) \
-	X(TZ_UTC,     1, SPECIAL)
+	X(TZ_UTC,     1, SPECIAL) \
+	X(NUM_ROUND,  1, SPECIAL) \
+	X(NUM_TRUNC,  1, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -158,15 +160,19 @@ typedef enum XpuOpcode
  *           "C" or "POSIX"); EQ/NE need a deterministic collation only.
  *           BPCHAR compares ignore trailing spaces, as bpchareq/bpcharcmp.
  *           BOOL supports EQ/NE only.
- * ARITH     INT2/INT4/INT8/FLOAT4/FLOAT8: all; NUMERIC: ADD, SUB, MUL, NEG,
- *           ABS; MOD on integers only.  Overflow, division by zero and
- *           float overflow/underflow (as PostgreSQL's float checks) give
- *           RECHECK.
+ * ARITH     INT2/INT4/INT8/FLOAT4/FLOAT8: all; NUMERIC: ADD, SUB, MUL, DIV
+ *           (numeric_div's result scale and rounding), NEG, ABS; MOD on
+ *           integers only.  Overflow, division by zero, a numeric quotient
+ *           past 128 bits and float overflow/underflow (as PostgreSQL's
+ *           float checks) give RECHECK.
  * CAST      supported (from -> to): any of INT2/INT4/INT8 -> any of
  *           INT2/INT4/INT8/FLOAT4/FLOAT8/NUMERIC; FLOAT4 <-> FLOAT8;
  *           FLOAT4/FLOAT8 -> INT2/INT4/INT8 (rint, range check);
  *           NUMERIC -> INT2/INT4/INT8 (round half away from zero, range
- *           check); DATE -> TIMESTAMP; VARCHAR <-> TEXT (no-op);
+ *           check); NUMERIC -> FLOAT4/FLOAT8 (the correctly rounded value,
+ *           as strtof/strtod of the printed numeric; RECHECK past 24/53
+ *           significant bits or a power of ten the float type does not
+ *           hold); DATE -> TIMESTAMP; VARCHAR <-> TEXT (no-op);
  *           anything else is refused.
  * AND/OR    nargs >= 2.
  * CASE      nargs = 2k+1 (k >= 1): cond1, val1, ..., condk, valk, else.
@@ -200,6 +206,10 @@ typedef enum XpuOpcode
  *           timestamp_timestamptz.  Infinite inputs are returned as they
  *           are; an input or result outside the timestamp range gives
  *           RECHECK.
+ * NUM_ROUND (NUMERIC) -> NUMERIC, as numeric_round with the constant
+ *           scale aux (|aux| <= 2000): half away from zero, display scale
+ *           aux or 0 when aux is negative.  NUM_TRUNC likewise as
+ *           numeric_trunc.  A result past the 128-bit range gives RECHECK.
  */
 typedef enum XpuDateField
 {

@@ -130,7 +130,7 @@ xpu_cast_supported(int from, int to)
 	if (xpu_type_is_float(from))
 		return xpu_type_is_float(to) || xpu_type_is_int(to);
 	if (from == XPU_TYPE_NUMERIC)
-		return xpu_type_is_int(to);
+		return xpu_type_is_int(to) || xpu_type_is_float(to);
 	if (from == XPU_TYPE_DATE)
 		return to == XPU_TYPE_TIMESTAMP;
 	if (from == XPU_TYPE_VARCHAR || from == XPU_TYPE_TEXT)
@@ -373,7 +373,7 @@ xpu_validate_node(const xpu_program *prog, int i)
 			if (xpu_type_is_float(rt))
 				return op != XPU_OP_MOD;
 			if (rt == XPU_TYPE_NUMERIC)
-				return op == XPU_OP_ADD || op == XPU_OP_SUB || op == XPU_OP_MUL;
+				return op != XPU_OP_MOD;
 			return false;
 		case XPU_OP_NEG:
 		case XPU_OP_ABS:
@@ -449,6 +449,11 @@ xpu_validate_node(const xpu_program *prog, int i)
 		case XPU_OP_TZ_UTC:
 			return na == 1 && t0 == XPU_TYPE_TIMESTAMP &&
 				rt == XPU_TYPE_TIMESTAMPTZ && n->aux > -86400 && n->aux < 86400;
+		case XPU_OP_NUM_ROUND:
+		case XPU_OP_NUM_TRUNC:
+			return na == 1 && t0 == XPU_TYPE_NUMERIC && rt == XPU_TYPE_NUMERIC &&
+				n->aux >= -XPU_NUMERIC_MAX_RESULT_SCALE &&
+				n->aux <= XPU_NUMERIC_MAX_RESULT_SCALE;
 		case XPU_OP_EXTRACT:
 		case XPU_OP_DATE_PART:
 			if (na != 1 || (t0 != XPU_TYPE_DATE && t0 != XPU_TYPE_TIMESTAMP))
@@ -1104,6 +1109,10 @@ xpu_eval_cast(int from, int to, const xpu_datum *a, xpu_datum *r)
 	if (from == XPU_TYPE_NUMERIC && xpu_type_is_int(to))
 		return xpu_numeric_to_int(a->v.num, a->scale,
 								  xpu_int_min(to), xpu_int_max(to), &r->v.i64);
+	if (from == XPU_TYPE_NUMERIC && to == XPU_TYPE_FLOAT8)
+		return xpu_numeric_to_float8(a->v.num, a->scale, &r->v.f8);
+	if (from == XPU_TYPE_NUMERIC && to == XPU_TYPE_FLOAT4)
+		return xpu_numeric_to_float4(a->v.num, a->scale, &r->v.f4);
 	if (from == XPU_TYPE_DATE && to == XPU_TYPE_TIMESTAMP)
 		return xpu_date_to_timestamp((int32_t) a->v.i64, &r->v.i64);
 	if ((from == XPU_TYPE_TEXT || from == XPU_TYPE_VARCHAR) &&
@@ -1201,6 +1210,9 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 												 &r->v.num, &r->scale);
 						else if (op == XPU_OP_MUL)
 							ok = xpu_numeric_mul(a->v.num, a->scale, b->v.num, b->scale,
+												 &r->v.num, &r->scale);
+						else if (op == XPU_OP_DIV)
+							ok = xpu_numeric_div(a->v.num, a->scale, b->v.num, b->scale,
 												 &r->v.num, &r->scale);
 						else if (op == XPU_OP_NEG)
 						{
@@ -1359,6 +1371,17 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 					ok = xpu_timestamp_shift(a->v.i64,
 											 op == XPU_OP_TZ_LOCAL ? n->aux : -(int64_t) n->aux,
 											 &r->v.i64);
+				break;
+
+			case XPU_OP_NUM_ROUND:
+			case XPU_OP_NUM_TRUNC:
+				if (a->isnull)
+				{
+					r->isnull = 1;
+					break;
+				}
+				ok = xpu_numeric_round(a->v.num, a->scale, n->aux,
+									   op == XPU_OP_NUM_TRUNC, &r->v.num, &r->scale);
 				break;
 
 			case XPU_OP_EXTRACT:

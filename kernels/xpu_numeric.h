@@ -24,6 +24,7 @@
 #define XPU_NUMERIC_SHORT_WEIGHT_MASK	0x003F
 #define XPU_NBASE						10000
 #define XPU_NUMERIC_MAX_DISPLAY_SCALE	1000
+#define XPU_NUMERIC_MAX_RESULT_SCALE	2000
 
 /*
  * xpu_numeric_decode - decode the payload of an (uncompressed, inline)
@@ -238,6 +239,196 @@ xpu_numeric_to_int(xpu_int128 a, int32_t as, int64_t lo, int64_t hi, int64_t *r)
 	if (q < (xpu_int128) lo || q > (xpu_int128) hi)
 		return false;
 	*r = (int64_t) q;
+	return true;
+}
+
+/*
+ * The weight (base-NBASE exponent) and first base-NBASE digit of |v| for
+ * v = m * 10^-s, m != 0: what numeric.c's select_div_scale reads from a
+ * value's stored digits, whose decimal point lies on a four-digit boundary.
+ */
+XPU_FUNC void
+xpu_numeric_lead(xpu_int128 m, int32_t s, int32_t *weight, int32_t *first)
+{
+	xpu_int128	am = xpu_abs128(m);
+	int32_t		ndigits = 1;
+	int32_t		e10;
+	int32_t		w;
+	int32_t		shift;
+
+	while (ndigits < XPU_NUMERIC_MAX_DIGITS && am >= xpu_pow10_i128(ndigits))
+		ndigits++;
+	e10 = ndigits - 1 - s;		/* floor(log10 |v|) */
+	w = (e10 >= 0) ? e10 / 4 : -((3 - e10) / 4);
+	shift = s + 4 * w;			/* first = floor(|m| / 10^shift) */
+	if (shift >= 0)
+		*first = (int32_t) (am / xpu_pow10_i128(shift));
+	else
+		*first = (int32_t) (am * xpu_pow10_i128(-shift));	/* -shift <= 3 */
+	*weight = w;
+}
+
+/*
+ * a / b as numeric_div: the result scale of select_div_scale (at least 16
+ * significant digits, at least either operand's display scale), the exact
+ * quotient rounded half away from zero at that scale.  False (RECHECK) for
+ * a zero divisor, whose error the CPU raises, and where the quotient or
+ * its scaling needs more than the 128-bit range.
+ */
+XPU_FUNC bool
+xpu_numeric_div(xpu_int128 a, int32_t as, xpu_int128 b, int32_t bs,
+				xpu_int128 *r, int32_t *rs)
+{
+	int32_t		w1 = 0,
+				f1 = 0,
+				w2,
+				f2;
+	int32_t		qweight;
+	int32_t		rscale;
+	int32_t		k;
+	xpu_int128	num;
+	xpu_int128	den;
+	xpu_int128	q;
+	xpu_int128	rem;
+
+	if (b == 0)
+		return false;
+	if (a != 0)
+		xpu_numeric_lead(a, as, &w1, &f1);
+	xpu_numeric_lead(b, bs, &w2, &f2);
+	qweight = w1 - w2;
+	if (f1 <= f2)
+		qweight--;
+	rscale = 16 - qweight * 4;	/* NUMERIC_MIN_SIG_DIGITS, DEC_DIGITS */
+	if (rscale < as)
+		rscale = as;
+	if (rscale < bs)
+		rscale = bs;
+	if (rscale < 0)
+		rscale = 0;
+	if (rscale > XPU_NUMERIC_MAX_DISPLAY_SCALE)
+		rscale = XPU_NUMERIC_MAX_DISPLAY_SCALE;
+
+	/* |a| / |b| * 10^rscale = |a| * 10^k / |b|, k = rscale + bs - as */
+	num = xpu_abs128(a);
+	den = xpu_abs128(b);
+	k = rscale + bs - as;
+	if (k >= 0)
+	{
+		if (!xpu_scale_up128(num, k, &num))
+			return false;
+	}
+	else if (!xpu_scale_up128(den, -k, &den))
+		return false;
+	q = num / den;
+	rem = num - q * den;
+	if (rem >= den - rem)
+		q += 1;
+	if (q > xpu_numeric_bound())
+		return false;
+	*r = ((a < 0) != (b < 0)) ? -q : q;
+	*rs = rscale;
+	return true;
+}
+
+/*
+ * a rounded (or truncated) to scale t as numeric_round/numeric_trunc: the
+ * display scale becomes t, or 0 when t is negative.  False on overflow.
+ */
+XPU_FUNC bool
+xpu_numeric_round(xpu_int128 a, int32_t as, int32_t t, bool trunc,
+				  xpu_int128 *r, int32_t *rs)
+{
+	xpu_int128	m = xpu_abs128(a);
+	xpu_int128	q;
+
+	*rs = (t < 0) ? 0 : t;
+	if (t >= as)
+		return xpu_scale_up128(a, t - as, r);
+	if (as - t > XPU_NUMERIC_MAX_DIGITS)
+		q = 0;					/* |a| < 10^38 <= half of 10^(as - t) */
+	else
+	{
+		xpu_int128	p = xpu_pow10_i128(as - t);
+		xpu_int128	rem;
+
+		q = m / p;
+		rem = m - q * p;
+		if (!trunc && rem >= p - rem)
+			q += 1;
+	}
+	if (t < 0 && !xpu_scale_up128(q, -t, &q))
+		return false;
+	if (q > xpu_numeric_bound())
+		return false;
+	*r = (a < 0) ? -q : q;
+	return true;
+}
+
+/*
+ * value = m * 10^-s with its decimal trailing zeros moved into the
+ * exponent, so that a short value at a long display scale has a small m.
+ */
+XPU_FUNC void
+xpu_numeric_strip(xpu_int128 *m, int32_t *s)
+{
+	if (*m == 0)
+	{
+		*s = 0;
+		return;
+	}
+	while (*m % 10 == 0)
+	{
+		*m /= 10;
+		(*s)--;
+	}
+}
+
+/*
+ * NUMERIC -> FLOAT8 as numeric_float8, which prints the value and reads it
+ * with strtod: the correctly rounded double.  When |m| < 2^53 and
+ * |s| <= 22 both m and 10^|s| are doubles, so one IEEE division or
+ * multiplication rounds the exact value once, correctly.  Otherwise false
+ * (RECHECK).
+ */
+XPU_FUNC bool
+xpu_numeric_to_float8(xpu_int128 a, int32_t as, double *r)
+{
+	xpu_int128	m = a;
+	int32_t		s = as;
+	double		p = 1.0;
+	int32_t		k;
+
+	xpu_numeric_strip(&m, &s);
+	if (xpu_abs128(m) >= ((xpu_int128) 1 << 53) || s > 22 || s < -22)
+		return false;
+	for (k = (s < 0 ? -s : s); k > 0; k--)
+		p *= 10.0;				/* every 10^k up to 10^22 is a double */
+	*r = (s >= 0) ? xpu_div_rn((double) (int64_t) m, p)
+		: xpu_mul_rn((double) (int64_t) m, p);
+	return true;
+}
+
+/*
+ * NUMERIC -> FLOAT4 as numeric_float4 (strtof of the printed value): the
+ * same with floats, for |m| < 2^24 and |s| <= 10 (5^10 < 2^24, so 10^10
+ * is a float).
+ */
+XPU_FUNC bool
+xpu_numeric_to_float4(xpu_int128 a, int32_t as, float *r)
+{
+	xpu_int128	m = a;
+	int32_t		s = as;
+	float		p = 1.0f;
+	int32_t		k;
+
+	xpu_numeric_strip(&m, &s);
+	if (xpu_abs128(m) >= ((xpu_int128) 1 << 24) || s > 10 || s < -10)
+		return false;
+	for (k = (s < 0 ? -s : s); k > 0; k--)
+		p *= 10.0f;				/* every 10^k up to 10^10 is a float */
+	*r = (s >= 0) ? xpu_div_rn((float) (int32_t) m, p)
+		: xpu_mul_rn((float) (int32_t) m, p);
 	return true;
 }
 

@@ -118,9 +118,9 @@ func checkArith(p *Program, nd *Node) error {
 		}
 	case t == TypeNumeric:
 		switch nd.Opcode {
-		case OpAdd, OpSub, OpMul, OpNeg, OpAbs:
+		case OpAdd, OpSub, OpMul, OpDiv, OpNeg, OpAbs:
 		default:
-			return fmt.Errorf("NUMERIC supports ADD, SUB, MUL, NEG and ABS only")
+			return fmt.Errorf("NUMERIC supports ADD, SUB, MUL, DIV, NEG and ABS only")
 		}
 	default:
 		return fmt.Errorf("no arithmetic on %s", t)
@@ -136,7 +136,7 @@ func castSupported(from, to Type) bool {
 	case from.isFloat():
 		return (to.isFloat() && to != from) || to.isInteger()
 	case from == TypeNumeric:
-		return to.isInteger()
+		return to.isInteger() || to.isFloat()
 	case from == TypeDate:
 		return to == TypeTimestamp
 	case from == TypeVarchar:

@@ -159,7 +159,7 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"mod float8", "MOD is for integer types only", op2(xpu.OpMod, F8, F8, F8)},
 		{"mod int8", "", op2(xpu.OpMod, I8, I8, I8)},
 		{"numeric mul", "", op2(xpu.OpMul, N, N, N)},
-		{"numeric div", "NUMERIC supports ADD, SUB, MUL, NEG and ABS only", op2(xpu.OpDiv, N, N, N)},
+		{"numeric mod", "NUMERIC supports ADD, SUB, MUL, DIV, NEG and ABS only", op2(xpu.OpMod, N, N, N)},
 		{"numeric mod", "NUMERIC supports", op2(xpu.OpMod, N, N, N)},
 		{"numeric abs", "", op1(xpu.OpAbs, N, N)},
 		{"date add", "no arithmetic on DATE", op2(xpu.OpAdd, D, D, D)},
@@ -170,7 +170,7 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"cast f8 f8", "cast FLOAT8 -> FLOAT8 is not supported", op1(xpu.OpCast, F8, F8)},
 		{"cast f8 numeric", "cast FLOAT8 -> NUMERIC", op1(xpu.OpCast, N, F8)},
 		{"cast numeric int8", "", op1(xpu.OpCast, I8, N)},
-		{"cast numeric f8", "cast NUMERIC -> FLOAT8", op1(xpu.OpCast, F8, N)},
+		{"cast numeric date", "cast NUMERIC -> DATE", op1(xpu.OpCast, D, N)},
 		{"cast date ts", "", op1(xpu.OpCast, TS, D)},
 		{"cast date tstz", "cast DATE -> TIMESTAMPTZ", op1(xpu.OpCast, TZ, D)},
 		{"cast ts date", "cast TIMESTAMP -> DATE", op1(xpu.OpCast, D, TS)},
@@ -209,6 +209,9 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"tz_local of a timestamp", "is TIMESTAMP, want TIMESTAMPTZ", opx(xpu.OpTzLocal, TS, 0, 0, TS)},
 		{"tz_utc a day east", "a day or more", opx(xpu.OpTzUtc, TZ, 0, 86400, TS)},
 		{"tz_utc restype", "result type TIMESTAMP, want TIMESTAMPTZ", opx(xpu.OpTzUtc, TS, 0, 0, TS)},
+		{"round of a float", "argument is FLOAT8, want NUMERIC", opx(xpu.OpNumRound, N, 0, 2, F8)},
+		{"round restype", "result type FLOAT8, want NUMERIC", opx(xpu.OpNumRound, F8, 0, 2, N)},
+		{"trunc past the scale bound", "outside [-2000, 2000]", opx(xpu.OpNumTrunc, N, 0, 2001, N)},
 		{"like", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
 			return b.OpX(xpu.OpLike, B, xpu.FlagLikeUTF8, 0, v(T), b.ConstText(T, "a%"))
 		}},

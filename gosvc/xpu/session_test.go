@@ -72,6 +72,8 @@ func everyOpcode() *xputest.Builder {
 	add(b.Op(xpu.OpGt, xpu.TypeBool, f8, b.ConstFloat8(0.5)))
 	num := b.Op(xpu.OpCast, xpu.TypeNumeric, a)
 	add(b.Op(xpu.OpLt, xpu.TypeBool, b.Op(xpu.OpAdd, xpu.TypeNumeric, num, b.ConstNumeric(15, 0, 1)), b.Var(5, xpu.TypeNumeric)))
+	rounded := b.OpX(xpu.OpNumRound, xpu.TypeNumeric, 0, 2, b.Op(xpu.OpDiv, xpu.TypeNumeric, num, b.ConstNumeric(7, 0, 0)))
+	add(b.Op(xpu.OpGt, xpu.TypeBool, b.OpX(xpu.OpNumTrunc, xpu.TypeNumeric, 0, -1, rounded), b.ConstNumeric(1, 0, 0)))
 	vc := b.Var(1, xpu.TypeVarchar)
 	txt := b.Op(xpu.OpCast, xpu.TypeText, vc)
 	add(b.OpX(xpu.OpLt, xpu.TypeBool, xpu.FlagTextBytewise, 0, txt, b.ConstText(xpu.TypeText, "m")))

@@ -27,6 +27,8 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkZoneShift(p, nd, TypeTimestamp, TypeTimestampTz)
 	case OpTzUtc:
 		return checkZoneShift(p, nd, TypeTimestampTz, TypeTimestamp)
+	case OpNumRound, OpNumTrunc:
+		return checkNumericScale(p, nd)
 	}
 	return fmt.Errorf("no validation rule for this opcode")
 }
@@ -133,6 +135,28 @@ func checkZoneShift(p *Program, nd *Node, res, arg Type) error {
 	}
 	if nd.Aux <= -86400 || nd.Aux >= 86400 {
 		return fmt.Errorf("zone offset %d s is a day or more", nd.Aux)
+	}
+	return nil
+}
+
+// numericMaxResultScale is numeric.c's NUMERIC_MAX_RESULT_SCALE, the
+// bound round and trunc clamp their scale to.
+const numericMaxResultScale = 2000
+
+// checkNumericScale: NUM_ROUND/NUM_TRUNC (NUMERIC) -> NUMERIC, aux the
+// scale.
+func checkNumericScale(p *Program, nd *Node) error {
+	if err := requireZero(nd, 0, true); err != nil {
+		return err
+	}
+	if err := requireRestype(nd, TypeNumeric); err != nil {
+		return err
+	}
+	if at := argType(p, nd, 0); at != TypeNumeric {
+		return fmt.Errorf("argument is %s, want NUMERIC", at)
+	}
+	if nd.Aux < -numericMaxResultScale || nd.Aux > numericMaxResultScale {
+		return fmt.Errorf("scale %d is outside [-%d, %d]", nd.Aux, numericMaxResultScale, numericMaxResultScale)
 	}
 	return nil
 }

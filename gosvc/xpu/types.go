@@ -108,6 +108,8 @@ const (
 	OpDateTrunc    = Opcode(C.XPU_OP_DATE_TRUNC)
 	OpTzLocal      = Opcode(C.XPU_OP_TZ_LOCAL)
 	OpTzUtc        = Opcode(C.XPU_OP_TZ_UTC)
+	OpNumRound     = Opcode(C.XPU_OP_NUM_ROUND)
+	OpNumTrunc     = Opcode(C.XPU_OP_NUM_TRUNC)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

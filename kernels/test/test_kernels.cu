@@ -287,6 +287,20 @@ build_expr(int k, KtProg &p)
 		case 85: p.op(OP(LIKE), BOOL, {p.var(A_V), p.text("%C")}, IC); break;
 		case 86: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("\xc3\xa9" "BC")}, IC); break;
 		case 87: p.op(OP(LIKE), BOOL, {p.var(A_T), p.text("_bc")}, IC); break;
+		case 88: p.op(OP(GT), BOOL, {p.op(OP(DIV), NUM, {p.var(A_N), p.num(3, 0)}), p.num(4, 1)}); break;
+		case 89: { int n = p.var(A_N); p.op(OP(EQ), BOOL, {p.op(OP(DIV), NUM, {n, n}), p.num(1, 0)}); } break;
+		case 90: p.op(OP(EQ), BOOL, {p.add(OP(NUM_ROUND), NUM, {p.var(A_N)}, 0, 1), p.num(15, 1)}); break;
+		case 91: p.op(OP(EQ), BOOL, {p.add(OP(NUM_TRUNC), NUM, {p.var(A_N)}, 0, -1), p.num(0, 0)}); break;
+		case 92: p.op(OP(GT), BOOL, {p.op(OP(CAST), F8, {p.var(A_N)}), p.f8(1.4)}); break;
+		case 93: p.op(OP(LT), BOOL, {p.op(OP(CAST), F8, {p.op(OP(CAST), F4, {p.var(A_N)})}), p.f8(0)}); break;
+		case 94:
+			{
+				int q = p.op(OP(DIV), NUM, {p.var(A_N), p.num(7, 0)});
+
+				p.op(OP(GE), BOOL, {p.add(OP(NUM_ROUND), NUM, {q}, 0, 3), p.num(214, 3)});
+			}
+			break;
+		case 95: p.op(OP(LT), BOOL, {p.op(OP(DIV), NUM, {p.var(A_N), p.num(3, 3)}), p.num(-1, 0)}); break;
 		default: return false;
 	}
 	return true;
@@ -380,6 +394,52 @@ test_helpers(void)
 	CHECK(!xpu_numeric_add(xpu_numeric_bound(), 0, 1, 0, &nr, &ns));
 	CHECK(xpu_numeric_add(15, 1, 5, 2, &nr, &ns) && nr == 155 && ns == 2);
 	CHECK(xpu_numeric_mul(-15, 1, 15, 1, &nr, &ns) && nr == -225 && ns == 2);
+	/* numeric_div: select_div_scale's scale, rounded half away from zero */
+	CHECK(xpu_numeric_div(1234567, 2, 100, 0, &nr, &ns) && ns == 16 &&
+		  nr == (xpu_int128) 1234567 * xpu_pow10_i128(12));	/* 123.4567000000000000 */
+	CHECK(xpu_numeric_div(1, 0, 3, 0, &nr, &ns) && ns == 20 &&
+		  nr == xpu_pow10_i128(20) / 3);	/* 0.33333333333333333333 */
+	CHECK(xpu_numeric_div(5, 1, 3, 0, &nr, &ns) && ns == 20 &&
+		  nr == xpu_pow10_i128(19) * 5 / 3 + 1);	/* 0.16666666666666666667 */
+	CHECK(xpu_numeric_div(-75, 1, 2, 0, &nr, &ns) && ns == 16 &&
+		  nr == -375 * xpu_pow10_i128(14));	/* -3.7500000000000000 */
+	CHECK(xpu_numeric_div(2, 0, 3000, 3, &nr, &ns) && ns == 20 &&
+		  nr == xpu_pow10_i128(20) * 2 / 3 + 1);	/* 0.66666666666666666667 */
+	CHECK(xpu_numeric_div(0, 0, 5, 0, &nr, &ns) && ns == 20 && nr == 0);
+	CHECK(xpu_numeric_div(5, 0, 5, 1, &nr, &ns) && ns == 16 &&
+		  nr == 10 * xpu_pow10_i128(16));	/* 10.0000000000000000 */
+	CHECK(xpu_numeric_div((xpu_int128) 123456789012345678LL * 1000 + 912, 2, 3, 3, &nr, &ns) &&
+		  ns == 3 && nr == ((xpu_int128) 411522630041152263LL * 1000 + 40) * 1000);
+	CHECK(!xpu_numeric_div(1, 0, 0, 2, &nr, &ns));	/* division by zero: the CPU's error */
+	CHECK(!xpu_numeric_div(1, 0, xpu_numeric_bound(), 0, &nr, &ns));	/* past 128 bits */
+	CHECK(xpu_numeric_div(xpu_numeric_bound(), 0, 3, 0, &nr, &ns) && ns == 0 && nr == xpu_pow10_i128(38) / 3);
+	/* numeric_round / numeric_trunc */
+	CHECK(xpu_numeric_round(25, 1, 0, false, &nr, &ns) && nr == 3 && ns == 0);
+	CHECK(xpu_numeric_round(-25, 1, 0, false, &nr, &ns) && nr == -3 && ns == 0);
+	CHECK(xpu_numeric_round(12345, 4, 2, false, &nr, &ns) && nr == 123 && ns == 2);
+	CHECK(xpu_numeric_round(155, 0, -1, false, &nr, &ns) && nr == 160 && ns == 0);
+	CHECK(xpu_numeric_round(-1999, 3, 2, true, &nr, &ns) && nr == -199 && ns == 2);
+	CHECK(xpu_numeric_round(15, 1, 3, false, &nr, &ns) && nr == 1500 && ns == 3);
+	CHECK(xpu_numeric_round(xpu_numeric_bound(), 0, -1, false, &nr, &ns) == false);
+	CHECK(xpu_numeric_round(xpu_numeric_bound(), 0, -40, false, &nr, &ns) && nr == 0 && ns == 0);
+	/* numeric -> float: the correctly rounded value, or RECHECK */
+	{
+		double		d;
+		float		f;
+
+		CHECK(xpu_numeric_to_float8(1, 1, &d) && d == 0.1);
+		CHECK(xpu_numeric_to_float8(-15000, 4, &d) && d == -1.5);
+		CHECK(xpu_numeric_to_float8(xpu_pow10_i128(22), 0, &d) && d == 1e22);
+		CHECK(!xpu_numeric_to_float8(xpu_pow10_i128(23), 0, &d));
+		CHECK(xpu_numeric_to_float8(123456789, 22, &d) && d == 123456789e-22);
+		CHECK(!xpu_numeric_to_float8(123456789, 30, &d));
+		CHECK(!xpu_numeric_to_float8(((xpu_int128) 1 << 53) + 1, 0, &d));
+		CHECK(xpu_numeric_to_float8(0, 5, &d) && d == 0.0 && 1.0 / d > 0);
+		CHECK(xpu_numeric_to_float4(1, 1, &f) && f == 0.1f);
+		CHECK(xpu_numeric_to_float4(16777215, 0, &f) && f == 16777215.0f);
+		CHECK(!xpu_numeric_to_float4(16777217, 0, &f));
+		CHECK(!xpu_numeric_to_float4(1, 11, &f));
+	}
 
 	/* text */
 	CHECK(xpu_text_cmp("ab", 2, "abc", 3) < 0);

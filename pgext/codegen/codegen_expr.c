@@ -20,6 +20,7 @@
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/lsyscache.h"
+#include "utils/numeric.h"
 #include "utils/pg_locale.h"
 
 #include "codegen/codegen_datetime.h"
@@ -31,6 +32,7 @@
 #include "compat/pg_compat.h"
 
 static int	refuse_func(CgContext *ctx, Oid funcid);
+static int	emit_num_scale(CgContext *ctx, const CgFuncInfo *f, List *args);
 
 /* ----------------------------------------------------------------
  * Collations and encodings
@@ -178,7 +180,8 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 
 		case FK_EXTRACT:
 		case FK_DATE_TRUNC:
-			break;				/* handled by codegen_datetime.c */
+		case FK_NUM_SCALE:
+			break;				/* handled by emit_func */
 	}
 	return cg_refuse(ctx, "function %s cannot be applied here", cg_func_name(f));
 }
@@ -242,6 +245,8 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 			return cg_emit_extract(ctx, f, args);
 		case FK_DATE_TRUNC:
 			return cg_emit_date_trunc(ctx, f, args);
+		case FK_NUM_SCALE:
+			return emit_num_scale(ctx, f, args);
 		case FK_LIKE:
 			a1 = cg_emit_expr(ctx, linitial(args));
 			a2 = emit_maybe_const(ctx, lsecond(args), XPU_TYPE_TEXT);
@@ -253,6 +258,35 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 			break;
 	}
 	return apply_func(ctx, f, inputcollid, a1, a2);
+}
+
+/*
+ * round(numeric, int4) / trunc(numeric, int4): the scale must be a
+ * constant, so that the node's result scale is known where it is summed
+ * (gpupreagg_numeric.c).  Clamped as numeric_round clamps it.
+ */
+static int
+emit_num_scale(CgContext *ctx, const CgFuncInfo *f, List *args)
+{
+	Node	   *scale = (Node *) lsecond(args);
+	int32		s;
+	int			a1;
+
+	while (IsA(scale, RelabelType))
+		scale = (Node *) ((RelabelType *) scale)->arg;
+	if (!IsA(scale, Const) || ((Const *) scale)->consttype != INT4OID)
+		return cg_refuse(ctx, "%s with a scale that is not a constant", cg_func_name(f));
+	/* strict: a NULL scale gives NULL */
+	if (((Const *) scale)->constisnull)
+		return cg_add_node(ctx, XPU_OP_CONST, XPU_TYPE_NUMERIC,
+						   XPU_NODE_CONST_NULL, 0, 0, NULL);
+	s = DatumGetInt32(((Const *) scale)->constvalue);
+	s = Max(s, -NUMERIC_MAX_RESULT_SCALE);
+	s = Min(s, NUMERIC_MAX_RESULT_SCALE);
+	a1 = cg_emit_expr(ctx, linitial(args));
+	if (a1 < 0)
+		return a1;
+	return cg_add_node(ctx, f->opcode, XPU_TYPE_NUMERIC, 0, s, 1, &a1);
 }
 
 static int

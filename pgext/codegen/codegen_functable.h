@@ -24,8 +24,10 @@ typedef enum CgFuncKind
 	FK_EXTRACT,					/* (field text, a2) -> restype, aux field */
 	FK_LIKE,					/* (TEXT, CONST TEXT) -> BOOL */
 	FK_DATE_TRUNC,				/* (field text, a2) -> restype */
-	FK_ZONE						/* (a1) cast to optype, then the zone shift
+	FK_ZONE,					/* (a1) cast to optype, then the zone shift
 								 * opcode -> restype */
+	FK_NUM_SCALE				/* (NUMERIC, CONST INT4 scale) -> NUMERIC:
+								 * the opcode with aux = the scale */
 } CgFuncKind;
 
 #define FF_PATTERN		0x01	/* text comparison bytewise under any

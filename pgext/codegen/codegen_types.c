@@ -92,7 +92,7 @@ cg_cast_supported(XpuType from, XpuType to)
 	if (xtype_is_float(from))
 		return xtype_is_float(to) || xtype_is_int(to);
 	if (from == XPU_TYPE_NUMERIC)
-		return xtype_is_int(to);
+		return xtype_is_int(to) || xtype_is_float(to);
 	if (from == XPU_TYPE_DATE)
 		return to == XPU_TYPE_TIMESTAMP;
 	if (from == XPU_TYPE_VARCHAR)

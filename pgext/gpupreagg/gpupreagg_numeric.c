@@ -9,8 +9,11 @@
  * values it added.  Both agree only when every value has the same display
  * scale, so an aggregate argument is offered to the device when that scale
  * follows from the expression: a numeric(p,s) value is rounded to s, and
- * numeric.c gives a sum or difference the larger scale of its operands and a
- * product the sum of theirs (numeric_add, numeric_sub, numeric_mul).  A
+ * numeric.c gives a sum or difference the larger scale of its operands, a
+ * product the sum of theirs (numeric_add, numeric_sub, numeric_mul), and
+ * round or trunc to a constant scale that scale.  A quotient's scale
+ * depends on its operands' magnitudes (select_div_scale), so a division
+ * fixes none unless rounded.  A
  * value that does not fit the accumulator is evaluated on the CPU (RECHECK).
  *
  *-------------------------------------------------------------------------
@@ -169,6 +172,21 @@ numeric_scale_of(Node *node, int32 *scale)
 					return false;
 				*scale = Max(a, b);
 				return true;
+			case F_ROUND_NUMERIC_INT4:
+			case F_TRUNC_NUMERIC_INT4:
+				/* a constant scale t: display scale t, or 0 below 0 */
+				{
+					Node	   *t = (list_length(args) == 2 ? lsecond(args) : NULL);
+
+					while (t && IsA(t, RelabelType))
+						t = (Node *) ((RelabelType *) t)->arg;
+					if (t == NULL || !IsA(t, Const) || ((Const *) t)->constisnull ||
+						((Const *) t)->consttype != INT4OID)
+						return false;
+					*scale = Max(DatumGetInt32(((Const *) t)->constvalue), 0);
+					*scale = Min(*scale, NUMERIC_SCALE_SEARCH_MAX + 1);
+					return true;
+				}
 			case F_NUMERIC_MUL:
 				if (list_length(args) != 2 ||
 					!numeric_scale_of(linitial(args), &a) ||

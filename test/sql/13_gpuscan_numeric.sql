@@ -17,3 +17,16 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE id > 0 AND m::int4 
 SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE m = 12.30$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n IN (0, 1.5, -0.01, 99999999999999999999999999999999999999)$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE id::numeric * 0.5 > m$$);
+-- division (numeric_div's result scale and rounding), round and trunc to a
+-- constant scale, casts to float4/float8; a zero divisor, a quotient past
+-- the device's range and values a float does not hold exactly are
+-- evaluated on the CPU
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n / 3 > 10$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE m / 7 = round(m / 7, 20)$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE id > 0 AND m <> 0 AND m / 0.03 > n$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE round(m, 1) = 12.3 OR trunc(m, -2) = -100$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE round(n, 2) BETWEEN -1.5 AND 1.5$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE trunc(n / 1000, 3) >= 0.5$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n::float8 > 100.5$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE m::float4 < -12.3$$);
+SELECT * FROM check_gpuscan($$SELECT id, (m / 3)::text FROM t_numeric WHERE m / 3 < -100$$);

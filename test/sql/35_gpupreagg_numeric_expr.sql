@@ -51,6 +51,16 @@ SELECT nx_check('SELECT g, sum(CASE WHEN g = 1 THEN price ELSE 0.00 END) AS a1 F
 SELECT nx_check('SELECT g, sum(CASE WHEN g = 1 THEN price END) AS a1, sum(coalesce(price, 0.00)) AS a2 FROM nx GROUP BY g');
 SELECT nx_check('SELECT sum(price * (1 - disc)) AS a1, avg(price * (1 - disc)) AS a2 FROM nx WHERE g = 3');
 SELECT nx_check('SELECT g, sum(price * (1 - disc)) FILTER (WHERE disc > 0.05) AS a1 FROM nx GROUP BY g');
+-- rounded or truncated to a constant scale, quotients rounded so
+SELECT nx_check('SELECT g, sum(round(price / 3, 2)) AS a1, avg(trunc(price * disc, 1)) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(round(price, -1)) AS a1, sum(round(q / 7)) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price) AS a1 FROM nx WHERE price / 7 > 10 GROUP BY g');
+-- group keys of quotients: each group shows its value at numeric_div's scale
+SELECT nx_check('SELECT price / 4 AS k, count(*) AS a1 FROM nx GROUP BY 1');
+SELECT nx_check('SELECT round(price / 7, 1) AS k, sum(disc) AS a1 FROM nx GROUP BY 1');
+-- float aggregates of numeric values (a float sum's last bits depend on
+-- the order it adds in, so minima, maxima and counts)
+SELECT nx_check('SELECT g, max(price::float8) AS a1, min(disc::float4) AS a2, count(*) FILTER (WHERE price::float8 > 100.5) AS a3 FROM nx GROUP BY g');
 -- values too large for the device's int64: those rows are added on the CPU
 SELECT nx_check('SELECT g, sum(price * 100000000000000.00) AS a1 FROM nx GROUP BY g');
 -- a group whose only rows are NULL, and no rows at all
@@ -70,6 +80,10 @@ SELECT nx_check('SELECT g, min(price - disc) AS a1, max(price * disc) AS a2 FROM
 -- the displayed scale is PostgreSQL's
 SELECT g, sum(price * (1 - disc)), avg(price * disc), sum(q * 2 + 1)
   FROM nx WHERE g < 3 GROUP BY g ORDER BY g;
+SELECT g, sum(round(price / 3, 2)), sum(trunc(price, 5)), min(round(price, 1))
+  FROM nx WHERE g < 3 GROUP BY g ORDER BY g;
+SELECT price / 4 AS k, count(*) FROM nx WHERE id < 200 AND price < 0
+ GROUP BY 1 ORDER BY 1 LIMIT 5;
 
 DROP FUNCTION nx_check(text);
 DROP TABLE nx, nx_on, nx_off;
