@@ -120,7 +120,15 @@ typedef enum XpuType
 	X(TZ_LOCAL,   1, SPECIAL) \
 	X(TZ_UTC,     1, SPECIAL) \
 	X(NUM_ROUND,  1, SPECIAL) \
-	X(NUM_TRUNC,  1, SPECIAL)
+	X(NUM_TRUNC,  1, SPECIAL) \
+	X(SUBSTR,    -1, SPECIAL) \
+	X(CHAR_LENGTH, 1, SPECIAL) \
+	X(OCTET_LENGTH, 1, SPECIAL) \
+	X(STRPOS,     2, SPECIAL) \
+	X(STARTS_WITH, 2, SPECIAL) \
+	X(LEFT,       2, SPECIAL) \
+	X(RIGHT,      2, SPECIAL) \
+	X(TRIM_SPACES, 1, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -168,6 +176,7 @@ typedef enum XpuOpcode
  * CAST      supported (from -> to): any of INT2/INT4/INT8 -> any of
  *           INT2/INT4/INT8/FLOAT4/FLOAT8/NUMERIC; FLOAT4 <-> FLOAT8;
  *           FLOAT4/FLOAT8 -> INT2/INT4/INT8 (rint, range check);
+ *           BPCHAR -> TEXT (trailing spaces removed, as rtrim1);
  *           NUMERIC -> INT2/INT4/INT8 (round half away from zero, range
  *           check); NUMERIC -> FLOAT4/FLOAT8 (the correctly rounded value,
  *           as strtof/strtod of the printed numeric; RECHECK past 24/53
@@ -210,6 +219,24 @@ typedef enum XpuOpcode
  *           scale aux (|aux| <= 2000): half away from zero, display scale
  *           aux or 0 when aux is negative.  NUM_TRUNC likewise as
  *           numeric_trunc.  A result past the 128-bit range gives RECHECK.
+ *
+ * The text functions take TEXT or VARCHAR arguments; a TEXT result is a
+ * part of the argument's bytes.  flags XPU_NODE_LIKE_UTF8 where they count
+ * characters: set when the database encoding is UTF8 (a character is a
+ * UTF-8 sequence), clear for single-byte encodings; no other encoding is
+ * offered.
+ * SUBSTR    (TEXT, INT4 start [, INT4 count]) -> TEXT, as text_substr:
+ *           the characters from start (1-based; before 1 counts from 1)
+ *           for count; a negative count gives RECHECK (the CPU's error).
+ * CHAR_LENGTH (TEXT) -> INT4 characters; OCTET_LENGTH (TEXT) -> INT4 bytes.
+ * STRPOS    (TEXT, TEXT) -> INT4, as text_position: the character position
+ *           of the first occurrence, 0 for none, 1 for an empty needle;
+ *           bytewise, so only under a deterministic collation.
+ * STARTS_WITH (TEXT, TEXT) -> BOOL, bytewise likewise.
+ * LEFT/RIGHT (TEXT, INT4 n) -> TEXT, as text_left/text_right: the first
+ *           (last) n characters; a negative n all but the last (first) -n.
+ * TRIM_SPACES (TEXT) -> TEXT: leading (aux 1), trailing (aux 2) or both
+ *           (aux 3) spaces removed, as ltrim/rtrim/btrim with one argument.
  */
 typedef enum XpuDateField
 {

@@ -66,6 +66,13 @@ xpu_type_is_text(int t)
 	return t == XPU_TYPE_TEXT || t == XPU_TYPE_VARCHAR || t == XPU_TYPE_BPCHAR;
 }
 
+/* the text functions' argument types: bpchar reaches them through a CAST */
+XPU_FUNC bool
+xpu_type_is_varlena_text(int t)
+{
+	return t == XPU_TYPE_TEXT || t == XPU_TYPE_VARCHAR;
+}
+
 /* same device representation and the same semantics */
 XPU_FUNC bool
 xpu_type_compatible(int a, int b)
@@ -135,6 +142,8 @@ xpu_cast_supported(int from, int to)
 		return to == XPU_TYPE_TIMESTAMP;
 	if (from == XPU_TYPE_VARCHAR || from == XPU_TYPE_TEXT)
 		return to == XPU_TYPE_VARCHAR || to == XPU_TYPE_TEXT;
+	if (from == XPU_TYPE_BPCHAR)
+		return to == XPU_TYPE_TEXT;
 	return false;
 }
 
@@ -454,6 +463,27 @@ xpu_validate_node(const xpu_program *prog, int i)
 			return na == 1 && t0 == XPU_TYPE_NUMERIC && rt == XPU_TYPE_NUMERIC &&
 				n->aux >= -XPU_NUMERIC_MAX_RESULT_SCALE &&
 				n->aux <= XPU_NUMERIC_MAX_RESULT_SCALE;
+		case XPU_OP_SUBSTR:
+			if ((na != 2 && na != 3) || !xpu_type_is_varlena_text(t0) ||
+				t1 != XPU_TYPE_INT4 || rt != XPU_TYPE_TEXT)
+				return false;
+			return na == 2 ||
+				prog->nodes[xpu_prog_arg(prog, n, 2)].restype == XPU_TYPE_INT4;
+		case XPU_OP_CHAR_LENGTH:
+		case XPU_OP_OCTET_LENGTH:
+			return na == 1 && xpu_type_is_varlena_text(t0) && rt == XPU_TYPE_INT4;
+		case XPU_OP_STRPOS:
+		case XPU_OP_STARTS_WITH:
+			return na == 2 && xpu_type_is_varlena_text(t0) &&
+				xpu_type_is_varlena_text(t1) &&
+				rt == (op == XPU_OP_STRPOS ? XPU_TYPE_INT4 : XPU_TYPE_BOOL);
+		case XPU_OP_LEFT:
+		case XPU_OP_RIGHT:
+			return na == 2 && xpu_type_is_varlena_text(t0) &&
+				t1 == XPU_TYPE_INT4 && rt == XPU_TYPE_TEXT;
+		case XPU_OP_TRIM_SPACES:
+			return na == 1 && xpu_type_is_varlena_text(t0) && rt == XPU_TYPE_TEXT &&
+				n->aux >= 1 && n->aux <= 3;
 		case XPU_OP_EXTRACT:
 		case XPU_OP_DATE_PART:
 			if (na != 1 || (t0 != XPU_TYPE_DATE && t0 != XPU_TYPE_TIMESTAMP))
@@ -1121,7 +1151,73 @@ xpu_eval_cast(int from, int to, const xpu_datum *a, xpu_datum *r)
 		r->v.s = a->v.s;
 		return true;
 	}
+	if (from == XPU_TYPE_BPCHAR && to == XPU_TYPE_TEXT)
+	{
+		r->v.s.ptr = a->v.s.ptr;
+		r->v.s.len = xpu_bpchar_truelen(a->v.s.ptr, a->v.s.len);
+		return true;
+	}
 	return false;
+}
+
+/*
+ * The text functions (SUBSTR .. TRIM_SPACES): strict, so a NULL argument
+ * gives NULL; false (RECHECK) for a negative SUBSTR count, which
+ * PostgreSQL rejects with an error the CPU raises.
+ */
+XPU_FUNC bool
+xpu_eval_text_func(const xpu_program *prog, const XpuNode *n,
+				   const xpu_datum *slots, xpu_datum *r)
+{
+	int			op = n->opcode;
+	int			na = n->nargs;
+	bool		utf8 = (n->flags & XPU_NODE_LIKE_UTF8) != 0;
+	const xpu_datum *a = &slots[xpu_prog_arg(prog, n, 0)];
+	const xpu_datum *b = (na >= 2) ? &slots[xpu_prog_arg(prog, n, 1)] : NULL;
+	const xpu_datum *c = (na >= 3) ? &slots[xpu_prog_arg(prog, n, 2)] : NULL;
+	const char *s = a->v.s.ptr;
+	int32_t		len = a->v.s.len;
+	int32_t		off = 0;
+	int32_t		rlen = 0;
+
+	if (a->isnull || (b && b->isnull) || (c && c->isnull))
+	{
+		r->isnull = 1;
+		return true;
+	}
+	switch (op)
+	{
+		case XPU_OP_SUBSTR:
+			if (c && c->v.i64 < 0)
+				return false;
+			xpu_text_substr(s, len, b->v.i64, c ? c->v.i64 : -1, utf8, &off, &rlen);
+			break;
+		case XPU_OP_CHAR_LENGTH:
+			r->v.i64 = xpu_text_nchars(s, len, utf8);
+			return true;
+		case XPU_OP_OCTET_LENGTH:
+			r->v.i64 = len;
+			return true;
+		case XPU_OP_STRPOS:
+			r->v.i64 = xpu_text_strpos(s, len, b->v.s.ptr, b->v.s.len, utf8);
+			return true;
+		case XPU_OP_STARTS_WITH:
+			r->v.i64 = (b->v.s.len <= len &&
+						xpu_text_eq(s, b->v.s.len, b->v.s.ptr, b->v.s.len));
+			return true;
+		case XPU_OP_LEFT:
+		case XPU_OP_RIGHT:
+			xpu_text_left_right(s, len, b->v.i64, op == XPU_OP_RIGHT, utf8, &off, &rlen);
+			break;
+		case XPU_OP_TRIM_SPACES:
+			xpu_text_trim_spaces(s, len, (n->aux & 1) != 0, (n->aux & 2) != 0, &off, &rlen);
+			break;
+		default:
+			return false;
+	}
+	r->v.s.ptr = s + off;
+	r->v.s.len = rlen;
+	return true;
 }
 
 /*
@@ -1382,6 +1478,17 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 				}
 				ok = xpu_numeric_round(a->v.num, a->scale, n->aux,
 									   op == XPU_OP_NUM_TRUNC, &r->v.num, &r->scale);
+				break;
+
+			case XPU_OP_SUBSTR:
+			case XPU_OP_CHAR_LENGTH:
+			case XPU_OP_OCTET_LENGTH:
+			case XPU_OP_STRPOS:
+			case XPU_OP_STARTS_WITH:
+			case XPU_OP_LEFT:
+			case XPU_OP_RIGHT:
+			case XPU_OP_TRIM_SPACES:
+				ok = xpu_eval_text_func(prog, n, slots, r);
 				break;
 
 			case XPU_OP_EXTRACT:

@@ -165,4 +165,124 @@ xpu_like_match(const char *t, int32_t tlen, const char *p, int32_t plen,
 	return pi == plen;
 }
 
+/* ---- text functions: results are parts of the argument's bytes ---- */
+
+/* the characters of s: bytes, or UTF-8 sequences (text is valid UTF-8) */
+XPU_FUNC int64_t
+xpu_text_nchars(const char *s, int32_t len, bool utf8)
+{
+	int64_t		n = 0;
+	int32_t		i;
+
+	if (!utf8)
+		return len;
+	for (i = 0; i < len; i++)
+	{
+		if ((((uint8_t) s[i]) & 0xC0) != 0x80)
+			n++;
+	}
+	return n;
+}
+
+/* the byte offset of character k (0-based) of s; len past the end */
+XPU_FUNC int32_t
+xpu_text_char_offset(const char *s, int32_t len, int64_t k, bool utf8)
+{
+	int32_t		i = 0;
+
+	if (k <= 0)
+		return 0;
+	if (!utf8)
+		return (k < len) ? (int32_t) k : len;
+	while (k > 0 && i < len)
+	{
+		i = xpu_like_nextchar(s, i, len, true);
+		k--;
+	}
+	return i;
+}
+
+/*
+ * text_substr: characters [start, start + count) of s, 1-based, clipped to
+ * s; count < 0 means "to the end" here (the caller refuses a negative
+ * count given by the query, which PostgreSQL rejects).
+ */
+XPU_FUNC void
+xpu_text_substr(const char *s, int32_t len, int64_t start, int64_t count,
+				bool utf8, int32_t *off, int32_t *rlen)
+{
+	int64_t		first = (start < 1) ? 1 : start;
+	int32_t		b;
+	int32_t		e;
+
+	*off = 0;
+	*rlen = 0;
+	if (count >= 0 && start + count <= first)
+		return;					/* ends before it starts, or before 1 */
+	b = xpu_text_char_offset(s, len, first - 1, utf8);
+	e = (count < 0) ? len : xpu_text_char_offset(s, len, start + count - 1, utf8);
+	*off = b;
+	*rlen = (e > b) ? e - b : 0;
+}
+
+/* text_position: the 1-based character position of needle in s, 0 if none */
+XPU_FUNC int32_t
+xpu_text_strpos(const char *s, int32_t len, const char *nd, int32_t ndlen, bool utf8)
+{
+	int32_t		i;
+
+	if (ndlen == 0)
+		return 1;
+	for (i = 0; i + ndlen <= len; i++)
+	{
+		int32_t		j = 0;
+
+		while (j < ndlen && s[i + j] == nd[j])
+			j++;
+		if (j == ndlen)
+			return (int32_t) xpu_text_nchars(s, i, utf8) + 1;
+	}
+	return 0;
+}
+
+/* text_left (right = false) and text_right (right = true) */
+XPU_FUNC void
+xpu_text_left_right(const char *s, int32_t len, int64_t n, bool right,
+					bool utf8, int32_t *off, int32_t *rlen)
+{
+	int64_t		nch = xpu_text_nchars(s, len, utf8);
+	int64_t		keep;
+	int32_t		cut;
+
+	if (n >= 0)
+		keep = (n < nch) ? n : nch;
+	else
+		keep = (nch + n > 0) ? nch + n : 0;
+	if (!right)
+	{
+		*off = 0;
+		*rlen = xpu_text_char_offset(s, len, keep, utf8);
+		return;
+	}
+	cut = xpu_text_char_offset(s, len, nch - keep, utf8);
+	*off = cut;
+	*rlen = len - cut;
+}
+
+/* ltrim/rtrim/btrim of spaces: lead and trail say which ends */
+XPU_FUNC void
+xpu_text_trim_spaces(const char *s, int32_t len, bool lead, bool trail,
+					 int32_t *off, int32_t *rlen)
+{
+	int32_t		b = 0;
+	int32_t		e = len;
+
+	while (lead && b < e && s[b] == ' ')
+		b++;
+	while (trail && e > b && s[e - 1] == ' ')
+		e--;
+	*off = b;
+	*rlen = e - b;
+}
+
 #endif							/* XPU_TEXT_H */

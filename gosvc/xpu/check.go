@@ -143,6 +143,8 @@ func castSupported(from, to Type) bool {
 		return to == TypeText
 	case from == TypeText:
 		return to == TypeVarchar
+	case from == TypeBpchar:
+		return to == TypeText
 	}
 	return false
 }

@@ -103,6 +103,10 @@ func checkNArgs(op Opcode, n int) error {
 		if n < 1 {
 			return nargsError{n, "1 or more"}
 		}
+	case op == OpSubstr:
+		if n != 2 && n != 3 {
+			return nargsError{n, "2 or 3"}
+		}
 	default:
 		return nargsError{n, "a count this service does not know for a variadic opcode"}
 	}

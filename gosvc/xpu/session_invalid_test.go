@@ -175,7 +175,6 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"cast date tstz", "cast DATE -> TIMESTAMPTZ", op1(xpu.OpCast, TZ, D)},
 		{"cast ts date", "cast TIMESTAMP -> DATE", op1(xpu.OpCast, D, TS)},
 		{"cast text varchar", "", op1(xpu.OpCast, VC, T)},
-		{"cast bpchar text", "cast BPCHAR -> TEXT", op1(xpu.OpCast, T, BP)},
 		{"cast bool int4", "cast BOOL -> INT4", op1(xpu.OpCast, I4, B)},
 		{"not int", "argument 0 (node 0) is INT4, want BOOL", op1(xpu.OpNot, B, I4)},
 		{"or restype", "result type INT4, want BOOL", op2(xpu.OpOr, I4, B, B)},
@@ -212,6 +211,27 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"round of a float", "argument is FLOAT8, want NUMERIC", opx(xpu.OpNumRound, N, 0, 2, F8)},
 		{"round restype", "result type FLOAT8, want NUMERIC", opx(xpu.OpNumRound, F8, 0, 2, N)},
 		{"trunc past the scale bound", "outside [-2000, 2000]", opx(xpu.OpNumTrunc, N, 0, 2001, N)},
+		{"substr", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.OpX(xpu.OpSubstr, T, xpu.FlagLikeUTF8, 0, v(T), b.ConstInt4(1), b.ConstInt4(2))
+		}},
+		{"substr of one argument", "has 1 arguments, want 2 or 3", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpSubstr, T, v(T))
+		}},
+		{"substr of bpchar", "argument 0 is BPCHAR, want TEXT or VARCHAR", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpSubstr, T, v(xpu.TypeBpchar), b.ConstInt4(1))
+		}},
+		{"substr start int8", "argument 1 is INT8, want INT4", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpSubstr, T, v(T), v(I8))
+		}},
+		{"char_length restype", "result type INT8, want INT4", op1(xpu.OpCharLength, I8, T)},
+		{"octet_length flags", "flags 0x2 not allowed", opx(xpu.OpOctetLength, I4, xpu.FlagTextBytewise, 0, T)},
+		{"strpos of varchar", "", op2(xpu.OpStrpos, I4, T, xpu.TypeVarchar)},
+		{"starts_with restype", "result type INT4, want BOOL", op2(xpu.OpStartsWith, I4, T, T)},
+		{"left of int8", "argument 1 is INT8, want INT4", op2(xpu.OpLeft, T, T, I8)},
+		{"trim ends 0", "trim ends 0", op1(xpu.OpTrimSpaces, T, T)},
+		{"trim ends 3", "", opx(xpu.OpTrimSpaces, T, 0, 3, T)},
+		{"cast bpchar text", "", op1(xpu.OpCast, T, xpu.TypeBpchar)},
+		{"cast bpchar varchar", "cast BPCHAR -> VARCHAR", op1(xpu.OpCast, xpu.TypeVarchar, xpu.TypeBpchar)},
 		{"like", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
 			return b.OpX(xpu.OpLike, B, xpu.FlagLikeUTF8, 0, v(T), b.ConstText(T, "a%"))
 		}},

@@ -29,6 +29,8 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkZoneShift(p, nd, TypeTimestampTz, TypeTimestamp)
 	case OpNumRound, OpNumTrunc:
 		return checkNumericScale(p, nd)
+	case OpSubstr, OpCharLength, OpOctetLength, OpStrpos, OpStartsWith, OpLeft, OpRight, OpTrimSpaces:
+		return checkTextFunc(p, nd)
 	}
 	return fmt.Errorf("no validation rule for this opcode")
 }
@@ -157,6 +159,58 @@ func checkNumericScale(p *Program, nd *Node) error {
 	}
 	if nd.Aux < -numericMaxResultScale || nd.Aux > numericMaxResultScale {
 		return fmt.Errorf("scale %d is outside [-%d, %d]", nd.Aux, numericMaxResultScale, numericMaxResultScale)
+	}
+	return nil
+}
+
+// textFuncSignatures: each text function's result and the types of its
+// arguments after the first, which is TEXT or VARCHAR.
+var textFuncSignatures = map[Opcode]struct {
+	res  Type
+	rest []Type
+}{
+	OpCharLength:  {TypeInt4, nil},
+	OpOctetLength: {TypeInt4, nil},
+	OpStrpos:      {TypeInt4, []Type{TypeText}},
+	OpStartsWith:  {TypeBool, []Type{TypeText}},
+	OpLeft:        {TypeText, []Type{TypeInt4}},
+	OpRight:       {TypeText, []Type{TypeInt4}},
+	OpTrimSpaces:  {TypeText, nil},
+}
+
+// checkTextFunc: SUBSTR (TEXT, INT4 [, INT4]), the others as
+// textFuncSignatures says; XPU_NODE_LIKE_UTF8 is the only flag, aux is
+// TRIM_SPACES's ends (1 to 3).
+func checkTextFunc(p *Program, nd *Node) error {
+	if err := requireZero(nd, FlagLikeUTF8, nd.Opcode == OpTrimSpaces); err != nil {
+		return err
+	}
+	res, rest := TypeText, []Type{TypeInt4}
+	if nd.Opcode == OpSubstr {
+		if len(nd.Args) == 3 {
+			rest = append(rest, TypeInt4)
+		}
+	} else {
+		sig := textFuncSignatures[nd.Opcode]
+		res, rest = sig.res, sig.rest
+	}
+	if len(nd.Args) != 1+len(rest) {
+		return fmt.Errorf("%d arguments, want %d", len(nd.Args), 1+len(rest))
+	}
+	if err := requireRestype(nd, res); err != nil {
+		return err
+	}
+	if at := argType(p, nd, 0); !at.isVarlenaText() {
+		return fmt.Errorf("argument 0 is %s, want TEXT or VARCHAR", at)
+	}
+	for k, want := range rest {
+		at := argType(p, nd, k+1)
+		if at != want && !(want == TypeText && at.isVarlenaText()) {
+			return fmt.Errorf("argument %d is %s, want %s", k+1, at, want)
+		}
+	}
+	if nd.Opcode == OpTrimSpaces && (nd.Aux < 1 || nd.Aux > 3) {
+		return fmt.Errorf("trim ends %d, want 1 (leading), 2 (trailing) or 3 (both)", nd.Aux)
 	}
 	return nil
 }

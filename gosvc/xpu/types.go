@@ -63,6 +63,10 @@ func (t Type) isInteger() bool { return t == TypeInt2 || t == TypeInt4 || t == T
 func (t Type) isFloat() bool   { return t == TypeFloat4 || t == TypeFloat8 }
 func (t Type) isText() bool    { return t == TypeText || t == TypeVarchar || t == TypeBpchar }
 
+// isVarlenaText: the text functions' argument types (bpchar reaches them
+// through a cast).
+func (t Type) isVarlenaText() bool { return t == TypeText || t == TypeVarchar }
+
 // Opcode is XpuOpcode.
 type Opcode int16
 
@@ -110,6 +114,14 @@ const (
 	OpTzUtc        = Opcode(C.XPU_OP_TZ_UTC)
 	OpNumRound     = Opcode(C.XPU_OP_NUM_ROUND)
 	OpNumTrunc     = Opcode(C.XPU_OP_NUM_TRUNC)
+	OpSubstr       = Opcode(C.XPU_OP_SUBSTR)
+	OpCharLength   = Opcode(C.XPU_OP_CHAR_LENGTH)
+	OpOctetLength  = Opcode(C.XPU_OP_OCTET_LENGTH)
+	OpStrpos       = Opcode(C.XPU_OP_STRPOS)
+	OpStartsWith   = Opcode(C.XPU_OP_STARTS_WITH)
+	OpLeft         = Opcode(C.XPU_OP_LEFT)
+	OpRight        = Opcode(C.XPU_OP_RIGHT)
+	OpTrimSpaces   = Opcode(C.XPU_OP_TRIM_SPACES)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

@@ -301,6 +301,25 @@ build_expr(int k, KtProg &p)
 			}
 			break;
 		case 95: p.op(OP(LT), BOOL, {p.op(OP(DIV), NUM, {p.var(A_N), p.num(3, 3)}), p.num(-1, 0)}); break;
+#define TEXT_EQ(x, lit) p.op(OP(EQ), BOOL, {(x), p.text(lit)})
+		case 96: TEXT_EQ(p.op(OP(SUBSTR), TEXT, {p.var(A_T), p.i4(2), p.i4(2)}, U8), "bc"); break;
+		case 97: TEXT_EQ(p.op(OP(SUBSTR), TEXT, {p.var(A_V), p.i4(0), p.i4(2)}, U8), "x"); break;
+		case 98: p.op(OP(EQ), BOOL, {p.op(OP(CHAR_LENGTH), I4, {p.var(A_T)}, U8), p.i4(3)}); break;
+		case 99: p.op(OP(GT), BOOL, {p.op(OP(OCTET_LENGTH), I4, {p.var(A_V)}), p.i4(1)}); break;
+		case 100:
+			{
+				int c = p.op(OP(CAST), TEXT, {p.var(A_C)});
+
+				p.op(OP(EQ), BOOL, {p.op(OP(CHAR_LENGTH), I4, {c}, U8), p.i4(2)});
+			}
+			break;
+		case 101: p.op(OP(EQ), BOOL, {p.op(OP(STRPOS), I4, {p.var(A_T), p.text("b")}, U8), p.i4(2)}); break;
+		case 102: p.op(OP(STARTS_WITH), BOOL, {p.var(A_T), p.text("ab")}); break;
+		case 103: TEXT_EQ(p.op(OP(LEFT), TEXT, {p.var(A_T), p.i4(-1)}, U8), "ab"); break;
+		case 104: TEXT_EQ(p.op(OP(RIGHT), TEXT, {p.var(A_V), p.i4(2)}, U8), "yz"); break;
+		case 105: TEXT_EQ(p.add(OP(TRIM_SPACES), TEXT, {p.op(OP(CAST), TEXT, {p.var(A_C)})}, 0, 2), "ab"); break;
+		case 106: TEXT_EQ(p.op(OP(CAST), TEXT, {p.var(A_C)}), "ab c"); break;
+#undef TEXT_EQ
 		default: return false;
 	}
 	return true;
@@ -422,6 +441,38 @@ test_helpers(void)
 	CHECK(xpu_numeric_round(15, 1, 3, false, &nr, &ns) && nr == 1500 && ns == 3);
 	CHECK(xpu_numeric_round(xpu_numeric_bound(), 0, -1, false, &nr, &ns) == false);
 	CHECK(xpu_numeric_round(xpu_numeric_bound(), 0, -40, false, &nr, &ns) && nr == 0 && ns == 0);
+	/* text functions: byte ranges of the argument, characters in UTF-8 */
+	{
+		const char *u = "a\xc3\xa4\xe6\xbc\xa2z";	/* a ä 漢 z: 4 characters, 7 bytes */
+		int32_t		off,
+					len;
+
+		CHECK(xpu_text_nchars(u, 7, true) == 4 && xpu_text_nchars(u, 7, false) == 7);
+		xpu_text_substr(u, 7, 2, 2, true, &off, &len);
+		CHECK(off == 1 && len == 5);
+		xpu_text_substr(u, 7, -3, 5, true, &off, &len);
+		CHECK(off == 0 && len == 1);	/* characters -3..1: only the first */
+		xpu_text_substr(u, 7, -3, 4, true, &off, &len);
+		CHECK(len == 0);
+		xpu_text_substr(u, 7, INT32_MAX, INT32_MAX, true, &off, &len);
+		CHECK(len == 0);
+		xpu_text_substr(u, 7, 3, -1, true, &off, &len);
+		CHECK(off == 3 && len == 4);	/* to the end */
+		CHECK(xpu_text_strpos(u, 7, "z", 1, true) == 4 && xpu_text_strpos(u, 7, "z", 1, false) == 7);
+		CHECK(xpu_text_strpos(u, 7, "", 0, true) == 1 && xpu_text_strpos(u, 7, "q", 1, true) == 0);
+		xpu_text_left_right(u, 7, -1, false, true, &off, &len);
+		CHECK(off == 0 && len == 6);
+		xpu_text_left_right(u, 7, 2, true, true, &off, &len);
+		CHECK(off == 3 && len == 4);
+		xpu_text_left_right(u, 7, -100, true, true, &off, &len);
+		CHECK(len == 0);
+		xpu_text_left_right(u, 7, INT32_MIN, false, true, &off, &len);
+		CHECK(len == 0);
+		xpu_text_trim_spaces("  a b  ", 7, true, false, &off, &len);
+		CHECK(off == 2 && len == 5);
+		xpu_text_trim_spaces("   ", 3, true, true, &off, &len);
+		CHECK(len == 0);
+	}
 	/* numeric -> float: the correctly rounded value, or RECHECK */
 	{
 		double		d;

@@ -27,6 +27,7 @@
 #include "codegen/codegen_expr.h"
 #include "codegen/codegen_functable.h"
 #include "codegen/codegen_program.h"
+#include "codegen/codegen_text.h"
 #include "codegen/codegen_types.h"
 #include "codegen/codegen_values.h"
 #include "compat/pg_compat.h"
@@ -38,15 +39,18 @@ static int	emit_num_scale(CgContext *ctx, const CgFuncInfo *f, List *args);
  * Collations and encodings
  * ----------------------------------------------------------------
  */
-static bool
-collation_is_deterministic(Oid collid)
+bool
+cg_collation_is_deterministic(Oid collid)
 {
 	return OidIsValid(collid) && get_collation_isdeterministic(collid);
 }
 
-/* LIKE flags, or -1 when the database encoding is not offered */
-static int
-like_encoding_flags(void)
+/*
+ * XPU_NODE_LIKE_UTF8 or 0 for LIKE and the character-counting text
+ * functions, or -1 when the database encoding is not offered
+ */
+int
+cg_text_encoding_flags(void)
 {
 	if (GetDatabaseEncoding() == PG_UTF8)
 		return XPU_NODE_LIKE_UTF8;
@@ -106,7 +110,7 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 					flags |= XPU_NODE_TEXT_BYTEWISE;
 				else if (f->opcode == XPU_OP_EQ || f->opcode == XPU_OP_NE)
 				{
-					if (!collation_is_deterministic(inputcollid))
+					if (!cg_collation_is_deterministic(inputcollid))
 						return cg_refuse(ctx, "text equality under a non-deterministic collation");
 				}
 				else
@@ -143,7 +147,7 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 
 		case FK_LIKE:
 			{
-				int			enc = like_encoding_flags();
+				int			enc = cg_text_encoding_flags();
 				XpuNode    *pat = &ctx->nodes[a2];
 
 				if (enc < 0)
@@ -181,6 +185,7 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 		case FK_EXTRACT:
 		case FK_DATE_TRUNC:
 		case FK_NUM_SCALE:
+		case FK_TEXT:
 			break;				/* handled by emit_func */
 	}
 	return cg_refuse(ctx, "function %s cannot be applied here", cg_func_name(f));
@@ -235,6 +240,8 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 
 	if (f == NULL)
 		return refuse_func(ctx, funcid);
+	if (f->kind == FK_TEXT && cg_xtype_of_oid(rettype) == f->restype)
+		return cg_emit_text_func(ctx, f, inputcollid, args);
 	if (nargs != (f->arg2 != XPU_TYPE_INVALID ? 2 : 1) ||
 		cg_xtype_of_oid(rettype) != f->restype)
 		return cg_refuse(ctx, "unexpected signature of function %s", cg_func_name(f));

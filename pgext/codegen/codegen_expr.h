@@ -16,6 +16,8 @@
 #include "codegen/codegen_program.h"
 
 extern int	cg_emit_expr(CgContext *ctx, Expr *expr);
+extern bool cg_collation_is_deterministic(Oid collid);
+extern int	cg_text_encoding_flags(void);
 
 /* idx (a node), or -1 refused when its type is not the declared one */
 struct CgFuncInfo;

@@ -26,14 +26,19 @@ typedef enum CgFuncKind
 	FK_DATE_TRUNC,				/* (field text, a2) -> restype */
 	FK_ZONE,					/* (a1) cast to optype, then the zone shift
 								 * opcode -> restype */
-	FK_NUM_SCALE				/* (NUMERIC, CONST INT4 scale) -> NUMERIC:
+	FK_NUM_SCALE,				/* (NUMERIC, CONST INT4 scale) -> NUMERIC:
 								 * the opcode with aux = the scale */
+	FK_TEXT						/* a text function: the first argument as
+								 * TEXT (bpchar cast), the others as arg2,
+								 * SUBSTR with an optional third INT4 */
 } CgFuncKind;
 
 #define FF_PATTERN		0x01	/* text comparison bytewise under any
 								 * collation (text_pattern_lt, ...) */
 #define FF_DATE_AS_TS	0x02	/* date_part(text, date): cast to TIMESTAMP */
 #define FF_ICASE		0x04	/* ILIKE: ASCII letters without case */
+#define FF_TRIM_LEAD	0x08	/* TRIM_SPACES: leading spaces */
+#define FF_TRIM_TRAIL	0x10	/* TRIM_SPACES: trailing spaces */
 
 typedef struct CgFuncInfo
 {

@@ -99,6 +99,8 @@ cg_cast_supported(XpuType from, XpuType to)
 		return to == XPU_TYPE_TEXT;
 	if (from == XPU_TYPE_TEXT)
 		return to == XPU_TYPE_VARCHAR;
+	if (from == XPU_TYPE_BPCHAR)
+		return to == XPU_TYPE_TEXT;
 	return false;
 }
 

@@ -21,6 +21,8 @@ SELECT * FROM check_gpupreagg($$SELECT f4, count(*) AS v1 FROM t_pa WHERE g >= 1
 -- several keys, and expressions as keys
 SELECT * FROM check_gpupreagg($$SELECT g, gt, gb, count(*) AS v1, sum(c) AS v2, avg(f8) AS v3 FROM t_pa GROUP BY g, gt, gb$$, 'g, gt, gb');
 SELECT * FROM check_gpupreagg($$SELECT b % 7 AS k, extract(year FROM d) AS y, count(*) AS v1, sum(a) AS v2 FROM t_pa GROUP BY 1, 2$$, 'k, y');
+SELECT * FROM check_gpupreagg($$SELECT substring(gt, 1, 4) AS k, length(gv) AS l, count(*) AS v1, sum(a) AS v2 FROM t_pa GROUP BY 1, 2$$, 'k, l');
+SELECT * FROM check_gpupreagg($$SELECT gc::text AS k, count(*) AS v1 FROM t_pa GROUP BY 1$$, 'k');
 -- keys with quals, and HAVING on a key
 SELECT * FROM check_gpupreagg($$SELECT gt, count(*) AS v1, sum(c) AS v2 FROM t_pa WHERE b > 0 AND gt LIKE 'key1%' GROUP BY gt HAVING gt <> 'key10'$$, 'gt');
 -- DISTINCT

@@ -1,0 +1,77 @@
+/*
+ * codegen_text.c
+ *
+ * xPU code generator: the text functions.  Their results are parts of an
+ * argument's bytes, so the device needs no memory for them.  Those that
+ * count characters do so in UTF8 and single-byte encodings only, where a
+ * character's bytes are known without the encoding's tables; position and
+ * starts_with compare bytes, which is PostgreSQL's answer under a
+ * deterministic collation only.  A bpchar argument is first cast to text
+ * (trailing spaces removed), as PostgreSQL's bpchar length does and its
+ * implicit cast to text gives the text functions.
+ */
+#include "postgres.h"
+
+#include "mb/pg_wchar.h"
+#include "nodes/nodeFuncs.h"
+
+#include "codegen/codegen_expr.h"
+#include "codegen/codegen_text.h"
+#include "codegen/codegen_types.h"
+#include "codegen/codegen_values.h"
+
+/* the opcodes whose results depend on where characters begin */
+static bool
+counts_characters(int opcode)
+{
+	return opcode == XPU_OP_SUBSTR || opcode == XPU_OP_CHAR_LENGTH ||
+		opcode == XPU_OP_STRPOS || opcode == XPU_OP_LEFT ||
+		opcode == XPU_OP_RIGHT;
+}
+
+int
+cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *args)
+{
+	int			nargs = list_length(args);
+	int			want = (f->arg2 != XPU_TYPE_INVALID) ? 2 : 1;
+	int			argv[3];
+	uint16		flags = 0;
+	int32		aux = 0;
+	int			i;
+
+	/* substring(text, int4, int4) is SUBSTR's one three-argument form */
+	if (nargs != want && !(f->opcode == XPU_OP_SUBSTR && nargs == 3))
+		return cg_refuse(ctx, "unexpected signature of function %s", cg_func_name(f));
+	if (counts_characters(f->opcode))
+	{
+		int			enc = cg_text_encoding_flags();
+
+		if (enc < 0)
+			return cg_refuse(ctx, "%s is not supported on the device in encoding \"%s\"",
+							 cg_func_name(f), GetDatabaseEncodingName());
+		flags = (uint16) enc;
+	}
+	if ((f->opcode == XPU_OP_STRPOS || f->opcode == XPU_OP_STARTS_WITH) &&
+		!cg_collation_is_deterministic(inputcollid))
+		return cg_refuse(ctx, "%s under a non-deterministic collation", cg_func_name(f));
+	if (f->opcode == XPU_OP_TRIM_SPACES)
+		aux = ((f->flags & FF_TRIM_LEAD) ? 1 : 0) | ((f->flags & FF_TRIM_TRAIL) ? 2 : 0);
+
+	for (i = 0; i < nargs; i++)
+	{
+		int			declared = (i == 0) ? f->arg1 : f->arg2;
+		XpuType		to = (declared == XPU_TYPE_INT4) ? XPU_TYPE_INT4 : XPU_TYPE_TEXT;
+		int			a = cg_emit_expr(ctx, (Expr *) list_nth(args, i));
+
+		if (a < 0)
+			return a;
+		/* a varchar is a text to the device, a bpchar loses its padding */
+		if (to == XPU_TYPE_TEXT && ctx->nodes[a].restype == XPU_TYPE_VARCHAR)
+			argv[i] = a;
+		else
+			argv[i] = cg_coerce(ctx, a, to);
+		if (argv[i] < 0)
+			return argv[i];
+	}
+	return cg_add_node(ctx, f->opcode, f->restype, flags, aux, nargs, argv);
+}

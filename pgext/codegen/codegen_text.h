@@ -1,0 +1,19 @@
+/*
+ * codegen_text.h
+ *
+ * xPU code generator: the text functions (substring, length, position,
+ * starts_with, left, right, trim).
+ */
+#ifndef PGSTROM_CODEGEN_TEXT_H
+#define PGSTROM_CODEGEN_TEXT_H
+
+#include "postgres.h"
+#include "nodes/pg_list.h"
+
+#include "codegen/codegen_functable.h"
+#include "codegen/codegen_program.h"
+
+extern int	cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f,
+							  Oid inputcollid, List *args);
+
+#endif							/* PGSTROM_CODEGEN_TEXT_H */
