@@ -87,8 +87,8 @@ func TestIdleSessionClosed(t *testing.T) {
 	busy := dial(t, s)
 	expectSuccess(t, busy, sessionMsg(1))
 	quiet := dial(t, s)
+	start := time.Now() // the service's last read of quiet comes after this
 	expectSuccess(t, quiet, sessionMsg(1))
-	start := time.Now()
 	if _, err := busy.Write(chunkMsg(2, 2, 1)); err != nil {
 		t.Fatal(err)
 	}
