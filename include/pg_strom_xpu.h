@@ -655,6 +655,10 @@ typedef struct XpuGroupKey
  *   VAR_INT8  u64 n, u64 0, u64 s1_lo, i64 s1_hi, u64 s2_w0, u64 s2_w1, u64 s2_w2
  *                                                     INT8: int128 sum(x) and a 192-bit
  *                                                     unsigned sum(x*x) (each x*x < 2^126)
+ *   SUM_NUMV  u64 n, u64 nnan, i64 maxscale, u64 w0, u64 w1, u64 w2
+ *                                                     NUMERIC of varying display scale: a
+ *                                                     192-bit two's complement sum at scale
+ *                                                     S and the largest display scale added
  *
  * NUMERIC arguments (SUM_INT, MIN_INT, MAX_INT only): param is a scale S,
  * 0..18, and the argument is taken as the int64 value * 10^S.  A row whose
@@ -663,6 +667,15 @@ typedef struct XpuGroupKey
  * numeric(p,S) with p <= 18, whose values always fit).  SUM_INT's second
  * field and MIN/MAX_INT's nnan count NaN inputs on the CPU; the device
  * leaves them 0.  For other argument types param is 0.
+ *
+ * SUM_NUMV (NUMERIC only): param is a scale S, 0..XPU_PREAGG_MAX_NUMV_SCALE,
+ * that bounds the display scale of every value the argument can take (the
+ * planner derives it from the expression's form).  A value is added as the
+ * int128 value * 10^S, and maxscale keeps the largest display scale of the
+ * values added, which is the display scale PostgreSQL gives their sum.  A row
+ * whose value has more than S fractional digits, whose value * 10^S leaves
+ * the device's numeric range (|m| < 10^38), or that is NaN is RECHECK; the
+ * CPU adds it with 192 bits.
  *
  * With n = 0 the other fields keep their initial values (0 unless noted).
  * int128 sums are updated with 64-bit atomics: lo += v (unsigned, carry
@@ -679,7 +692,8 @@ typedef struct XpuGroupKey
 	X(MAX_FP,  16) \
 	X(VAR_FP,  40) \
 	X(VAR_INT, 48) \
-	X(VAR_INT8, 56)
+	X(VAR_INT8, 56) \
+	X(SUM_NUMV, 48)
 
 typedef enum XpuAggKind
 {
@@ -701,6 +715,7 @@ typedef struct XpuAggDesc
 } XpuAggDesc;
 
 #define XPU_PREAGG_MAX_NUMERIC_SCALE	18
+#define XPU_PREAGG_MAX_NUMV_SCALE		32
 
 /*
  * A group entry: XPU_PREAGG_ENTRY_HEADER bytes of header, then the key

@@ -116,6 +116,27 @@ xpu_agg_numeric_scaled(const XpuAggDesc *a, const xpu_datum *d, int64_t *v)
 	return true;
 }
 
+/*
+ * A NUMERIC argument of SUM_NUMV as the int128 value * 10^param; false when
+ * it has more fractional digits or does not fit (the row is RECHECK).
+ */
+XPU_FUNC bool
+xpu_agg_numeric_at_scale(const XpuAggDesc *a, const xpu_datum *d, xpu_int128 *v)
+{
+	*v = d->v.num;
+	if (d->scale > a->param)
+		return false;
+	return d->scale == a->param || xpu_scale_up128(*v, a->param - d->scale, v);
+}
+
+/* a signed int128 into a 192-bit two's complement sum */
+XPU_FUNC void
+xpu_acc_add_s192(uint64_t *w, xpu_int128 v)
+{
+	xpu_acc_add_u192w(w, (uint64_t) v, (uint64_t) ((unsigned __int128) v >> 64),
+					  v < 0 ? UINT64_MAX : 0);
+}
+
 /* the argument of an integer accumulator */
 XPU_FUNC int64_t
 xpu_agg_int_arg(const XpuAggDesc *a, const xpu_datum *d)
@@ -258,6 +279,15 @@ xpu_acc_update(const XpuAggDesc *a, char *acc, const xpu_datum *slots)
 								 (unsigned __int128) ((xpu_int128) x * x));
 			}
 			break;
+		case XPU_AGG_SUM_NUMV:
+			{
+				xpu_int128	x = 0;
+
+				(void) xpu_agg_numeric_at_scale(a, d, &x);	/* checked by args_fit */
+				xpu_atomic_max_i64((int64_t *) (acc + 16), d->scale);
+				xpu_acc_add_s192((uint64_t *) (acc + 24), x);
+			}
+			break;
 		default:
 			break;
 	}
@@ -273,10 +303,14 @@ xpu_preagg_args_fit(const xpu_preagg *pa, const xpu_datum *slots)
 	{
 		const XpuAggDesc *a = &pa->aggs[i];
 		int64_t		v;
+		xpu_int128	w;
 
-		if (a->argtype == XPU_TYPE_NUMERIC && a->kind != XPU_AGG_COUNT &&
-			xpu_agg_contributes(a, slots) &&
-			!xpu_agg_numeric_scaled(a, &slots[a->arg], &v))
+		if (a->argtype != XPU_TYPE_NUMERIC || a->kind == XPU_AGG_COUNT ||
+			!xpu_agg_contributes(a, slots))
+			continue;
+		if (a->kind == XPU_AGG_SUM_NUMV
+			? !xpu_agg_numeric_at_scale(a, &slots[a->arg], &w)
+			: !xpu_agg_numeric_scaled(a, &slots[a->arg], &v))
 			return false;
 	}
 	return true;
@@ -363,6 +397,11 @@ xpu_acc_combine(const XpuAggDesc *a, char *dst, const char *src)
 							  *((const uint64_t *) (src + 16)), *((const int64_t *) (src + 24)));
 			xpu_acc_add_u192w((uint64_t *) (dst + 32), *((const uint64_t *) (src + 32)),
 							  *((const uint64_t *) (src + 40)), *((const uint64_t *) (src + 48)));
+			break;
+		case XPU_AGG_SUM_NUMV:
+			xpu_atomic_max_i64((int64_t *) (dst + 16), *((const int64_t *) (src + 16)));
+			xpu_acc_add_u192w((uint64_t *) (dst + 24), *((const uint64_t *) (src + 24)),
+							  *((const uint64_t *) (src + 32)), *((const uint64_t *) (src + 40)));
 			break;
 		default:
 			break;

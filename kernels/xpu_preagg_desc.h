@@ -68,6 +68,8 @@ xpu_agg_argtype_ok(int kind, int t)
 			return t == XPU_TYPE_INT2 || t == XPU_TYPE_INT4;
 		case XPU_AGG_VAR_INT8:
 			return t == XPU_TYPE_INT8;
+		case XPU_AGG_SUM_NUMV:
+			return t == XPU_TYPE_NUMERIC;
 		default:
 			return false;
 	}
@@ -215,7 +217,9 @@ xpu_preagg_validate_region(const xpu_program *prog, const xpu_preagg *pa, int r)
 		if (xpu_agg_bytes(a->kind) < 0)
 			return false;
 		if (a->argtype == XPU_TYPE_NUMERIC && a->kind != XPU_AGG_COUNT
-			? (a->param < 0 || a->param > XPU_PREAGG_MAX_NUMERIC_SCALE)
+			? (a->param < 0 || a->param > (a->kind == XPU_AGG_SUM_NUMV
+										   ? XPU_PREAGG_MAX_NUMV_SCALE
+										   : XPU_PREAGG_MAX_NUMERIC_SCALE))
 			: a->param != 0)
 			return false;
 		if (a->arg == -1)

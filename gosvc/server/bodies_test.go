@@ -77,6 +77,8 @@ func TestLargeInlineChunksAreReceivedIntoLentMemory(t *testing.T) {
 	})
 	s := startExecServer(t, 4, ex)
 	c := dial(t, s)
+	// 32 MB hashed twice under -race, beside the other suites on 2 cores
+	c.SetDeadline(time.Now().Add(90 * time.Second))
 	expectSuccess(t, c, sessionMsg(1))
 
 	want := map[uint32][32]byte{}

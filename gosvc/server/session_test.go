@@ -137,7 +137,11 @@ func startSharedServer(t *testing.T, workers int, ex nodekind.Executor, nbuffers
 		Executor:      ex,
 		Kinds:         testKinds,
 		SharedBuffers: nbuffers,
-		Logger:        zerolog.New(zerolog.NewTestWriter(t)),
+		// these tests time no client: a message slowed by -race and a busy
+		// machine must not be taken for a stalled one (fairness_test.go
+		// tests the production bound)
+		MessageTimeout: time.Minute,
+		Logger:         zerolog.New(zerolog.NewTestWriter(t)),
 	})
 	if err != nil {
 		t.Fatalf("New: %v", err)

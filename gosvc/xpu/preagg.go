@@ -26,7 +26,7 @@ type AggDesc struct {
 	Arg     int32 // node index, or -1 (count(*))
 	Filter  int32 // BOOL node index, or -1
 	Offset  uint32
-	Param   int32 // NUMERIC argument of SUM_INT/MIN_INT/MAX_INT: its scale; else 0
+	Param   int32 // NUMERIC argument of SUM_INT/MIN_INT/MAX_INT/SUM_NUMV: its scale; else 0
 }
 
 // AggKind is XpuAggKind.
@@ -76,6 +76,8 @@ func (k AggKind) AcceptsArg(t Type) bool {
 		return t == TypeInt2 || t == TypeInt4
 	case AggVarInt8:
 		return t == TypeInt8
+	case AggSumNumV:
+		return t == TypeNumeric
 	}
 	return false
 }

@@ -68,6 +68,7 @@ const (
 	AggVarFP   = AggKind(C.XPU_AGG_VAR_FP)
 	AggVarInt  = AggKind(C.XPU_AGG_VAR_INT)
 	AggVarInt8 = AggKind(C.XPU_AGG_VAR_INT8)
+	AggSumNumV = AggKind(C.XPU_AGG_SUM_NUMV)
 )
 
 // Field offsets of XpuSession's descriptor offsets (GpuPreAgg's, GpuJoin's),
@@ -101,6 +102,7 @@ const (
 	OffAggParam   = int(unsafe.Offsetof(C.XpuAggDesc{}.param))
 
 	PreAggMaxNumericScale = int32(C.XPU_PREAGG_MAX_NUMERIC_SCALE)
+	PreAggMaxNumVScale    = int32(C.XPU_PREAGG_MAX_NUMV_SCALE)
 )
 
 // Field offsets of XpuPreAggEntryHeader and XpuPreAggTable, from the struct

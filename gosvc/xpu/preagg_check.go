@@ -134,8 +134,12 @@ func decodeAgg(b []byte, p *Program, fused bool) (AggDesc, error) {
 		return a, fmt.Errorf("unknown kind %d", a.Kind)
 	}
 	if a.ArgType == TypeNumeric && a.Kind != AggCount {
-		if a.Param < 0 || a.Param > PreAggMaxNumericScale {
-			return a, fmt.Errorf("%s of NUMERIC at scale %d, must be 0..%d", a.Kind, a.Param, PreAggMaxNumericScale)
+		maxScale := PreAggMaxNumericScale
+		if a.Kind == AggSumNumV {
+			maxScale = PreAggMaxNumVScale
+		}
+		if a.Param < 0 || a.Param > maxScale {
+			return a, fmt.Errorf("%s of NUMERIC at scale %d, must be 0..%d", a.Kind, a.Param, maxScale)
 		}
 	} else if a.Param != 0 {
 		return a, fmt.Errorf("param %d for %s of %s, must be 0", a.Param, a.Kind, a.ArgType)

@@ -225,6 +225,9 @@ func TestParseSessionNumericAggregateScale(t *testing.T) {
 		{"sum at scale -1", xpu.AggSumInt, -1, false},
 		{"count with a scale", xpu.AggCount, 2, false},
 		{"float sum of numeric", xpu.AggSumFP, 2, false},
+		{"varying-scale sum at its bound 32", xpu.AggSumNumV, 32, true},
+		{"varying-scale sum past its bound", xpu.AggSumNumV, 33, false},
+		{"varying-scale sum at scale -1", xpu.AggSumNumV, -1, false},
 	} {
 		b := preaggProgram()
 		n := 2 // the numeric VAR node of preaggProgram

@@ -460,7 +460,7 @@ struct PreAggSpec
 		k.offset = place(k.width);
 		keys.push_back(k);
 	}
-	void agg(int kind, int arg, int argtype, int filter = -1)
+	void agg(int kind, int arg, int argtype, int filter = -1, int param = 0)
 	{
 		XpuAggDesc a;
 		memset(&a, 0, sizeof(a));
@@ -468,6 +468,7 @@ struct PreAggSpec
 		a.arg = arg;
 		a.argtype = argtype;
 		a.filter = filter;
+		a.param = param;
 		a.offset = place(xpu_agg_bytes(kind));
 		aggs.push_back(a);
 	}
@@ -795,6 +796,16 @@ ref_accumulate(RefGroup &g, const PreAggSpec &s, const xpu_datum *slots)
 		}
 		switch (a.kind)
 		{
+			case XPU_AGG_SUM_NUMV:
+				{
+					xpu_int128 v = d->v.num;
+
+					for (int k = d->scale; k < a.param; k++)
+						v *= 10;		/* ref_args_fit: no overflow */
+					g.s1[i] += v;
+					g.s2[i] = std::max<xpu_int128>(g.s2[i], d->scale);
+				}
+				break;
 			case XPU_AGG_SUM_INT: g.s1[i] += d->v.i64; break;
 			case XPU_AGG_VAR_INT: g.s1[i] += d->v.i64; g.s2[i] += (xpu_int128) d->v.i64 * d->v.i64; break;
 			case XPU_AGG_VAR_INT8:
@@ -833,6 +844,13 @@ check_entry(const PreAggSpec &s, const char *e, const RefGroup &g)
 		{
 			case XPU_AGG_SUM_INT:
 				this_ok &= lo1 == g.s1[i];
+				break;
+			case XPU_AGG_SUM_NUMV:
+				/* the 192-bit sum: the reference's int128, sign-extended */
+				this_ok &= (int64_t) acc_u64(acc, 16) == (int64_t) g.s2[i] &&
+					(xpu_int128) ((unsigned __int128) acc_u64(acc, 32) << 64 | acc_u64(acc, 24)) == g.s1[i] &&
+					acc_u64(acc, 40) == (g.s1[i] < 0 ? UINT64_MAX : 0) &&
+					acc_u64(acc, 8) == 0;
 				break;
 			case XPU_AGG_VAR_INT:
 				this_ok &= lo1 == g.s1[i] &&
@@ -891,6 +909,38 @@ check_entry(const PreAggSpec &s, const char *e, const RefGroup &g)
 	return ok;
 }
 
+/*
+ * SUM_NUMV's arguments, checked apart from the kernels' code: a value of
+ * at most param fractional digits whose value * 10^param stays within the
+ * device's numeric range, |m| < 10^38
+ */
+static bool
+ref_args_fit(const PreAggSpec &s, const xpu_datum *slots)
+{
+	for (const XpuAggDesc &a : s.aggs)
+	{
+		if (a.kind != XPU_AGG_SUM_NUMV)
+			continue;
+		if (a.filter >= 0 && (slots[a.filter].isnull || !slots[a.filter].v.i64))
+			continue;
+		const xpu_datum *d = &slots[a.arg];
+		if (d->isnull)
+			continue;
+		if (d->scale > a.param)
+			return false;
+		xpu_int128 v = d->v.num;
+		xpu_int128 limit = 1;
+		for (int k = 0; k < 38; k++)
+			limit *= 10;
+		for (int k = d->scale; k < a.param; k++)
+			if (__builtin_mul_overflow(v, (xpu_int128) 10, &v))
+				return false;
+		if (v >= limit || v <= -limit)
+			return false;
+	}
+	return true;
+}
+
 /* the reference of every row of the items, once each */
 static void
 ref_run(const xpu_program *prog, const xpu_preagg *pa, const PreAggSpec &s,
@@ -907,7 +957,7 @@ ref_run(const xpu_program *prog, const xpu_preagg *pa, const PreAggSpec &s,
 			continue;
 		r.ntuples++;
 		int res = xpu_eval_tuple(prog, page.data() + xpu_lp_off(lp), (int32_t) xpu_lp_len(lp), slots);
-		if (res == XPU_ROW_MATCH && !xpu_preagg_keys_fit(pa, slots))
+		if (res == XPU_ROW_MATCH && (!xpu_preagg_keys_fit(pa, slots) || !ref_args_fit(s, slots)))
 			res = XPU_ROW_RECHECK;
 		if (res == XPU_ROW_RECHECK)
 			r.nrecheck++;
@@ -1235,6 +1285,20 @@ test_runs(const char *path)
 		s2.agg(XPU_AGG_COUNT, -1, 0);
 		run_preagg("group by n", p, s2, page, 2, 2);
 		run_preagg("group by n, local", p, s2, page, 2, 2, -1, 1000);
+	}
+	{	/* SUM_NUMV: numerics of scales 0 to 30, at a bound of 6 and of 30 */
+		KtProg p;
+		int b = p.var(A_B), n = p.var(A_N), f = p.op(OP(IS_NOT_NULL), BOOL, {p.var(A_D)});
+		p.b(true);
+		PreAggSpec s;
+		s.key(b, BOOL);
+		s.agg(XPU_AGG_SUM_NUMV, n, NUM, -1, 6);
+		s.agg(XPU_AGG_SUM_NUMV, n, NUM, f, 30);
+		run_preagg("sum_numv", p, s, page, 64, 2);
+		run_preagg("sum_numv, local", p, s, page, 64, 2, -1, 1000);
+		PreAggSpec s2;
+		s2.agg(XPU_AGG_SUM_NUMV, n, NUM, -1, 30);
+		run_preagg("sum_numv, one group", p, s2, page, 64, 3);
 	}
 	{	/* text keys too long for the slot: RECHECK; a qual that filters */
 		KtProg p;

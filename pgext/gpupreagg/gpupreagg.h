@@ -142,6 +142,11 @@ extern void gpupreagg_accum_add(const GpuPreAggAgg *agg, char *acc,
 extern Datum gpupreagg_partial_state(const GpuPreAggAgg *agg, const char *acc,
 									 bool *isnull);
 
+/* gpupreagg_numv.c: SUM_NUMV, the numeric sum of varying display scales */
+extern void gpupreagg_numv_add(const GpuPreAggAgg *agg, char *acc, Datum value);
+extern int32 gpupreagg_numv_send(struct StringInfoData *buf,
+								 const GpuPreAggAgg *agg, const char *acc);
+
 /*
  * The key value stored in a device entry's key slot, as a Datum of type
  * typid (the key expression's type), in the current memory context.

@@ -335,9 +335,15 @@ gpupreagg_accum_add(const GpuPreAggAgg *agg, char *acc, Datum value, bool isnull
 		/* numeric(p,s) holds no infinities; NaN is counted apart */
 		if (numeric_is_nan(DatumGetNumeric(value)))
 		{
-			int			nan_field = (agg->kind == XPU_AGG_SUM_INT) ? 1 : 2;
+			int			nan_field = (agg->kind == XPU_AGG_SUM_INT ||
+									 agg->kind == XPU_AGG_SUM_NUMV) ? 1 : 2;
 
 			put_u64(acc, nan_field, get_u64(acc, nan_field) + 1);
+			return;
+		}
+		if (agg->kind == XPU_AGG_SUM_NUMV)
+		{
+			gpupreagg_numv_add(agg, acc, value);
 			return;
 		}
 		if (agg->kind == XPU_AGG_SUM_INT)
@@ -667,8 +673,21 @@ gpupreagg_partial_state(const GpuPreAggAgg *agg, const char *acc, bool *isnull)
 			/* numeric_avg_serialize: NaNs count apart, not in N */
 			pq_begintypsend(&buf);
 			pq_sendint64(&buf, (int64) n);
-			send_scaled_numericvar(&buf, get_i128(acc, 2), n > 0 ? agg->param : 0);
-			pq_sendint32(&buf, n > 0 ? agg->param : 0);	/* maxScale */
+			if (agg->kind == XPU_AGG_SUM_NUMV)
+			{
+				int32		dscale = gpupreagg_numv_send(&buf, agg, acc);
+
+				/*
+				 * maxScaleCount below serves only the moving-aggregate
+				 * inverse, which a partial aggregate never runs: n bounds it
+				 */
+				pq_sendint32(&buf, dscale); /* maxScale */
+			}
+			else
+			{
+				send_scaled_numericvar(&buf, get_i128(acc, 2), n > 0 ? agg->param : 0);
+				pq_sendint32(&buf, n > 0 ? agg->param : 0);	/* maxScale */
+			}
 			pq_sendint64(&buf, (int64) n);	/* maxScaleCount: all at scale */
 			pq_sendint64(&buf, (int64) get_u64(acc, 1));	/* NaNcount */
 			pq_sendint64(&buf, 0);	/* pInfcount */

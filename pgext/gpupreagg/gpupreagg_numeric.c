@@ -16,6 +16,15 @@
  * fixes none unless rounded.  A
  * value that does not fit the accumulator is evaluated on the CPU (RECHECK).
  *
+ * Where the form fixes no single scale it may still bound it: the device
+ * then sums at the bound and keeps the largest display scale it saw
+ * (SUM_NUMV).  The bound follows numeric.c's rules from an upper bound of
+ * each value's magnitude: a quotient's display scale is at least 16
+ * significant digits past its leading base-10000 digit, and that digit's
+ * weight is bounded below by the dividend's smallest non-zero value (a
+ * value of display scale s is a multiple of 10^-s) and the divisor's
+ * largest.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -211,4 +220,242 @@ gpupreagg_numeric_scale(Expr *arg, int32 *scale)
 {
 	return numeric_scale_of((Node *) arg, scale) &&
 		*scale >= 0 && *scale <= XPU_PREAGG_MAX_NUMERIC_SCALE;
+}
+
+/*
+ * NumericBound - of every value an expression can take: its display scale
+ * is at most smax, and |value| < 10^emax.
+ */
+typedef struct NumericBound
+{
+	int32		smax;
+	int32		emax;
+} NumericBound;
+
+/* past these the bound is useless to the device: give up early */
+#define NUMERIC_BOUND_SCALE_MAX		XPU_PREAGG_MAX_NUMV_SCALE
+#define NUMERIC_BOUND_DIGITS_MAX	1000
+
+static bool numeric_bound_of(Node *node, NumericBound *b);
+
+/* floor(n / 4) for any sign: the base-10000 weight of 10^n */
+static int32
+weight_of_pow10(int32 n)
+{
+	return n >= 0 ? n / 4 : -((3 - n) / 4);
+}
+
+static bool
+bound_ok(NumericBound *b)
+{
+	return b->smax >= 0 && b->smax <= NUMERIC_BOUND_SCALE_MAX &&
+		b->emax >= 0 && b->emax <= NUMERIC_BOUND_DIGITS_MAX;
+}
+
+static bool
+typmod_bound(int32 typmod, NumericBound *b)
+{
+	int32		precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
+	int32		scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+
+	/* a negative scale rounds to tens, hundreds...: display scale 0 */
+	b->smax = Max(scale, 0);
+	b->emax = Max(precision - scale, 0);
+	return bound_ok(b);
+}
+
+/* a non-NULL, finite constant: its own scale and integer digits */
+static bool
+const_bound(Const *c, NumericBound *b)
+{
+	Numeric		num = DatumGetNumeric(c->constvalue);
+	const char *p;
+	int32		digits = 0;
+
+	if (numeric_is_nan(num) || numeric_is_inf(num))
+		return false;
+	b->smax = DatumGetInt32(DirectFunctionCall1(numeric_scale, c->constvalue));
+	p = DatumGetCString(DirectFunctionCall1(numeric_out, c->constvalue));
+	if (*p == '-')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	b->emax = digits;
+	return bound_ok(b);
+}
+
+/* the widest bound over args, NULL constants left out (CASE, COALESCE) */
+static bool
+union_bound(List *args, NumericBound *b)
+{
+	ListCell   *lc;
+	bool		found = false;
+
+	b->smax = 0;
+	b->emax = 0;
+	foreach(lc, args)
+	{
+		Node	   *arg = (Node *) lfirst(lc);
+		NumericBound ab;
+
+		if (IsA(arg, Const) && ((Const *) arg)->constisnull)
+			continue;
+		if (!numeric_bound_of(arg, &ab))
+			return false;
+		b->smax = Max(b->smax, ab.smax);
+		b->emax = Max(b->emax, ab.emax);
+		found = true;
+	}
+	return found;
+}
+
+/* a / b as numeric_div gives it (select_div_scale) */
+static bool
+div_bound(const NumericBound *a, const NumericBound *d, NumericBound *b)
+{
+	/* the dividend's leading weight: of its smallest non-zero value, or 0 */
+	int32		w1min = Min(weight_of_pow10(-a->smax), 0);
+	/* the divisor's: |d| < 10^emax, so its leading digit is below that */
+	int32		w2max = weight_of_pow10(d->emax - 1);
+	/* one less where the dividend's first digit is not above the divisor's */
+	int32		qweight_min = w1min - w2max - 1;
+
+	b->smax = Max(16 - 4 * qweight_min, Max(a->smax, d->smax));
+	/* |a / d| <= |a| / (smallest non-zero |d|), plus rounding's carry */
+	b->emax = a->emax + d->smax + 1;
+	return bound_ok(b);
+}
+
+static bool
+numeric_bound_of(Node *node, NumericBound *b)
+{
+	NumericBound a,
+				c;
+
+	check_stack_depth();
+	if (node == NULL || exprType(node) != NUMERICOID)
+		return false;
+	if (exprTypmod(node) >= (int32) VARHDRSZ)
+		return typmod_bound(exprTypmod(node), b);
+
+	switch (nodeTag(node))
+	{
+		case T_Const:
+			return !((Const *) node)->constisnull &&
+				const_bound((Const *) node, b);
+		case T_RelabelType:
+			return numeric_bound_of((Node *) ((RelabelType *) node)->arg, b);
+		case T_CaseExpr:
+			{
+				CaseExpr   *ce = (CaseExpr *) node;
+				List	   *results = NIL;
+				ListCell   *lc;
+
+				foreach(lc, ce->args)
+					results = lappend(results, lfirst_node(CaseWhen, lc)->result);
+				if (ce->defresult)
+					results = lappend(results, ce->defresult);
+				return union_bound(results, b);
+			}
+		case T_CoalesceExpr:
+			return union_bound(((CoalesceExpr *) node)->args, b);
+		case T_FuncExpr:
+		case T_OpExpr:
+			break;
+		default:
+			return false;
+	}
+
+	{
+		Oid			funcid;
+		List	   *args;
+
+		if (IsA(node, FuncExpr))
+		{
+			funcid = ((FuncExpr *) node)->funcid;
+			args = ((FuncExpr *) node)->args;
+		}
+		else
+		{
+			funcid = ((OpExpr *) node)->opfuncid;
+			args = ((OpExpr *) node)->args;
+		}
+		switch (funcid)
+		{
+			case F_NUMERIC_INT2:
+				b->smax = 0;
+				b->emax = 5;
+				return true;
+			case F_NUMERIC_INT4:
+				b->smax = 0;
+				b->emax = 10;
+				return true;
+			case F_NUMERIC_INT8:
+				b->smax = 0;
+				b->emax = 19;
+				return true;
+			case F_NUMERIC_UMINUS:
+			case F_NUMERIC_UPLUS:
+			case F_NUMERIC_ABS:
+			case F_ABS_NUMERIC:
+				return list_length(args) == 1 &&
+					numeric_bound_of(linitial(args), b);
+			case F_NUMERIC_ADD:
+			case F_NUMERIC_SUB:
+				if (list_length(args) != 2 ||
+					!numeric_bound_of(linitial(args), &a) ||
+					!numeric_bound_of(lsecond(args), &c))
+					return false;
+				b->smax = Max(a.smax, c.smax);
+				b->emax = Max(a.emax, c.emax) + 1;
+				return bound_ok(b);
+			case F_NUMERIC_MUL:
+				if (list_length(args) != 2 ||
+					!numeric_bound_of(linitial(args), &a) ||
+					!numeric_bound_of(lsecond(args), &c))
+					return false;
+				b->smax = a.smax + c.smax;
+				b->emax = a.emax + c.emax;
+				return bound_ok(b);
+			case F_NUMERIC_DIV:
+				if (list_length(args) != 2 ||
+					!numeric_bound_of(linitial(args), &a) ||
+					!numeric_bound_of(lsecond(args), &c))
+					return false;
+				return div_bound(&a, &c, b);
+			case F_ROUND_NUMERIC_INT4:
+			case F_TRUNC_NUMERIC_INT4:
+				{
+					Node	   *t = (list_length(args) == 2 ? lsecond(args) : NULL);
+
+					while (t && IsA(t, RelabelType))
+						t = (Node *) ((RelabelType *) t)->arg;
+					if (t == NULL || !IsA(t, Const) || ((Const *) t)->constisnull ||
+						((Const *) t)->consttype != INT4OID ||
+						!numeric_bound_of(linitial(args), &a))
+						return false;
+					b->smax = Max(DatumGetInt32(((Const *) t)->constvalue), 0);
+					b->emax = a.emax + 1;
+					return bound_ok(b);
+				}
+			default:
+				return false;
+		}
+	}
+}
+
+/*
+ * gpupreagg_numeric_scale_bound - a scale S, at most
+ * XPU_PREAGG_MAX_NUMV_SCALE, that no value of the numeric aggregate
+ * argument's display scales exceeds; false when the form bounds none.
+ */
+bool
+gpupreagg_numeric_scale_bound(Expr *arg, int32 *scale)
+{
+	NumericBound b;
+
+	if (!numeric_bound_of((Node *) arg, &b))
+		return false;
+	*scale = b.smax;
+	return true;
 }

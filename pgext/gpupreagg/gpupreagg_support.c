@@ -142,6 +142,7 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 	Expr	   *arg = NULL;
 	Oid			argtype = InvalidOid;
 	int32		param = 0;
+	int			kind;
 	char	   *why;
 	int			i;
 
@@ -179,6 +180,7 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 	if (f->combinefn != combinefn || f->serialfn != serialfn)
 		return refuse(reason, "aggregate %s has unexpected support functions",
 					  format_procedure(aggref->aggfnoid));
+	kind = f->kind;
 
 	if (f->argtypes[0] == InvalidOid)
 	{
@@ -219,9 +221,20 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 			if (f->kind != XPU_AGG_SUM_INT && exprTypmod((Node *) arg) < (int32) VARHDRSZ)
 				return refuse(reason, "%s of a numeric without a declared precision of at most 18 digits",
 							  get_func_name(aggref->aggfnoid));
+
+			/*
+			 * One display scale for every value: an int64 per row at that
+			 * scale.  Else a bound on the display scales: 128 bits a row at
+			 * the bound, and the largest scale seen (SUM_NUMV).
+			 */
 			if (!gpupreagg_numeric_scale(arg, &param))
-				return refuse(reason, "%s of a numeric whose scale its form does not fix (a numeric(p,s) with p <= 18, or +, - and * of such values, integers and constants)",
-							  get_func_name(aggref->aggfnoid));
+			{
+				if (f->kind != XPU_AGG_SUM_INT ||
+					!gpupreagg_numeric_scale_bound(arg, &param))
+					return refuse(reason, "%s of a numeric whose display scale its form does not bound within " CppAsString2(XPU_PREAGG_MAX_NUMV_SCALE) " digits (numeric(p,s) columns and casts, integers and constants, combined by +, -, *, / and round or trunc to a constant scale)",
+								  get_func_name(aggref->aggfnoid));
+				kind = XPU_AGG_SUM_NUMV;
+			}
 		}
 	}
 	if (aggref->aggfilter != NULL)
@@ -235,7 +248,7 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 	if (out)
 	{
 		out->aggfnoid = aggref->aggfnoid;
-		out->kind = f->kind;
+		out->kind = kind;
 		out->form = f->form;
 		out->argtype = argtype;
 		out->arg = arg;

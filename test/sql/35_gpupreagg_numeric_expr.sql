@@ -1,9 +1,10 @@
 --
 -- Aggregates of numeric expressions whose display scale their form fixes
--- (numeric(p,s) columns, integers and constants under +, - and *): offered
--- as GpuPreAgg, answers equal to PostgreSQL's, display scale included.
--- Others (mixed scales in a CASE, unconstrained or wide numerics, division)
--- stay on the CPU with the same answers.
+-- (numeric(p,s) columns, integers and constants under +, - and *) or
+-- bounds (division, CASE branches of different scales, wide numerics):
+-- offered as GpuPreAgg, answers equal to PostgreSQL's, display scale
+-- included.  Others (unconstrained numerics, casts from float, scales past
+-- the device's bound) stay on the CPU with the same answers.
 --
 SET pg_strom.regression_test_mode = on;
 SET max_parallel_workers_per_gather = 0;
@@ -67,13 +68,24 @@ SELECT nx_check('SELECT g, sum(price * 100000000000000.00) AS a1 FROM nx GROUP B
 SELECT nx_check('SELECT g, sum(price * disc) AS a1 FROM nx WHERE id % 997 = 0 GROUP BY g');
 SELECT nx_check('SELECT sum(price * disc) AS a1, avg(price * disc) AS a2 FROM nx WHERE id < 0');
 
--- on the CPU: the scale is not fixed, too large, or not +, - and *
+-- display scales that vary from row to row, bounded by the form: the sum
+-- is kept at the bound, shown at the largest scale added
 SELECT nx_check('SELECT g, sum(CASE WHEN g = 1 THEN price ELSE 0 END) AS a1 FROM nx GROUP BY g');
-SELECT nx_check('SELECT g, sum(free * 2) AS a1 FROM nx GROUP BY g');
-SELECT nx_check('SELECT g, sum(big * price) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(CASE WHEN disc > 0.05 THEN price * (1 - disc) ELSE 0 END) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price / 2) AS a1, avg(price / 7) AS a2, sum(-price / 3) AS a3 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price::numeric(15,2) / 100) AS a1, avg(q / 100) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(disc / 1000) AS a1, sum(q / (abs(price) + 1)) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT sum(price / 3) AS a1, avg(price * disc / 9) AS a2 FROM nx WHERE g = 2');
+SELECT nx_check('SELECT g, sum(price / 3) FILTER (WHERE g > 10) AS a1, avg(price / 3) FILTER (WHERE g > 10) AS a2 FROM nx GROUP BY g');
+-- numeric(p > 18): values past an int128 at the bound are added on the CPU
+SELECT nx_check('SELECT g, sum(big * price) AS a1, sum(big / 3) AS a2, sum(-big / 7) AS a3 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(price * price * price * price * price * price * price * price * price * price) AS a1 FROM nx GROUP BY g');
-SELECT nx_check('SELECT g, sum(price / 2) AS a1 FROM nx GROUP BY g');
+
+-- on the CPU: no bound on the scale (unconstrained, from float, too large)
+SELECT nx_check('SELECT g, sum(free * 2) AS a1 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(price * disc::float8::numeric) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(price * price * price * price * price * price * price * price * price * price * price * price * price * price * price * price * price) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT g, sum(disc / 100000000000000000000) AS a1 FROM nx GROUP BY g');
 -- a minimum or maximum of an expression (its accumulator is an int64)
 SELECT nx_check('SELECT g, min(price - disc) AS a1, max(price * disc) AS a2 FROM nx GROUP BY g');
 
@@ -84,6 +96,16 @@ SELECT g, sum(round(price / 3, 2)), sum(trunc(price, 5)), min(round(price, 1))
   FROM nx WHERE g < 3 GROUP BY g ORDER BY g;
 SELECT price / 4 AS k, count(*) FROM nx WHERE id < 200 AND price < 0
  GROUP BY 1 ORDER BY 1 LIMIT 5;
+SELECT g, sum(price / 3), avg(price / 7), sum(CASE WHEN g = 1 THEN price ELSE 0 END)
+  FROM nx WHERE g < 3 GROUP BY g ORDER BY g;
+SELECT g, sum(big / 3), sum(disc / 1000) FROM nx WHERE g < 2 GROUP BY g ORDER BY g;
+
+-- NaN among values of varying scales: counted apart, the sum is NaN
+CREATE TABLE nx_nan (g int, v numeric(10,2));
+INSERT INTO nx_nan SELECT i % 3, CASE WHEN i = 7 THEN 'NaN' ELSE i / 4.0 END
+  FROM generate_series(1, 300) i;
+SELECT nx_check('SELECT g, sum(v / 3) AS a1, avg(v / 3) AS a2, count(*) AS a3 FROM nx_nan GROUP BY g');
+DROP TABLE nx_nan;
 
 DROP FUNCTION nx_check(text);
 DROP TABLE nx, nx_on, nx_off;
