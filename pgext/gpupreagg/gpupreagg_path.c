@@ -427,6 +427,50 @@ add_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
 }
 
 /*
+ * Beside a hashed final Agg, a sorted one, as PostgreSQL offers for its own
+ * grouping: when GpuPreAgg returns about as many groups as it read rows,
+ * the final hash table outgrows work_mem and spills, where sorting the
+ * partial groups (in each participant, merged by Gather Merge) does not
+ * need to.  cost_agg() and cost_sort() weigh the two.
+ */
+static void
+add_sorted_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
+						   Path *serial, Path *partial,
+						   PathTarget *partial_target, PathTarget *final_target,
+						   AggSplit aggsplit, List *group_clause, List *having,
+						   const AggClauseCosts *agg_costs, double input_groups,
+						   double dNumGroups)
+{
+	List	   *pathkeys = root->group_pathkeys;
+	Path	   *input;
+
+	if (pathkeys == NIL || !grouping_is_sortable(group_clause))
+		return;
+	input = (Path *) create_sort_path(root, output_rel, serial, pathkeys, -1.0);
+	add_path(output_rel,
+			 regression_scaled((Path *) create_agg_path(root, output_rel, input,
+														final_target, AGG_SORTED,
+														aggsplit, group_clause,
+														having, agg_costs,
+														dNumGroups)));
+	if (partial != NULL)
+	{
+		double		rows = input_groups;
+
+		input = (Path *) create_sort_path(root, output_rel, partial, pathkeys, -1.0);
+		input = (Path *) create_gather_merge_path(root, output_rel, input,
+												  partial_target, pathkeys,
+												  NULL, &rows);
+		add_path(output_rel,
+				 regression_scaled((Path *) create_agg_path(root, output_rel, input,
+															final_target, AGG_SORTED,
+															aggsplit, group_clause,
+															having, agg_costs,
+															dNumGroups)));
+	}
+}
+
+/*
  * GpuPreAgg paths over the scanned input: over a base relation one not
  * parallel safe (add_path() prefers a parallel-safe path among fuzzily
  * equal ones, and it would then beat the cheaper Gather plan whenever the
@@ -628,6 +672,12 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 						grouped_target, strategy, aggsplit,
 						parse->groupClause, (List *) extra->havingQual,
 						&agg_final_costs, info->ngroups, dNumGroups);
+	if (strategy == AGG_HASHED)
+		add_sorted_final_agg_paths(root, grouped_rel, serial, partial,
+								   partial_target, grouped_target, aggsplit,
+								   parse->groupClause,
+								   (List *) extra->havingQual,
+								   &agg_final_costs, info->ngroups, dNumGroups);
 }
 
 /*
