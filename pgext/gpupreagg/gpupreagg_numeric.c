@@ -41,6 +41,36 @@
 /* the largest display scale the search follows: above it, nothing fits */
 #define NUMERIC_SCALE_SEARCH_MAX	1000
 
+/* a FuncExpr's or OpExpr's function and arguments */
+static void
+call_parts(Node *node, Oid *funcid, List **args)
+{
+	if (IsA(node, FuncExpr))
+	{
+		*funcid = ((FuncExpr *) node)->funcid;
+		*args = ((FuncExpr *) node)->args;
+	}
+	else
+	{
+		*funcid = ((OpExpr *) node)->opfuncid;
+		*args = ((OpExpr *) node)->args;
+	}
+}
+
+/* the results a CASE can take: each WHEN's, and the ELSE's (none is NULL) */
+static List *
+case_results(CaseExpr *ce)
+{
+	List	   *results = NIL;
+	ListCell   *lc;
+
+	foreach(lc, ce->args)
+		results = lappend(results, lfirst_node(CaseWhen, lc)->result);
+	if (ce->defresult)
+		results = lappend(results, ce->defresult);
+	return results;
+}
+
 static bool numeric_scale_of(Node *node, int32 *scale);
 
 /* the scale of a numeric(p,s) value: s, when p fits the accumulator */
@@ -125,18 +155,7 @@ numeric_scale_of(Node *node, int32 *scale)
 		case T_RelabelType:
 			return numeric_scale_of((Node *) ((RelabelType *) node)->arg, scale);
 		case T_CaseExpr:
-			{
-				CaseExpr   *ce = (CaseExpr *) node;
-				List	   *results = NIL;
-				ListCell   *lc;
-
-				foreach(lc, ce->args)
-					results = lappend(results, lfirst_node(CaseWhen, lc)->result);
-				/* no ELSE is ELSE NULL */
-				if (ce->defresult)
-					results = lappend(results, ce->defresult);
-				return common_scale(results, scale);
-			}
+			return common_scale(case_results((CaseExpr *) node), scale);
 		case T_CoalesceExpr:
 			return common_scale(((CoalesceExpr *) node)->args, scale);
 		case T_FuncExpr:
@@ -150,16 +169,7 @@ numeric_scale_of(Node *node, int32 *scale)
 		Oid			funcid;
 		List	   *args;
 
-		if (IsA(node, FuncExpr))
-		{
-			funcid = ((FuncExpr *) node)->funcid;
-			args = ((FuncExpr *) node)->args;
-		}
-		else
-		{
-			funcid = ((OpExpr *) node)->opfuncid;
-			args = ((OpExpr *) node)->args;
-		}
+		call_parts(node, &funcid, &args);
 		switch (funcid)
 		{
 			case F_NUMERIC_INT2:	/* numeric(int2) and its like: scale 0 */
@@ -346,17 +356,7 @@ numeric_bound_of(Node *node, NumericBound *b)
 		case T_RelabelType:
 			return numeric_bound_of((Node *) ((RelabelType *) node)->arg, b);
 		case T_CaseExpr:
-			{
-				CaseExpr   *ce = (CaseExpr *) node;
-				List	   *results = NIL;
-				ListCell   *lc;
-
-				foreach(lc, ce->args)
-					results = lappend(results, lfirst_node(CaseWhen, lc)->result);
-				if (ce->defresult)
-					results = lappend(results, ce->defresult);
-				return union_bound(results, b);
-			}
+			return union_bound(case_results((CaseExpr *) node), b);
 		case T_CoalesceExpr:
 			return union_bound(((CoalesceExpr *) node)->args, b);
 		case T_FuncExpr:
@@ -370,16 +370,7 @@ numeric_bound_of(Node *node, NumericBound *b)
 		Oid			funcid;
 		List	   *args;
 
-		if (IsA(node, FuncExpr))
-		{
-			funcid = ((FuncExpr *) node)->funcid;
-			args = ((FuncExpr *) node)->args;
-		}
-		else
-		{
-			funcid = ((OpExpr *) node)->opfuncid;
-			args = ((OpExpr *) node)->args;
-		}
+		call_parts(node, &funcid, &args);
 		switch (funcid)
 		{
 			case F_NUMERIC_INT2:

@@ -442,25 +442,27 @@ add_sorted_final_agg_paths(PlannerInfo *root, RelOptInfo *output_rel,
 						   double dNumGroups)
 {
 	List	   *pathkeys = root->group_pathkeys;
-	Path	   *input;
+	Path	   *inputs[2] = {serial, partial};
+	int			i;
 
 	if (pathkeys == NIL || !grouping_is_sortable(group_clause))
 		return;
-	input = (Path *) create_sort_path(root, output_rel, serial, pathkeys, -1.0);
-	add_path(output_rel,
-			 regression_scaled((Path *) create_agg_path(root, output_rel, input,
-														final_target, AGG_SORTED,
-														aggsplit, group_clause,
-														having, agg_costs,
-														dNumGroups)));
-	if (partial != NULL)
+	for (i = 0; i < lengthof(inputs); i++)
 	{
-		double		rows = input_groups;
+		Path	   *input = inputs[i];
 
-		input = (Path *) create_sort_path(root, output_rel, partial, pathkeys, -1.0);
-		input = (Path *) create_gather_merge_path(root, output_rel, input,
-												  partial_target, pathkeys,
-												  NULL, &rows);
+		if (input == NULL)
+			continue;
+		input = (Path *) create_sort_path(root, output_rel, input, pathkeys, -1.0);
+		if (inputs[i] == partial)
+		{
+			/* each participant sorts its own groups; Gather Merge merges */
+			double		rows = input_groups;
+
+			input = (Path *) create_gather_merge_path(root, output_rel, input,
+													  partial_target, pathkeys,
+													  NULL, &rows);
+		}
 		add_path(output_rel,
 				 regression_scaled((Path *) create_agg_path(root, output_rel, input,
 															final_target, AGG_SORTED,
