@@ -128,7 +128,10 @@ typedef enum XpuType
 	X(STARTS_WITH, 2, SPECIAL) \
 	X(LEFT,       2, SPECIAL) \
 	X(RIGHT,      2, SPECIAL) \
-	X(TRIM_SPACES, 1, SPECIAL)
+	X(TRIM_SPACES, 1, SPECIAL) \
+	X(LOWER,      1, SPECIAL) \
+	X(UPPER,      1, SPECIAL) \
+	X(TEXTCAT,    2, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -220,11 +223,11 @@ typedef enum XpuOpcode
  *           aux or 0 when aux is negative.  NUM_TRUNC likewise as
  *           numeric_trunc.  A result past the 128-bit range gives RECHECK.
  *
- * The text functions take TEXT or VARCHAR arguments; a TEXT result is a
- * part of the argument's bytes.  flags XPU_NODE_LIKE_UTF8 where they count
- * characters: set when the database encoding is UTF8 (a character is a
- * UTF-8 sequence), clear for single-byte encodings; no other encoding is
- * offered.
+ * The text functions take TEXT or VARCHAR arguments; a TEXT result of those
+ * below is a part of the argument's bytes.  flags XPU_NODE_LIKE_UTF8 where
+ * they count characters: set when the database encoding is UTF8 (a
+ * character is a UTF-8 sequence), clear for single-byte encodings; no
+ * other encoding is offered.
  * SUBSTR    (TEXT, INT4 start [, INT4 count]) -> TEXT, as text_substr:
  *           the characters from start (1-based; before 1 counts from 1)
  *           for count; a negative count gives RECHECK (the CPU's error).
@@ -237,7 +240,26 @@ typedef enum XpuOpcode
  *           (last) n characters; a negative n all but the last (first) -n.
  * TRIM_SPACES (TEXT) -> TEXT: leading (aux 1), trailing (aux 2) or both
  *           (aux 3) spaces removed, as ltrim/rtrim/btrim with one argument.
+ *
+ * The text functions whose results are new bytes write them into a
+ * scratch region of the thread's evaluation slots: the slots past the
+ * program's nodes, XPU_SCRATCH_BYTES(nnodes) bytes in all.  Their aux is
+ * the node's region, XPU_SCRATCH_REGION(offset, capacity): offset a
+ * multiple of 8, offset + capacity within the scratch bytes.  A result
+ * longer than its region's capacity gives RECHECK.
+ * LOWER/UPPER (TEXT) -> TEXT: the ASCII letters mapped to lower (upper)
+ *           case, every other byte kept, as lower()/upper() do under a
+ *           collation whose ctype is C; no flag.
+ * TEXTCAT   (TEXT, TEXT) -> TEXT: the two values' bytes one after the
+ *           other, as textcat (text || text); no flag.
  */
+#define XPU_EVAL_SLOT_BYTES		32		/* one thread's slot of a node */
+#define XPU_SCRATCH_BYTES(nnodes) \
+	((XPU_GPUSCAN_MAX_NODES - (int) (nnodes)) * XPU_EVAL_SLOT_BYTES)
+#define XPU_SCRATCH_REGION(offset, capacity) \
+	((int32_t) ((uint32_t) (offset) | ((uint32_t) (capacity) << 16)))
+#define XPU_SCRATCH_OFFSET(aux)		((int32_t) ((uint32_t) (aux) & 0xFFFF))
+#define XPU_SCRATCH_CAPACITY(aux)	((int32_t) ((uint32_t) (aux) >> 16))
 typedef enum XpuDateField
 {
 	XPU_FIELD_YEAR = 1,

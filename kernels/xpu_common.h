@@ -60,6 +60,9 @@ typedef struct xpu_datum
 	int32_t		isnull;
 } xpu_datum;
 
+/* the scratch regions of XPU_SCRATCH_BYTES are counted in these slots */
+static_assert(sizeof(xpu_datum) == XPU_EVAL_SLOT_BYTES, "xpu_datum is one evaluation slot");
+
 /* ---- unaligned little-endian loads ---- */
 XPU_FUNC uint16_t
 xpu_load_u16(const char *p)

@@ -484,6 +484,16 @@ xpu_validate_node(const xpu_program *prog, int i)
 		case XPU_OP_TRIM_SPACES:
 			return na == 1 && xpu_type_is_varlena_text(t0) && rt == XPU_TYPE_TEXT &&
 				n->aux >= 1 && n->aux <= 3;
+		case XPU_OP_LOWER:
+		case XPU_OP_UPPER:
+		case XPU_OP_TEXTCAT:
+			if (na != (op == XPU_OP_TEXTCAT ? 2 : 1) || n->flags != 0 ||
+				!xpu_type_is_varlena_text(t0) || rt != XPU_TYPE_TEXT ||
+				(op == XPU_OP_TEXTCAT && !xpu_type_is_varlena_text(t1)))
+				return false;
+			return n->aux >= 0 && XPU_SCRATCH_OFFSET(n->aux) % 8 == 0 &&
+				XPU_SCRATCH_OFFSET(n->aux) + XPU_SCRATCH_CAPACITY(n->aux) <=
+				XPU_SCRATCH_BYTES(prog->nnodes);
 		case XPU_OP_EXTRACT:
 		case XPU_OP_DATE_PART:
 			if (na != 1 || (t0 != XPU_TYPE_DATE && t0 != XPU_TYPE_TIMESTAMP))
@@ -1221,6 +1231,49 @@ xpu_eval_text_func(const xpu_program *prog, const XpuNode *n,
 }
 
 /*
+ * The text functions that make new bytes (LOWER, UPPER, TEXTCAT): strict;
+ * they write into the node's scratch region, past the program's slots,
+ * and give RECHECK when the result does not fit it.
+ */
+XPU_FUNC bool
+xpu_eval_text_make(const xpu_program *prog, const XpuNode *n,
+				   xpu_datum *slots, xpu_datum *r)
+{
+	const xpu_datum *a = &slots[xpu_prog_arg(prog, n, 0)];
+	const xpu_datum *b = n->nargs >= 2 ? &slots[xpu_prog_arg(prog, n, 1)] : NULL;
+	char	   *dst = (char *) (slots + prog->nnodes) + XPU_SCRATCH_OFFSET(n->aux);
+	int32_t		cap = XPU_SCRATCH_CAPACITY(n->aux);
+	int32_t		len;
+
+	if (a->isnull || (b && b->isnull))
+	{
+		r->isnull = 1;
+		return true;
+	}
+	len = a->v.s.len + (b ? b->v.s.len : 0);
+	if (len > cap)
+		return false;
+	switch (n->opcode)
+	{
+		case XPU_OP_LOWER:
+			xpu_text_ascii_case(a->v.s.ptr, a->v.s.len, false, dst);
+			break;
+		case XPU_OP_UPPER:
+			xpu_text_ascii_case(a->v.s.ptr, a->v.s.len, true, dst);
+			break;
+		case XPU_OP_TEXTCAT:
+			xpu_text_copy(a->v.s.ptr, a->v.s.len, dst);
+			xpu_text_copy(b->v.s.ptr, b->v.s.len, dst + a->v.s.len);
+			break;
+		default:
+			return false;
+	}
+	r->v.s.ptr = dst;
+	r->v.s.len = len;
+	return true;
+}
+
+/*
  * xpu_eval_range - evaluate nodes first..last for one row whose VAR (and
  * INNER_VAR) slots are filled: XPU_ROW_MATCH, or XPU_ROW_RECHECK when one
  * of them cannot be evaluated exactly.  Inlined into each caller below,
@@ -1489,6 +1542,12 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 			case XPU_OP_RIGHT:
 			case XPU_OP_TRIM_SPACES:
 				ok = xpu_eval_text_func(prog, n, slots, r);
+				break;
+
+			case XPU_OP_LOWER:
+			case XPU_OP_UPPER:
+			case XPU_OP_TEXTCAT:
+				ok = xpu_eval_text_make(prog, n, slots, r);
 				break;
 
 			case XPU_OP_EXTRACT:

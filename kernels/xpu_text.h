@@ -33,6 +33,31 @@ xpu_text_eq(const char *a, int32_t alen, const char *b, int32_t blen)
 	return true;
 }
 
+/* lower()/upper() under a ctype of C: pg_ascii_tolower/toupper per byte */
+XPU_FUNC void
+xpu_text_ascii_case(const char *s, int32_t len, bool upper, char *dst)
+{
+	int32_t		i;
+
+	for (i = 0; i < len; i++)
+	{
+		char		c = s[i];
+
+		if (upper ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z'))
+			c = (char) (c + (upper ? 'A' - 'a' : 'a' - 'A'));
+		dst[i] = c;
+	}
+}
+
+XPU_FUNC void
+xpu_text_copy(const char *s, int32_t len, char *dst)
+{
+	int32_t		i;
+
+	for (i = 0; i < len; i++)
+		dst[i] = s[i];
+}
+
 /* varstr_cmp in the C collation: memcmp, then the shorter first */
 XPU_FUNC int
 xpu_text_cmp(const char *a, int32_t alen, const char *b, int32_t blen)

@@ -70,6 +70,12 @@ const (
 // program may have at most this many nodes.
 const MaxSlots = int(C.XPU_GPUSCAN_MAX_NODES)
 
+// ScratchBytes is XPU_SCRATCH_BYTES: the bytes of a thread's slots past a
+// program of nnodes nodes, where LOWER, UPPER and TEXTCAT write results.
+func ScratchBytes(nnodes int) int {
+	return (MaxSlots - nnodes) * int(C.XPU_EVAL_SLOT_BYTES)
+}
+
 // Kernel counters (XPU_COUNTER_*) and status codes (XPU_STATUS_*).
 const (
 	CounterNItems   = int(C.XPU_COUNTER_NITEMS)

@@ -31,6 +31,8 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkNumericScale(p, nd)
 	case OpSubstr, OpCharLength, OpOctetLength, OpStrpos, OpStartsWith, OpLeft, OpRight, OpTrimSpaces:
 		return checkTextFunc(p, nd)
+	case OpLower, OpUpper, OpTextcat:
+		return checkTextMake(p, nd)
 	}
 	return fmt.Errorf("no validation rule for this opcode")
 }
@@ -211,6 +213,28 @@ func checkTextFunc(p *Program, nd *Node) error {
 	}
 	if nd.Opcode == OpTrimSpaces && (nd.Aux < 1 || nd.Aux > 3) {
 		return fmt.Errorf("trim ends %d, want 1 (leading), 2 (trailing) or 3 (both)", nd.Aux)
+	}
+	return nil
+}
+
+// checkTextMake: LOWER/UPPER (TEXT), TEXTCAT (TEXT, TEXT), no flags, aux
+// the node's scratch region past the program's slots.
+func checkTextMake(p *Program, nd *Node) error {
+	if err := requireZero(nd, 0, true); err != nil {
+		return err
+	}
+	if err := requireRestype(nd, TypeText); err != nil {
+		return err
+	}
+	for k := range nd.Args {
+		if at := argType(p, nd, k); !at.isVarlenaText() {
+			return fmt.Errorf("argument %d is %s, want TEXT or VARCHAR", k, at)
+		}
+	}
+	off, capacity := int(uint32(nd.Aux)&0xFFFF), int(uint32(nd.Aux)>>16)
+	if nd.Aux < 0 || off%8 != 0 || off+capacity > ScratchBytes(len(p.Nodes)) {
+		return fmt.Errorf("scratch region at %d of %d bytes is not 8-aligned inside the %d scratch bytes of %d nodes",
+			off, capacity, ScratchBytes(len(p.Nodes)), len(p.Nodes))
 	}
 	return nil
 }

@@ -122,6 +122,9 @@ const (
 	OpLeft         = Opcode(C.XPU_OP_LEFT)
 	OpRight        = Opcode(C.XPU_OP_RIGHT)
 	OpTrimSpaces   = Opcode(C.XPU_OP_TRIM_SPACES)
+	OpLower        = Opcode(C.XPU_OP_LOWER)
+	OpUpper        = Opcode(C.XPU_OP_UPPER)
+	OpTextcat      = Opcode(C.XPU_OP_TEXTCAT)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

@@ -319,6 +319,32 @@ build_expr(int k, KtProg &p)
 		case 104: TEXT_EQ(p.op(OP(RIGHT), TEXT, {p.var(A_V), p.i4(2)}, U8), "yz"); break;
 		case 105: TEXT_EQ(p.add(OP(TRIM_SPACES), TEXT, {p.op(OP(CAST), TEXT, {p.var(A_C)})}, 0, 2), "ab"); break;
 		case 106: TEXT_EQ(p.op(OP(CAST), TEXT, {p.var(A_C)}), "ab c"); break;
+#define MAKE(op, args, region) p.add(OP(op), TEXT, args, 0, XPU_SCRATCH_REGION((region) * 1024, 1024))
+		case 107: TEXT_EQ(MAKE(LOWER, {p.var(A_T)}, 0), "abc"); break;
+		case 108: p.op(OP(LIKE), BOOL, {MAKE(UPPER, {p.var(A_V)}, 0), p.text("X%")}, U8); break;
+		case 109: TEXT_EQ(MAKE(TEXTCAT, (std::vector<int>{p.var(A_T), p.var(A_V)}), 0), "abcxyz"); break;
+		case 110:
+			{
+				int lt = MAKE(LOWER, {p.var(A_T)}, 0);
+				int uc = MAKE(UPPER, {p.op(OP(CAST), TEXT, {p.var(A_C)})}, 1);
+				int cat = MAKE(TEXTCAT, (std::vector<int>{lt, uc}), 2);
+
+				p.op(OP(GT), BOOL, {p.op(OP(CHAR_LENGTH), I4, {cat}, U8), p.i4(5)});
+			}
+			break;
+		case 111:
+			{
+				int t = p.var(A_T);
+
+				p.op(OP(EQ), BOOL, {MAKE(LOWER, {t}, 0), MAKE(LOWER, {MAKE(UPPER, {t}, 1)}, 2)});
+			}
+			break;
+		case 112: p.op(OP(EQ), BOOL, {MAKE(TEXTCAT, (std::vector<int>{p.var(A_T), p.text("")}), 0), p.var(A_T)}); break;
+		/* a region too small for some values: those rows are RECHECK */
+		case 113:
+			TEXT_EQ(p.add(OP(UPPER), TEXT, {p.var(A_T)}, 0, XPU_SCRATCH_REGION(8, 2)), "AB");
+			break;
+#undef MAKE
 #undef TEXT_EQ
 		default: return false;
 	}

@@ -197,10 +197,10 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
  */
 
 /*
- * A Const or Param (possibly under RelabelType) as a CONST node of type
- * xtype; other expressions as usual.  Used for LIKE patterns, which must
- * be CONST TEXT nodes, and to encode varchar/text constants without a
- * CAST node.
+ * A Const, Param or statement constant (possibly under RelabelType) as a
+ * CONST node of type xtype; other expressions as usual.  Used for LIKE
+ * patterns, which must be CONST TEXT nodes, and to encode varchar/text
+ * constants without a CAST node.
  */
 static int
 emit_maybe_const(CgContext *ctx, Expr *expr, XpuType xtype)
@@ -210,22 +210,22 @@ emit_maybe_const(CgContext *ctx, Expr *expr, XpuType xtype)
 
 	while (IsA(e, RelabelType))
 		e = ((RelabelType *) e)->arg;
-	if (IsA(e, Const) || IsA(e, Param))
+	t = cg_xtype_of_oid(exprType((Node *) e));
+	if (t == xtype ||
+		(xtype == XPU_TYPE_TEXT && t == XPU_TYPE_VARCHAR) ||
+		(xtype == XPU_TYPE_VARCHAR && t == XPU_TYPE_TEXT))
 	{
-		t = cg_xtype_of_oid(exprType((Node *) e));
-		if (t == xtype ||
-			(xtype == XPU_TYPE_TEXT && t == XPU_TYPE_VARCHAR) ||
-			(xtype == XPU_TYPE_VARCHAR && t == XPU_TYPE_TEXT))
+		if (IsA(e, Const))
 		{
-			if (IsA(e, Const))
-			{
-				Const	   *c = (Const *) e;
+			Const	   *c = (Const *) e;
 
-				return cg_emit_const(ctx, xtype, c->consttype,
-									 c->constvalue, c->constisnull);
-			}
-			return cg_emit_param(ctx, (Param *) e, xtype);
+			return cg_emit_const(ctx, xtype, c->consttype,
+								 c->constvalue, c->constisnull);
 		}
+		if (IsA(e, Param))
+			return cg_emit_param(ctx, (Param *) e, xtype);
+		if (cg_is_statement_constant(e))
+			return cg_emit_statement_constant(ctx, e, xtype);
 	}
 	return cg_emit_expr(ctx, expr);
 }
@@ -588,6 +588,9 @@ cg_emit_expr(CgContext *ctx, Expr *expr)
 
 	if (expr == NULL)
 		return cg_refuse(ctx, "NULL expression");
+	if (cg_is_statement_constant(expr))
+		return cg_emit_statement_constant(ctx, expr,
+										  cg_xtype_of_oid(exprType((Node *) expr)));
 
 	switch (nodeTag(expr))
 	{

@@ -126,6 +126,7 @@ cg_assemble_message(CgContext *ctx, int root, Relation rel,
 							i + 1, RelationGetRelationName(rel))));
 	}
 	memcpy(buf->data + nodes_off, ctx->nodes, sizeof(XpuNode) * ctx->nnodes);
+	cg_assign_scratch(ctx->nnodes, (XpuNode *) (buf->data + nodes_off));
 	memcpy(buf->data + args_off, ctx->args, sizeof(int32) * ctx->nargs);
 	memcpy(buf->data + consts_off, ctx->consts.data, ctx->consts.len);
 

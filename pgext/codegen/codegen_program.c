@@ -9,6 +9,13 @@
 
 #include "codegen/codegen_program.h"
 
+static bool
+cg_opcode_makes_text(int opcode)
+{
+	return opcode == XPU_OP_LOWER || opcode == XPU_OP_UPPER ||
+		opcode == XPU_OP_TEXTCAT;
+}
+
 void
 cg_init_context(CgContext *ctx, bool build, Index scanrelid,
 				ExprContext *econtext, int max_nodes)
@@ -38,6 +45,35 @@ cg_free_context(CgContext *ctx)
 	pfree(ctx->attr_xtype);
 	if (ctx->refused)
 		pfree(ctx->refused);
+}
+
+/*
+ * Gives each node that makes new text bytes (LOWER, UPPER, TEXTCAT) its
+ * region of the evaluating thread's scratch bytes, the slots past the
+ * program's nodes: equal shares, so that every such value of up to a
+ * share's length is made on the device and a longer one is RECHECK.
+ * Applied to the assembled message's nodes, after which none is added.
+ */
+void
+cg_assign_scratch(int nnodes, XpuNode *nodes)
+{
+	int			nmakers = 0;
+	int			share;
+	int			offset = 0;
+	int			i;
+
+	for (i = 0; i < nnodes; i++)
+		nmakers += cg_opcode_makes_text(nodes[i].opcode);
+	if (nmakers == 0)
+		return;
+	share = (XPU_SCRATCH_BYTES(nnodes) / nmakers) & ~7;
+	for (i = 0; i < nnodes; i++)
+	{
+		if (!cg_opcode_makes_text(nodes[i].opcode))
+			continue;
+		nodes[i].aux = XPU_SCRATCH_REGION(offset, share);
+		offset += share;
+	}
 }
 
 /* records why the expression is refused (the first reason wins); -1 */

@@ -76,6 +76,7 @@ typedef struct CgContext
 extern void cg_init_context(CgContext *ctx, bool build, Index scanrelid,
 							ExprContext *econtext, int max_nodes);
 extern void cg_free_context(CgContext *ctx);
+extern void cg_assign_scratch(int nnodes, XpuNode *nodes);
 extern StringInfo cg_refused_session(CgContext *ctx, const char **cpu_reason);
 extern int	cg_refuse(CgContext *ctx, const char *fmt,...) pg_attribute_printf(2, 3);
 extern int	cg_add_node(CgContext *ctx, XpuOpcode opcode, XpuType restype,

@@ -1,7 +1,7 @@
 /*
  * codegen_text.c
  *
- * xPU code generator: the text functions.  Their results are parts of an
+ * xPU code generator: the text functions.  Most results are parts of an
  * argument's bytes, so the device needs no memory for them.  Those that
  * count characters do so in UTF8 and single-byte encodings only, where a
  * character's bytes are known without the encoding's tables; position and
@@ -9,6 +9,12 @@
  * deterministic collation only.  A bpchar argument is first cast to text
  * (trailing spaces removed), as PostgreSQL's bpchar length does and its
  * implicit cast to text gives the text functions.
+ *
+ * lower, upper and text || text make new bytes, which the device writes
+ * into scratch space of the evaluating thread (cg_assign_scratch gives each
+ * such node its region when the message is assembled).  lower and upper
+ * run there only under a collation whose ctype is C, where PostgreSQL maps
+ * the ASCII letters alone, byte by byte, in every server encoding.
  */
 #include "postgres.h"
 
@@ -19,6 +25,7 @@
 #include "codegen/codegen_text.h"
 #include "codegen/codegen_types.h"
 #include "codegen/codegen_values.h"
+#include "compat/pg_compat.h"
 
 /* the opcodes whose results depend on where characters begin */
 static bool
@@ -54,6 +61,10 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 	if ((f->opcode == XPU_OP_STRPOS || f->opcode == XPU_OP_STARTS_WITH) &&
 		!cg_collation_is_deterministic(inputcollid))
 		return cg_refuse(ctx, "%s under a non-deterministic collation", cg_func_name(f));
+	if ((f->opcode == XPU_OP_LOWER || f->opcode == XPU_OP_UPPER) &&
+		!pgstrom_collation_ctype_is_c(inputcollid))
+		return cg_refuse(ctx, "%s under a collation whose ctype is not \"C\"",
+						 cg_func_name(f));
 	if (f->opcode == XPU_OP_TRIM_SPACES)
 		aux = ((f->flags & FF_TRIM_LEAD) ? 1 : 0) | ((f->flags & FF_TRIM_TRAIL) ? 2 : 0);
 

@@ -21,6 +21,15 @@ extern int	cg_emit_param(CgContext *ctx, Param *param, XpuType xtype);
 extern int	cg_emit_var(CgContext *ctx, Var *var);
 
 /*
+ * Stable expressions without columns (now() - interval '1 day'): one
+ * value for the statement, evaluated when the program is built
+ * (codegen_stable.c).
+ */
+extern bool cg_is_statement_constant(Expr *expr);
+extern int	cg_emit_statement_constant(CgContext *ctx, Expr *expr,
+									   XpuType xtype);
+
+/*
  * A numeric datum as the device holds it (also GpuJoin's inner key slots):
  * false, with *why set, for what the device cannot hold.
  */
