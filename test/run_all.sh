@@ -203,23 +203,33 @@ add_step go-fuzz "build" go_fuzz 10
 # pool NAME: the pool of steps that NAME counts in
 pool() { if [ "${nice[$1]}" -ge 10 ] && [ "$TEST_BG_JOBS" -gt 0 ]; then echo bg; else echo fg; fi; }
 
+# cpu_seconds FILE: the user and system CPU seconds of this shell's ended
+# children (bash's times, written to FILE: in a subshell it would count
+# the subshell's children only), summed and rounded
+cpu_seconds() {
+	times >"$1" && tail -n 1 "$1" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); s += p[1] * 60 + p[2] } printf "%d\n", s + 0.5 }'
+}
+
 # run_step NAME: runs the step with its output in $work/NAME.out; its exit
-# status, start and end (seconds into the run) go to $work/NAME.done
+# status, start and end (seconds into the run) and the CPU seconds it used
+# go to $work/NAME.done
 run_step() {
 	local name=$1 t0=$((SECONDS - run_t0)) rc=0
 	STEP=$name
 	[ "${nice[$name]}" -gt 0 ] && renice -n "${nice[$name]}" -p $BASHPID >/dev/null
 	"${fn[$name]}" >"$work/$name.out" 2>&1 </dev/null || rc=$?
-	echo "$rc $t0 $((SECONDS - run_t0))" >"$work/$name.tmp" && mv "$work/$name.tmp" "$work/$name.done"
+	cpu_seconds "$work/$name.times" >"$work/$name.cpu"
+	echo "$rc $t0 $((SECONDS - run_t0)) $(cat "$work/$name.cpu")" >"$work/$name.tmp" && mv "$work/$name.tmp" "$work/$name.done"
 }
 
 passed=0 failed=0 skipped=0 notrun=0 failures=() skips=() notruns=()
-go_skipped=0 go_skips=()
+go_skipped=0 go_skips=() cpu_total=0
 declare -A times
 # report NAME: prints a step that has ended, whole, with its step line
 report() {
-	local name=$1 rc t0 t1 n=0 note='' word
-	read -r rc t0 t1 <"$work/$name.done"
+	local name=$1 rc t0 t1 cpu n=0 note='' word
+	read -r rc t0 t1 cpu <"$work/$name.done"
+	cpu_total=$((cpu_total + cpu))
 	[ -f "$work/$name.goskips" ] && n=$(wc -l <"$work/$name.goskips")
 	if [ "$n" -gt 0 ]; then
 		note=", $n Go tests skipped"
@@ -232,7 +242,7 @@ report() {
 	echo "=== $name"
 	cat "$work/$name.out"
 	echo "=== $name: $word ($((t1 - t0)) s$note)"
-	times[$name]=$(printf '%-22s %-8s %4d s   (from %d s to %d s)' "$name" "$word" $((t1 - t0)) "$t0" "$t1")
+	times[$name]=$(printf '%-22s %-8s %4d s   (from %4d s to %4d s)  CPU %4d s' "$name" "$word" $((t1 - t0)) "$t0" "$t1" "$cpu")
 	state[$name]=done
 }
 
@@ -296,7 +306,7 @@ done
 set +m
 
 echo
-echo "step times (wall; $TEST_JOBS steps and $TEST_BG_JOBS of nice 10 at a time on $ncpu cores):"
+echo "step times (wall, and the CPU of the step's waited-for processes, not of the servers it started; $TEST_JOBS steps and $TEST_BG_JOBS of nice 10 at a time on $ncpu cores):"
 for n in "${names[@]}"; do echo "  ${times[$n]}"; done
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
 [ ${#notruns[@]} -gt 0 ] && echo "not run (a step they need failed): ${notruns[*]}"
@@ -304,5 +314,5 @@ for n in "${names[@]}"; do echo "  ${times[$n]}"; done
 [ "$go_skipped" -gt 0 ] && echo "skipped Go tests: $go_skipped (${go_skips[*]})"
 echo "suites: $passed passed, $failed failed, $skipped skipped"
 total=$((SECONDS - run_t0))
-echo "total: $total s ($((total / 60)) min $((total % 60)) s) wall"
+echo "total: $total s ($((total / 60)) min $((total % 60)) s) wall, $cpu_total s of CPU in the steps"
 [ "$failed" -eq 0 ] && [ "$notrun" -eq 0 ]

@@ -94,12 +94,24 @@ echo "=== benchmark"
 timeout 400 bash "$here/bench_gpuscan.sh"
 fi
 if want kerneltest; then
-echo "=== GpuPreAgg kernel test on the device"
-(cd kernels/test && "$NVCC" -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_preagg gpu_test_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_preagg vectors.txt 2>&1 | grep -E "FAIL|gpu preagg:|grid <= 264" | tail -24)
-echo "=== GpuJoin kernel test on the device"
-(cd kernels/test && "$NVCC" -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join gpu_test_join.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join vectors.txt 2>&1 | grep -E "FAIL|gpu join:" | tail -24)
-echo "=== GpuPreAgg fused over GpuJoin, kernel test on the device"
-(cd kernels/test && "$NVCC" -O2 -I.. -I../../include -arch=sm_90 -o /tmp/gpu_test_join_preagg gpu_test_join_preagg.cu -lstdc++ -lm 2>&1 | tail -5 && timeout 120 /tmp/gpu_test_join_preagg vectors.txt 2>&1 | grep -E "FAIL|join preagg" | tail -24)
+# the four device tests compile side by side (nvcc uses one core each),
+# then run one after another
+echo "=== kernel tests on the device: compile"
+kt=$(mktemp -d)
+for t in gpu_test gpu_test_preagg gpu_test_join gpu_test_join_preagg; do
+	(cd kernels/test && "$NVCC" -O2 -I.. -I../../include -arch=sm_90 -o "$kt/$t" "$t.cu" -lstdc++ -lm >"$kt/$t.log" 2>&1 ||
+		{ echo "$t: compile failed"; tail -5 "$kt/$t.log"; }) &
+done
+wait
+run_kt() {
+	echo "=== $1"
+	[ -x "$kt/$2" ] && (cd kernels/test && timeout 120 "$kt/$2" vectors.txt 2>&1 | grep -E "$3" | tail -24)
+}
+run_kt "GpuScan expressions on the device against the host evaluation" gpu_test "FAIL|passed"
+run_kt "GpuPreAgg kernel test on the device" gpu_test_preagg "FAIL|gpu preagg:|grid <= 264"
+run_kt "GpuJoin kernel test on the device" gpu_test_join "FAIL|gpu join:"
+run_kt "GpuPreAgg fused over GpuJoin, kernel test on the device" gpu_test_join_preagg "FAIL|join preagg"
+rm -rf "$kt"
 fi
 if want suite; then
 echo "=== bench/ suite"
