@@ -19,7 +19,16 @@
  *			  take the place of seq_page_cost * pages)
  *			+ tuples * (gpu_tuple_cost + gpu_operator_cost * device operators)
  *			+ rows passing the device quals * (cpu_tuple_cost + host qual cost)
- * where the last two lines are divided among parallel participants.
+ *			+ pages holding such rows * seq_page_cost
+ * where the second and third lines are divided among parallel participants.
+ * The device returns the positions of the rows that pass, and a backend
+ * reads each page holding one of them again to form the rows: that page
+ * costs what PostgreSQL's sequential scan charges for it, undivided as the
+ * scan's page reads are.  A scan that returns most of its rows therefore
+ * costs more than the sequential scan, as measured: with 63 % of 18 M rows
+ * returned the GpuScan took 0.40 s where the parallel sequential scan took
+ * 0.23 s.  The expected number of such pages treats the passing rows as
+ * spread evenly over the pages.
  * Moving a page to the device costs the same whatever it holds, so wide
  * rows pay more per row than narrow ones.
  * In regression test mode the costs are scaled down so that GpuScan wins
@@ -68,6 +77,7 @@ gpuscan_cost(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 	Cost		startup_cost;
 	Cost		disk_cost;
 	Cost		cpu_run_cost;
+	double		reread_pages;
 
 	if (param_info)
 		path->rows = param_info->ppi_rows;
@@ -101,6 +111,9 @@ gpuscan_cost(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 	cpu_run_cost = ntuples * (pgstrom_gpu_tuple_cost +
 					 pgstrom_gpu_operator_cost * dev_operators)
 		+ dev_rows * (cpu_tuple_cost + host_cost.per_tuple);
+
+	reread_pages = gpu_pages_holding_rows(rel, dev_selectivity);
+	disk_cost += reread_pages * seq_page_cost;
 
 	/* the target list */
 	startup_cost += path->pathtarget->cost.startup;

@@ -7,6 +7,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/heapam.h"
 #include "access/table.h"
 #include "catalog/pg_am.h"
@@ -87,4 +89,22 @@ gpu_heap_pages_cost(RelOptInfo *rel, int parallel_workers)
 
 	return rel->pages * (pgstrom_gpu_page_cost +
 						 cpu_tuple_cost * GPU_BACKEND_PAGE_TUPLES / divisor);
+}
+
+/*
+ * The expected number of a heap relation's pages that hold at least one
+ * of the rows a device qual of the given selectivity passes, the rows
+ * spread evenly: each page holds tuples/pages rows, and misses every one
+ * with probability (1 - selectivity)^(rows per page).
+ */
+double
+gpu_pages_holding_rows(RelOptInfo *rel, double selectivity)
+{
+	double		rows_per_page;
+
+	if (rel->pages <= 0 || rel->tuples <= 0)
+		return 0.0;
+	selectivity = Min(Max(selectivity, 0.0), 1.0);
+	rows_per_page = Max(rel->tuples / rel->pages, 1.0);
+	return rel->pages * (1.0 - pow(1.0 - selectivity, rows_per_page));
 }

@@ -28,5 +28,6 @@ extern bool gpu_service_ready(void);
 extern bool gpu_relation_is_plain_heap(RangeTblEntry *rte);
 extern double gpu_parallel_divisor(int parallel_workers);
 extern Cost gpu_heap_pages_cost(RelOptInfo *rel, int parallel_workers);
+extern double gpu_pages_holding_rows(RelOptInfo *rel, double selectivity);
 
 #endif							/* PGSTROM_GPU_PATHS_H */
