@@ -6,7 +6,7 @@
 #   explain     EXPLAIN ANALYZE of regress queries: the GPU did the work
 #   bench       bench_gpuscan.sh (at most 400 s)
 #   pgbench     pgbench -S -c 8 for 25 s with kill -9 of the service
-#   gotests     gosvc/gpu's tests (gpu.test; GOTEST_RUN picks some; at most 120 s)
+#   gotests     gosvc/gpu's tests (gpu.test; GOTEST_RUN picks some; at most 240 s)
 #   lifecycle   test/lifecycle's tests but TestDirectRead and TestStarJoin
 #               (lifecycle.test; at most 200 s).  The ones that use the
 #               TEST-ONLY host executor build it with go: without Go they
@@ -161,7 +161,11 @@ grep -E "GPU0:|SVC:" "$PGDATA/server.log" | head -20
 
 if want gotests; then
 echo "=== GPU-only Go tests"
-(cd gosvc/gpu && timeout 120 "$STAGE/gpu.test" -test.v -test.count=1 ${GOTEST_RUN:+-test.run "$GOTEST_RUN"} 2>&1 | grep -E "^(=== RUN|--- |PASS|FAIL|ok)|_test.go" | tail -60)
+# each test's result line and any failure's log; a binary ended by the
+# bound says so, since its last tests then have no result line
+(cd gosvc/gpu && timeout 240 "$STAGE/gpu.test" -test.v -test.count=1 ${GOTEST_RUN:+-test.run "$GOTEST_RUN"} >"$OUT/gpu.test.log" 2>&1
+	rc=$?; [ $rc -eq 124 ] && echo "gpu.test: ended by its 240 s bound"
+	grep -E "^(--- |PASS|FAIL|ok|panic)" "$OUT/gpu.test.log"; grep -B20 -E "^--- FAIL" "$OUT/gpu.test.log" | grep -E "_test.go" | tail -40)
 
 fi
 if want lifecycle; then
