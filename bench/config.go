@@ -51,7 +51,7 @@ func (c *Config) scaleOf(d Dataset) float64 {
 
 func defaultWorkers() int { return min(runtime.NumCPU(), 16) }
 
-// parseConfig parses the flags of step (load or run).
+// parseConfig parses the flags of step (load, run or sql).
 func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config, error) {
 	fs := flag.NewFlagSet("pgstrom-bench "+step, flag.ContinueOnError)
 	fs.SetOutput(stderr)

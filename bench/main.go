@@ -5,6 +5,7 @@
 //
 //	pgstrom-bench load [-scale 1.0] [-sf 1] [-tpch-sf 1] [-workers N] [-tables w1_narrow,w1_wide,ssb,tpch,ssb_partitioned,tpch_partitioned]
 //	pgstrom-bench run  [-tables ssb] [-runs 3] [-json out.json] [-png out.png] [-plans plans.txt] [-link-gbps GB/s]
+//	pgstrom-bench sql  [-tables tpch] [-queries Q9]
 //
 // The connection comes from the PG* environment variables (or -dsn).  run
 // measures the host-to-device link with pgstrom.gpu_link_bandwidth() for
@@ -26,9 +27,10 @@ import (
 var errFailures = errors.New("some queries failed")
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, `usage: pgstrom-bench load|run [flags]   (pgstrom-bench STEP -h lists the flags)
+	fmt.Fprintln(w, `usage: pgstrom-bench load|run|sql [flags]   (pgstrom-bench STEP -h lists the flags)
   load  create the datasets (idempotent, resumable), VACUUM FREEZE ANALYZE, prewarm
-  run   time every query in every mode, check that the modes agree, print the table`)
+  run   time every query in every mode, check that the modes agree, print the table
+  sql   print the text of the queries run would time (no connection)`)
 }
 
 func main() {
@@ -41,7 +43,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	step := args[0]
-	if step != "load" && step != "run" {
+	if step != "load" && step != "run" && step != "sql" {
 		usage(stderr)
 		return 2
 	}
@@ -55,9 +57,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if step == "load" {
+	switch step {
+	case "load":
 		err = Load(ctx, cfg)
-	} else {
+	case "sql":
+		err = PrintSQL(stdout, cfg)
+	default:
 		_, err = Run(ctx, cfg)
 	}
 	if err != nil {

@@ -76,6 +76,10 @@ go_test_report() {
 		cat "$log"
 	else
 		grep -E '^(ok|FAIL|\?) ' "$log"
+		# where a long suite's time goes
+		echo "slowest tests:"
+		grep -E '^ *--- PASS: .* \([0-9.]+s\)$' "$log" | sed -E 's/^ *--- PASS: ([^ ]+) \(([0-9.]+)s\)$/\2 \1/' |
+			sort -rn | head -n 5 | awk '{ printf "    %7.1f s  %s\n", $1, $2 }'
 	fi
 	n=$(grep -cE '^ *--- SKIP: ' "$log")
 	npass=$(grep -cE '^ *--- PASS: ' "$log")
@@ -130,7 +134,6 @@ kernel_fuzz() {
 		FUZZ_CI_SOCKET="$((20000 * FUZZ_SCALE))x" FUZZ_CI_CHUNK="$((150000 * FUZZ_SCALE))x" \
 		bash kernels/fuzz/run.sh ci
 }
-gpu_test_builds() { go test -c -tags gpu -o "$work/pg_strom_gpu.test" ./gosvc/gpu; }
 cuda13() {
 	if [ -f .cuda13/cuda.h ]; then make -s check-cuda13 CUDA13_INCLUDE=.cuda13
 	else echo "skipped: no CUDA 13 cuda.h in .cuda13/ (copy /usr/local/cuda/include/cuda.h of a CUDA 13 toolkit there)"; return $SKIP; fi
@@ -183,11 +186,12 @@ add_step build "" build
 add_step test-builds "" test_builds
 add_step gofmt "" gofmt_clean 10
 add_step process-words "" process_words 10
-add_step go-vet "" go_vet 10
-add_step kernel-host-tests "" kernel_host_tests 10
-add_step gpu-test-binary "" gpu_test_builds 10
-add_step cuda13-headers "" cuda13 10
+# the fatbin first: one nvcc process of minutes that cannot be split,
+# which would otherwise end the run alone
 add_step fatbin "" fatbin 10
+add_step kernel-host-tests "" kernel_host_tests 10
+add_step go-vet "" go_vet 10
+add_step cuda13-headers "" cuda13 10
 add_step go-test "" go_unit
 # the longest suites first, so that the shorter ones fill in behind them
 add_step lifecycle "build test-builds" lifecycle

@@ -170,7 +170,7 @@ test_poison(void)
 }
 
 int
-main(int argc, char **argv)
+gather_tests(int argc, char **argv)
 {
 	test_valid();
 	test_visible_bits();
@@ -179,3 +179,11 @@ main(int argc, char **argv)
 	printf("gather: %d passed, %d failed\n", npassed, nfailed);
 	return nfailed == 0 ? 0 : 1;
 }
+
+#ifndef TEST_GATHER_NO_MAIN
+int
+main(int argc, char **argv)
+{
+	return gather_tests(argc, argv);
+}
+#endif

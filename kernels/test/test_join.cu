@@ -1216,9 +1216,8 @@ test_page_join(const char *path)
 	}
 }
 
-#ifndef TEST_JOIN_NO_MAIN
 int
-main(int argc, char **argv)
+join_tests(int argc, char **argv)
 {
 	test_keys_join();
 	test_inner_buffers();
@@ -1230,5 +1229,12 @@ main(int argc, char **argv)
 	printf("join: %d passed, %d failed (%zu records over %ld launches)\n",
 		   npassed, nfailed, total_records, total_launches);
 	return nfailed == 0 ? 0 : 1;
+}
+
+#ifndef TEST_JOIN_NO_MAIN
+int
+main(int argc, char **argv)
+{
+	return join_tests(argc, argv);
 }
 #endif

@@ -1190,9 +1190,8 @@ test_plain_quals(void)
 	printf("plain joins with residual quals: %ld records, %ld RECHECK rows\n", nrecords, nrechecks);
 }
 
-#ifndef TEST_JOIN_PREAGG_NO_MAIN
 int
-main(int argc, char **argv)
+join_preagg_tests(int argc, char **argv)
 {
 	test_fused_validator();
 	test_fused_named();
@@ -1203,5 +1202,12 @@ main(int argc, char **argv)
 		   npassed, nfailed, total_fused_combinations, total_fused_retry, total_fused_recheck,
 		   total_fused_growths);
 	return nfailed == 0 ? 0 : 1;
+}
+
+#ifndef TEST_JOIN_PREAGG_NO_MAIN
+int
+main(int argc, char **argv)
+{
+	return join_preagg_tests(argc, argv);
 }
 #endif

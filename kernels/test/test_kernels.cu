@@ -5,6 +5,8 @@
  *
  * Built by run.sh with nvcc as host code; no GPU is needed.
  */
+#ifndef TEST_KERNELS_CU
+#define TEST_KERNELS_CU
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -765,3 +767,4 @@ main(int argc, char **argv)
 	printf("%d passed, %d failed\n", npassed, nfailed);
 	return nfailed == 0 ? 0 : 1;
 }
+#endif							/* TEST_KERNELS_CU */

@@ -215,7 +215,8 @@ test_keys(void)
 /* ------------------------------------------------------------------ */
 /* accumulators                                                        */
 /* ------------------------------------------------------------------ */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+#define TEST_RNG_SEED 0x9e3779b97f4a7c15ULL
+static uint64_t rng_state = TEST_RNG_SEED;
 
 static uint64_t
 rng(void)
@@ -1332,9 +1333,8 @@ test_runs(const char *path)
 	}
 }
 
-#ifndef TEST_PREAGG_NO_MAIN
 int
-main(int argc, char **argv)
+preagg_tests(int argc, char **argv)
 {
 	test_keys();
 	test_int128();
@@ -1343,5 +1343,12 @@ main(int argc, char **argv)
 	test_runs(argc > 1 ? argv[1] : "vectors.txt");
 	printf("preagg: %d passed, %d failed\n", npassed, nfailed);
 	return nfailed == 0 ? 0 : 1;
+}
+
+#ifndef TEST_PREAGG_NO_MAIN
+int
+main(int argc, char **argv)
+{
+	return preagg_tests(argc, argv);
 }
 #endif
