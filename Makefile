@@ -38,7 +38,9 @@ GO ?= $(firstword $(wildcard /usr/local/go/bin/go) go)
 GOSVC_LIB = pg_strom_gosvc.so
 GO_SOURCES = $(shell find gosvc -name '*.go' -not -name '*_test.go') go.mod go.sum
 CUDA_COMPAT = $(CURDIR)/build/cuda_compat.h
-CGO_CFLAGS_SVC = -O2 -g -include $(CUDA_COMPAT) $(if $(CUDA_INCLUDE),-I$(CUDA_INCLUDE))
+# the headers' hash: build/cgo_headers_hash.sh says why
+CGO_HEADERS_HASH := $(shell sh $(CURDIR)/build/cgo_headers_hash.sh)
+CGO_CFLAGS_SVC = -O2 -g -include $(CUDA_COMPAT) $(if $(CUDA_INCLUDE),-I$(CUDA_INCLUDE)) -DPGSTROM_CGO_HEADERS=$(CGO_HEADERS_HASH)
 
 $(GOSVC_LIB): $(GO_SOURCES) $(wildcard include/*.h) $(CUDA_COMPAT)
 	CGO_ENABLED=1 CGO_CFLAGS="$(CGO_CFLAGS_SVC)" $(GO) build -buildmode=c-shared -o $@ ./gosvc
@@ -197,7 +199,7 @@ help:
 	'                  unprivileged user when root (created). About 2-3 min.' \
 	'  test            build, install and run every suite (test/run_all.sh).' \
 	'                  Needs also nvcc and clang-14 with libclang-rt-14-dev; no' \
-	'                  GPU. About 13 min, 17 the first time (steps side by side);' \
+	'                  GPU. About 20 min, 25 the first time (steps side by side);' \
 	'                  docs/testing.md gives each step.' \
 	'  test-versions   the version suites (pg_regress, host executor, data-path' \
 	'                  lifecycle tests) on PostgreSQL 17 and 18, installed under' \

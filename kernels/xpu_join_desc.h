@@ -175,8 +175,14 @@ xpu_join_program_header(const char *msg, xpu_program *prog, xpu_join *jn)
 	 * the walk evaluates per combination (xpu_join_row_quals); without
 	 * them the plain kernel evaluates nothing per combination.
 	 */
+	prog->inner_stage = false;
 	st = xpu_join_desc_header(msg, jn);
-	prog->inner_stage = (st == XPU_STATUS_OK && jn->quals_offset != 0);
+	if (st != XPU_STATUS_OK)
+		return st;
+	/* only residual quals read inner values: no payload columns without them */
+	if (jn->quals_offset == 0 && (jn->ncols != 0 || jn->cols_offset != 0))
+		return XPU_STATUS_BAD_PROGRAM;
+	prog->inner_stage = (jn->quals_offset != 0);
 	return st;
 }
 

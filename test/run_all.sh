@@ -38,7 +38,7 @@ ncpu=$(nproc)
 TEST_JOBS=${TEST_JOBS:-$((ncpu <= 4 ? 3 : ncpu / 2 + 1))}
 TEST_BG_JOBS=${TEST_BG_JOBS:-3}
 # the Makefile's flags for the service library (CGO_CFLAGS_SVC)
-export CGO_CFLAGS="-O2 -g -include $PWD/build/cuda_compat.h${CUDA_INCLUDE:+ -I$CUDA_INCLUDE}"
+export CGO_CFLAGS="-O2 -g -include $PWD/build/cuda_compat.h${CUDA_INCLUDE:+ -I$CUDA_INCLUDE} -DPGSTROM_CGO_HEADERS=$(sh build/cgo_headers_hash.sh)"
 work=$(mktemp -d /tmp/pg_strom_test.XXXXXX)
 chmod 755 "$work"
 export PGSTROM_INITDB_TEMPLATE=$work/initdb
