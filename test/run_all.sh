@@ -119,20 +119,17 @@ test_builds() {
 gofmt_clean() { local out; out=$(gofmt -l gosvc test bench 2>/dev/null); [ -z "$out" ] || { echo "gofmt needed: $out"; return 1; }; }
 go_vet() { go vet ./... && go vet -tags gpu ./gosvc/gpu/... && go vet -tags lifecycle ./test/...; }
 go_unit() { go_test_v go-test -race -count=1 ./...; }
+# the Go fuzz targets and kernels/fuzz (libFuzzer + ASan/UBSan over the
+# kernels' host code, the service's session validator against the
+# kernels', the socket with the host executor behind it, the direct-read
+# and page-cache path in process and through the socket, the protocol and
+# session parsers), from one build of instrumented test binaries, each
+# for a fixed number of inputs (make fuzz runs them for long)
 go_fuzz() {
-	go test -run '^$' -fuzz '^FuzzParseMessage$' -fuzztime "$((500000 * FUZZ_SCALE))x" ./gosvc/protocol &&
-		go test -run '^$' -fuzz '^FuzzParseSession$' -fuzztime "$((200000 * FUZZ_SCALE))x" ./gosvc/xpu &&
-		go test -run '^$' -fuzz '^FuzzSocket$' -fuzztime "$((5000 * FUZZ_SCALE))x" ./gosvc/server &&
-		kernel_fuzz
-}
-# kernels/fuzz: libFuzzer + ASan/UBSan over the kernels' host code, the
-# service's session validator against the kernels', the socket with the
-# host executor behind it, and the direct-read and page-cache path in
-# process (FuzzDirectChunk) (make fuzz runs them for long)
-kernel_fuzz() {
 	FUZZ_CI_RUNS=$((1000000 * FUZZ_SCALE)) FUZZ_CI_VALIDATOR="$((1000000 * FUZZ_SCALE))x" \
 		FUZZ_CI_SOCKET="$((20000 * FUZZ_SCALE))x" FUZZ_CI_CHUNK="$((150000 * FUZZ_SCALE))x" \
-		bash kernels/fuzz/run.sh ci
+		FUZZ_CI_DIRECT="$((5000 * FUZZ_SCALE))x" FUZZ_CI_MESSAGE="$((500000 * FUZZ_SCALE))x" \
+		FUZZ_CI_SESSION="$((200000 * FUZZ_SCALE))x" bash kernels/fuzz/run.sh ci
 }
 cuda13() {
 	if [ -f .cuda13/cuda.h ]; then make -s check-cuda13 CUDA13_INCLUDE=.cuda13

@@ -14,18 +14,21 @@
 #
 #   run.sh build   compile them into .device/fuzz/ (clang-14, Go): the
 #                  libFuzzer binary (its sanitizer runtimes linked in,
-#                  libstdc++ static) and two static Go test binaries, which run
+#                  libstdc++ static) and static Go test binaries, which run
 #                  on a machine without either compiler
 #   run.sh run     run the built binaries and print what they did; fails on
 #                  any crash, sanitizer report or fuzz test failure
-#   run.sh ci      build, then short bounded runs (make test's go-fuzz step)
+#   run.sh ci      build, then short bounded runs of these and of the
+#                  protocol's and session parser's fuzzers (FuzzParseMessage,
+#                  FuzzParseSession): make test's go-fuzz step
 #
 # Knobs: FUZZ_JOBS (parallel libFuzzer jobs and Go fuzz workers, default
 # nproc), FUZZ_RUNS (libFuzzer executions over all jobs), FUZZ_TIME
 # (seconds, a bound on the libFuzzer run), FUZZ_GO_TIME (each Go target:
 # a duration such as 120s, or a count such as 50000x; FUZZ_GO_VALIDATOR,
 # FUZZ_GO_SOCKET, FUZZ_GO_DIRECT and FUZZ_GO_CHUNK set one target's),
-# FUZZ_CI_CHUNK (FuzzDirectChunk's count in ci mode, default 150000x),
+# FUZZ_CI_RUNS, FUZZ_CI_VALIDATOR, FUZZ_CI_SOCKET, FUZZ_CI_CHUNK,
+# FUZZ_CI_DIRECT, FUZZ_CI_MESSAGE, FUZZ_CI_SESSION (the counts in ci mode),
 # FUZZ_OUT (work folder: corpora, logs, crash files; default
 # .device/fuzz/work).
 set -euo pipefail
@@ -56,13 +59,13 @@ build() {
 	done
 	# -d=libfuzzer: the coverage instrumentation go test -fuzz adds, which
 	# go test -c leaves out (our packages only, as go test -fuzz does)
-	CGO_ENABLED=1 go test -c -tags netgo,osusergo -o "$bin/hostexec.test" \
-		-gcflags='github.com/pgstrom-go/pg_strom/...=-d=libfuzzer' \
-		-ldflags '-extldflags "-static"' ./gosvc/hostexec
-	CGO_ENABLED=1 go test -c -tags netgo,osusergo -o "$bin/server.test" \
-		-gcflags='github.com/pgstrom-go/pg_strom/...=-d=libfuzzer' \
-		-ldflags '-extldflags "-static"' ./gosvc/server
-	echo "fuzz: built $bin/fuzz_kernels, $bin/hostexec.test and $bin/server.test"
+	local pkg
+	for pkg in hostexec server protocol xpu; do
+		CGO_ENABLED=1 go test -c -tags netgo,osusergo -o "$bin/$pkg.test" \
+			-gcflags='github.com/pgstrom-go/pg_strom/...=-d=libfuzzer' \
+			-ldflags '-extldflags "-static"' "./gosvc/$pkg"
+	done
+	echo "fuzz: built $bin/fuzz_kernels and the Go test binaries of hostexec, server, protocol and xpu"
 }
 
 # libfuzzer RUNS SECONDS: FUZZ_JOBS fuzz_kernels processes sharing one
@@ -134,6 +137,9 @@ ci)
 	gofuzz FuzzKernelValidator "${FUZZ_CI_VALIDATOR:-1000000x}" || rc=1
 	gofuzz FuzzSocketHostExec "${FUZZ_CI_SOCKET:-20000x}" || rc=1
 	gofuzz FuzzDirectChunk "${FUZZ_CI_CHUNK:-150000x}" server || rc=1
+	gofuzz FuzzSocket "${FUZZ_CI_DIRECT:-5000x}" server || rc=1
+	gofuzz FuzzParseMessage "${FUZZ_CI_MESSAGE:-500000x}" protocol || rc=1
+	gofuzz FuzzParseSession "${FUZZ_CI_SESSION:-200000x}" xpu || rc=1
 	exit $rc
 	;;
 *)

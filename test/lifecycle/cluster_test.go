@@ -146,6 +146,8 @@ func newCluster(t *testing.T, extraConf ...string) *cluster {
 	} else {
 		c.run(filepath.Join(c.bindir, "initdb"), "-D", dir, "-A", "trust", "-E", "UTF8", "--locale=C")
 	}
+	// fsync and full-page writes off: the cluster is thrown away, and a
+	// killed PostgreSQL process loses nothing without them
 	conf := fmt.Sprintf(`
 shared_preload_libraries = 'pg_strom'
 port = %d
@@ -153,6 +155,8 @@ unix_socket_directories = '%s'
 listen_addresses = ''
 max_worker_processes = 16
 log_line_prefix = '%%m [%%p] '
+fsync = off
+full_page_writes = off
 %s
 `, c.port, dir, strings.Join(extraConf, "\n"))
 	f, err := os.OpenFile(filepath.Join(dir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)

@@ -27,7 +27,7 @@ import (
 //
 // STARJOIN_SEED=N runs seed N instead of the fixed default (the seed is
 // printed; "random" takes one from the clock), STARJOIN_QUERIES
-// (default 300) and STARJOIN_FACT_ROWS (default 200000) size it, and
+// (default 300) and STARJOIN_FACT_ROWS (default 100000) size it, and
 // STARJOIN_VERBOSE=1 logs every query with its plan.
 
 // sjDefaultSeed makes make test's run the same every time.
@@ -153,7 +153,7 @@ func TestStarJoinRandomQueries(t *testing.T) {
 		seed = envInt(t, "STARJOIN_SEED", 0)
 	}
 	nQueries := int(envInt(t, "STARJOIN_QUERIES", 300))
-	factRows := int(envInt(t, "STARJOIN_FACT_ROWS", 200000))
+	factRows := int(envInt(t, "STARJOIN_FACT_ROWS", 100000))
 	verbose := os.Getenv("STARJOIN_VERBOSE") != ""
 	fmt.Printf("starjoin seed %d: %d queries over %d fact rows (STARJOIN_SEED=%d repeats this run)\n",
 		seed, nQueries, factRows, seed)
