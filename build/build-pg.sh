@@ -23,8 +23,9 @@
 # security archive, 17: trixie, 18: sid), downloaded through a private apt
 # state in the work folder, so the machine's own apt setup is left as it is:
 # that needs apt-get, /usr/share/keyrings/debian-archive-keyring.gpg and
-# access to deb.debian.org.  A source without a generated parser (18's)
-# needs bison and flex; as root on Debian they are installed when missing.
+# access to deb.debian.org.  A source without generated files (18's)
+# needs bison, flex and perl; as root on Debian they are installed when
+# missing.
 #
 # Nothing is written outside the work folder (PG_BUILD_DIR, default a new
 # folder under /tmp, removed at the end unless KEEP_BUILD_DIR=1) and OUT.tgz;
@@ -117,12 +118,19 @@ cd "$work/src"
 version=$(sed -n "s/^PACKAGE_VERSION='\(.*\)'$/\1/p" configure)
 case $version in "$major".*|"$major"beta*|"$major"rc*|"$major"devel) ;; *) die "the source is PostgreSQL $version, not $major" ;; esac
 
-# a tarball without the generated parser needs bison and flex
-if [ ! -f src/backend/parser/gram.c ] && ! { command -v bison >/dev/null && command -v flex >/dev/null; }; then
+# a tarball without the generated files (18's: no parser, no errcodes.h,
+# no catalog headers) needs bison, flex and a whole perl: the generators
+# load FindBin and File::Compare, which Debian's perl-base lacks
+generators_present() {
+	command -v bison >/dev/null && command -v flex >/dev/null &&
+		perl -MFindBin -MFile::Compare -MFile::Copy -MList::Util -e 1 2>/dev/null
+}
+if [ ! -f src/backend/parser/gram.c ] && ! generators_present; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		apt-get install -y -qq bison flex >/dev/null
+		apt-get install -y -qq bison flex perl >/dev/null
+		generators_present || die "bison, flex or perl's FindBin, File::Compare, File::Copy or List::Util is still missing"
 	else
-		die "this source has no generated parser: bison and flex are needed"
+		die "this source has no generated files: bison, flex and perl (Debian: the perl package, not only perl-base) are needed"
 	fi
 fi
 

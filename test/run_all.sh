@@ -117,7 +117,9 @@ test_builds() {
 		hostexec_put "$work/pg_strom_gosvc_hostexec.so" && touch "$work/hostexec.installed"
 }
 gofmt_clean() { local out; out=$(gofmt -l gosvc test bench 2>/dev/null); [ -z "$out" ] || { echo "gofmt needed: $out"; return 1; }; }
-go_vet() { go vet ./... && go vet -tags gpu ./gosvc/gpu/... && go vet -tags lifecycle ./test/...; }
+# one call with every build tag (none is negated, so each file is vetted):
+# three calls type-checked the shared packages three times
+go_vet() { go vet -tags gpu,lifecycle,benchdb ./...; }
 go_unit() { go_test_v go-test -race -count=1 ./...; }
 # the Go fuzz targets and kernels/fuzz (libFuzzer + ASan/UBSan over the
 # kernels' host code, the service's session validator against the
@@ -142,10 +144,20 @@ kernel_host_tests() { bash kernels/test/run.sh; }
 hostexec_env() {
 	export PGSTROM_HOSTEXEC_INSTALLED=1 PGSTROM_HOSTEXEC_SO="$work/pg_strom_gosvc_hostexec.so"
 }
+# the lifecycle tests of test/lifecycle but the star-join tests, in two
+# steps that run side by side: much of their time is spent waiting on
+# clusters and services (the direct-read tests' tables larger than
+# shared_buffers, services killed and restarted), and one after the other
+# they were the longest path through the run
 lifecycle() {
 	hostexec_env
 	export PGSTROM_LIFECYCLE_PORT_BASE=55700 PGSTROM_LIFECYCLE_PORT_SPAN=200
-	go_run_v lifecycle test/lifecycle "$work/lifecycle.test" -test.count=1 -test.skip '^TestStarJoin' -test.timeout 20m
+	go_run_v lifecycle test/lifecycle "$work/lifecycle.test" -test.count=1 -test.skip '^(TestStarJoin|TestDirectRead)' -test.timeout 20m
+}
+lifecycle_direct_read() {
+	hostexec_env
+	export PGSTROM_LIFECYCLE_PORT_BASE=55950 PGSTROM_LIFECYCLE_PORT_SPAN=40
+	go_run_v lifecycle-direct-read test/lifecycle "$work/lifecycle.test" -test.count=1 -test.run '^TestDirectRead' -test.timeout 15m
 }
 # the random star-join queries (test/lifecycle/starjoin_test.go) and the
 # checks of what they found, on the host executor (the GPU service where
@@ -192,6 +204,7 @@ add_step cuda13-headers "" cuda13 10
 add_step go-test "" go_unit
 # the longest suites first, so that the shorter ones fill in behind them
 add_step lifecycle "build test-builds" lifecycle
+add_step lifecycle-direct-read "build test-builds" lifecycle_direct_read
 add_step starjoin "build test-builds" starjoin
 add_step pg_regress-hostexec "build test-builds" regress_hostexec
 add_step pg_regress "build test-builds" regress
