@@ -22,7 +22,7 @@
 # installed once for the whole run (PGSTROM_HOSTEXEC_INSTALLED=1: the
 # suites use it and leave it; it is removed when the run ends, unless
 # another run shares it: test/lib.sh), and the
-# lifecycle test binary is built once for its two steps.  Each suite that
+# lifecycle test binary is built once for its three steps.  Each suite that
 # starts clusters has its own ports and data directories.
 set -uo pipefail
 cd "$(dirname "$0")/.."
