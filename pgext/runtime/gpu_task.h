@@ -444,6 +444,9 @@ extern bool gpu_task_chunk_tuple_visible(GpuTaskState *gts, GpuTaskChunk *chunk,
 extern void gpu_task_check_chunk_pages(GpuTaskState *gts, GpuTaskChunk *chunk);
 extern OffsetNumber gpu_task_chunk_lines(GpuTaskChunk *chunk, uint32 bidx);
 
+/* task_buffer_order.c */
+extern void gpu_task_order_by_buffer(GpuTaskChunk *chunk);
+
 /* task_direct.c */
 extern void gpu_task_direct_begin(GpuTaskState *gts);
 extern bool gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno,

@@ -171,6 +171,7 @@ finish_chunk(GpuTaskState *gts, GpuTaskChunk *chunk)
 	}
 	else if (chunk->zero_copy)
 	{
+		gpu_task_order_by_buffer(chunk);
 		chunk->buf_len = CHUNK_PAGES_OFFSET +
 			(Size) chunk->nblocks * sizeof(XpuPageRef);
 		memset(chunk->buf, 0, CHUNK_PAGES_OFFSET);
