@@ -26,6 +26,7 @@ type Config struct {
 	// run
 	Queries   []Query
 	Runs      int
+	WarmUps   int
 	JSONPath  string
 	PNGPath   string
 	PlansPath string
@@ -66,7 +67,8 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	fs.IntVar(&cfg.Workers, "workers", defaultWorkers(), "parallel loader connections (load)")
 	fs.BoolVar(&cfg.Prewarm, "prewarm", true, "pg_prewarm the tables (at the end of load, and before run)")
 	fs.StringVar(&queries, "queries", "", "comma-separated query names (default: all of "+fmt.Sprint(QueryNames())+")")
-	fs.IntVar(&cfg.Runs, "runs", 3, "timed runs per query and mode, after one warm-up (run)")
+	fs.IntVar(&cfg.Runs, "runs", 3, "timed runs per query and mode, after the warm-ups (run)")
+	fs.IntVar(&cfg.WarmUps, "warm-ups", 1, "untimed runs per query and mode before the timed ones; their results are checked as well (run)")
 	fs.StringVar(&cfg.JSONPath, "json", "", "write the results as JSON to this file (run)")
 	fs.StringVar(&cfg.PNGPath, "png", "", "write a bar chart of the speedups to this PNG file (run)")
 	fs.StringVar(&cfg.PlansPath, "plans", "", "write the EXPLAIN (COSTS OFF) plan of every query in every mode to this file (run)")
@@ -94,6 +96,9 @@ func parseConfig(step string, args []string, stdout, stderr io.Writer) (*Config,
 	}
 	if cfg.Runs < 1 {
 		return nil, fmt.Errorf("-runs must be at least 1, got %d", cfg.Runs)
+	}
+	if cfg.WarmUps < 0 {
+		return nil, fmt.Errorf("-warm-ups must be at least 0, got %d", cfg.WarmUps)
 	}
 	if cfg.LinkGBps < 0 {
 		return nil, fmt.Errorf("-link-gbps must not be negative, got %g", cfg.LinkGBps)

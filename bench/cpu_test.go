@@ -216,7 +216,7 @@ func TestJudgeCPU(t *testing.T) {
 			runs[i].servicePID = 4242
 		}
 	}
-	judge(&r, runs, make([]error, len(Modes)), 3)
+	judge(&r, runs, make([]error, len(Modes)), 3, 1)
 	r.computeFigures(0)
 	gi := gpuMode()
 	near(t, "pg µs/page", r.Modes[0].HostCoreUsPerPage, 25)

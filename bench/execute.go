@@ -127,7 +127,7 @@ func fetch(ctx context.Context, conn *pgx.Conn, sql string) ([]Row, float64, err
 }
 
 // modeRun is what runMode measured: the plan, the timed runs and the result
-// of every execution (warm-up first).
+// of every execution (warm-ups first).
 type modeRun struct {
 	plan    string
 	times   []float64
@@ -140,7 +140,8 @@ type modeRun struct {
 	serviceNote string // why serviceCPU is short
 }
 
-// runMode runs sql in mode m: the plan, one warm-up, then cfg.Runs timed runs.
+// runMode runs sql in mode m: the plan, cfg.WarmUps warm-ups, then cfg.Runs
+// timed runs.
 func runMode(ctx context.Context, conn *pgx.Conn, cfg *Config, m Mode, sql string) (modeRun, error) {
 	var mr modeRun
 	if err := applyMode(ctx, conn, cfg, m); err != nil {
@@ -158,11 +159,11 @@ func runMode(ctx context.Context, conn *pgx.Conn, cfg *Config, m Mode, sql strin
 		// looked up outside the timed runs; 0 (skipped) when there is none
 		mr.servicePID, mr.serviceNote = servicePID(ctx, conn)
 	}
-	for i := 0; i <= cfg.Runs; i++ {
+	for i := 0; i < cfg.WarmUps+cfg.Runs; i++ {
 		var rows []Row
 		var secs float64
 		var err error
-		if i == 0 {
+		if i < cfg.WarmUps {
 			rows, secs, err = fetch(ctx, conn, sql)
 		} else {
 			var sp cpuSpan
@@ -173,14 +174,10 @@ func runMode(ctx context.Context, conn *pgx.Conn, cfg *Config, m Mode, sql strin
 			mr.addCPU(sp, m.GPU && mr.servicePID > 0)
 		}
 		if err != nil {
-			what := "warm-up"
-			if i > 0 {
-				what = fmt.Sprintf("run %d", i)
-			}
-			return mr, fmt.Errorf("%s: %w", what, err)
+			return mr, fmt.Errorf("%s: %w", execName(i, cfg.WarmUps), err)
 		}
 		mr.results = append(mr.results, rows)
-		if i > 0 {
+		if i >= cfg.WarmUps {
 			mr.times = append(mr.times, secs)
 		}
 	}

@@ -110,7 +110,7 @@ func TestIntegrationPartitioned(t *testing.T) {
 
 	// one run over both SSB groups: the side-by-side section
 	out.Reset()
-	rep, err := Run(ctx, config(&out, "-tables", ssbGroup+","+ssbPartGroup, "-queries", "Q1.1,Q2.1,Q4.1", "-runs", "1", "-link-gbps", "50"))
+	rep, err := Run(ctx, config(&out, "-tables", ssbGroup+","+ssbPartGroup, "-queries", "Q1.1,Q2.1,Q4.1", "-runs", "1", "-warm-ups", "0", "-link-gbps", "50"))
 	t.Logf("run output:\n%s", out.String())
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -66,14 +66,14 @@ func TestPlantedWrongResultFailsTheQuery(t *testing.T) {
 	errs := make([]error, len(Modes))
 
 	ok := QueryResult{Query: "group_8", Table: "w1_narrow", HeapGB: 2, Status: statusOK}
-	judge(&ok, runs, errs, 3)
+	judge(&ok, runs, errs, 3, 1)
 	ok.computeFigures(50)
 	if ok.Status != statusOK || ok.Speedup == nil || ok.Rows != 2 || !ok.GPUUsed() {
 		t.Fatalf("clean run: %+v", ok)
 	}
 
 	bad := QueryResult{Query: "group_8", Table: "w1_narrow", HeapGB: 2, Status: statusOK, Planted: true}
-	judge(&bad, runs, errs, 3)
+	judge(&bad, runs, errs, 3, 1)
 	bad.computeFigures(50)
 	if bad.Status != statusFailure || bad.Speedup != nil || bad.GPUGBps != nil || bad.LinkPct != nil {
 		t.Fatalf("planted run not failed: %+v", bad)
@@ -89,8 +89,36 @@ func TestPlainModeWithGpuScanFails(t *testing.T) {
 		runs[i] = modeRun{plan: "Custom Scan (GpuScan) on t", times: []float64{1}, results: [][]Row{{{iv(1)}}}}
 	}
 	r := QueryResult{Status: statusOK}
-	judge(&r, runs, make([]error, len(Modes)), 1)
+	judge(&r, runs, make([]error, len(Modes)), 1, 1)
 	if r.Status != statusFailure || !strings.Contains(r.Failure, "pg_strom.enabled = off") {
 		t.Fatalf("plain mode with GpuScan not failed: %+v", r)
+	}
+}
+
+// Without warm-ups every execution is timed, and a wrong one is still found
+// and named by its run.
+func TestPlantedWrongResultFailsWithoutWarmUps(t *testing.T) {
+	rows := []Row{{iv(0), iv(100)}, {iv(1), iv(90)}}
+	runs := make([]modeRun, len(Modes))
+	for i, m := range Modes {
+		plan := "Seq Scan on t"
+		if m.GPU {
+			plan = "Custom Scan (GpuScan) on t"
+		}
+		runs[i] = modeRun{plan: plan, times: []float64{1}, results: [][]Row{rows}}
+	}
+	r := QueryResult{Status: statusOK, Planted: true}
+	judge(&r, runs, make([]error, len(Modes)), 1, 0)
+	if r.Status != statusFailure || !strings.Contains(r.Failure, "mode gpu run 1") ||
+		!strings.Contains(r.Failure, "reference: mode "+Modes[0].Key+" run 1") {
+		t.Fatalf("planted run without warm-ups: %+v", r)
+	}
+	for _, c := range []struct {
+		i, warmUps int
+		want       string
+	}{{0, 1, "warm-up"}, {1, 1, "run 1"}, {0, 0, "run 1"}, {1, 2, "warm-up 2"}, {2, 2, "run 1"}} {
+		if got := execName(c.i, c.warmUps); got != c.want {
+			t.Errorf("execName(%d, %d) = %q, want %q", c.i, c.warmUps, got, c.want)
+		}
 	}
 }

@@ -86,7 +86,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 	}
 	fmt.Fprintf(&b, "host CPU: %s\n", rep.CPU.Source)
 	fmt.Fprintf(&b, "GPU service CPU (svc column): %s\n", rep.CPU.Service)
-	fmt.Fprintf(&b, "each figure: median of %d timed runs after %d warm-up; modes must agree (floats within relative %g)\n",
+	fmt.Fprintf(&b, "each figure: median of %d timed runs after %d warm-ups; modes must agree (floats within relative %g)\n",
 		rep.Runs, rep.WarmUps, rep.Tolerance)
 	for _, m := range rep.Modes {
 		fmt.Fprintf(&b, "mode %-9s %s\n", m.Key+":", strings.Join(m.Settings, " "))

@@ -15,7 +15,7 @@ import (
 // agree and writes the outputs. It returns an error wrapping errFailures
 // when some query failed (after writing every output).
 func Run(ctx context.Context, cfg *Config) (*Report, error) {
-	rep := &Report{StartedAt: time.Now(), Runs: cfg.Runs, WarmUps: 1, Tolerance: FloatTolerance}
+	rep := &Report{StartedAt: time.Now(), Runs: cfg.Runs, WarmUps: cfg.WarmUps, Tolerance: FloatTolerance}
 	for _, m := range Modes {
 		var set []string
 		for _, kv := range settingsFor(m, cfg) {
@@ -236,7 +236,7 @@ func runQuery(ctx context.Context, conn *pgx.Conn, cfg *Config, q Query, tg targ
 		}
 		fmt.Fprintf(cfg.Stderr, "  %-11s %-10s %-8s %s\n", q.Name, tg.Name, m.Key, runText(runs[i], errs[i]))
 	}
-	judge(&r, runs, errs, cfg.Runs)
+	judge(&r, runs, errs, cfg.Runs, cfg.WarmUps)
 	r.computeFigures(linkGBps)
 	if r.Status == statusFailure {
 		fmt.Fprintf(cfg.Stderr, "  %-11s %-10s FAILURE: %s\n", q.Name, tg.Name, r.Failure)
@@ -246,9 +246,9 @@ func runQuery(ctx context.Context, conn *pgx.Conn, cfg *Config, q Query, tg targ
 
 // judge fills r.Modes from the runs of every mode (in Modes order) and
 // fails r when a mode failed, a plain mode planned a GpuScan, or any
-// execution's result differs from the first mode's warm-up. When r.Planted,
-// the GPU mode's results are perturbed first (the self-test).
-func judge(r *QueryResult, runs []modeRun, errs []error, timedRuns int) {
+// execution's result differs from the first mode's first execution. When
+// r.Planted, the GPU mode's results are perturbed first (the self-test).
+func judge(r *QueryResult, runs []modeRun, errs []error, timedRuns, warmUps int) {
 	var ref []Row
 	haveRef := false
 	for i, m := range Modes {
@@ -280,7 +280,7 @@ func judge(r *QueryResult, runs []modeRun, errs []error, timedRuns int) {
 				continue
 			}
 			if err := compareSorted(ref, rows, FloatTolerance); err != nil {
-				r.fail(fmt.Sprintf("wrong result: mode %s %s: %v (reference: mode %s warm-up)", m.Key, execName(k), err, Modes[0].Key))
+				r.fail(fmt.Sprintf("wrong result: mode %s %s: %v (reference: mode %s %s)", m.Key, execName(k, warmUps), err, Modes[0].Key, execName(0, warmUps)))
 				break
 			}
 		}
@@ -288,11 +288,15 @@ func judge(r *QueryResult, runs []modeRun, errs []error, timedRuns int) {
 	}
 }
 
-func execName(i int) string {
-	if i == 0 {
-		return "warm-up"
+// execName names execution i of a mode, the warm-ups first
+func execName(i, warmUps int) string {
+	if i < warmUps {
+		if warmUps == 1 {
+			return "warm-up"
+		}
+		return fmt.Sprintf("warm-up %d", i+1)
 	}
-	return fmt.Sprintf("run %d", i)
+	return fmt.Sprintf("run %d", i-warmUps+1)
 }
 
 func runText(mr modeRun, err error) string {

@@ -141,7 +141,7 @@ func TestIntegrationSSB(t *testing.T) {
 	// PostgreSQL's (sorted, floats within FloatTolerance)
 	dir := t.TempDir()
 	out.Reset()
-	rep, err := Run(ctx, config(&out, "-runs", "1", "-link-gbps", "50", "-json", filepath.Join(dir, "ssb.json"),
+	rep, err := Run(ctx, config(&out, "-runs", "1", "-warm-ups", "0", "-link-gbps", "50", "-json", filepath.Join(dir, "ssb.json"),
 		"-png", filepath.Join(dir, "ssb.png"), "-plans", filepath.Join(dir, "plans.txt")))
 	t.Logf("run output:\n%s", out.String())
 	if err != nil {

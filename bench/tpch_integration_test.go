@@ -91,7 +91,7 @@ func TestIntegrationTPCH(t *testing.T) {
 	// mode, checked against each other as `make bench` does
 	dir := t.TempDir()
 	out.Reset()
-	rep, err := Run(ctx, config(&out, "-queries", "Q1,Q3,Q6", "-runs", "1", "-link-gbps", "50",
+	rep, err := Run(ctx, config(&out, "-queries", "Q1,Q3,Q6", "-runs", "1", "-warm-ups", "0", "-link-gbps", "50",
 		"-json", filepath.Join(dir, "tpch.json"), "-plans", filepath.Join(dir, "plans.txt")))
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
