@@ -68,11 +68,12 @@ if $hostexec; then
 	# the lifecycle tests of the data path: direct read (segments,
 	# tablespaces, checksums, concurrent writers, a lost service), shared
 	# buffers mapped read-only into the service, a crash restart's new
-	# shared memory, and kept rows rechecked on the CPU
+	# shared memory, kept rows rechecked on the CPU, and zero-copy chunks
+	# sent in buffer order
 	echo "--- lifecycle tests of the data path, PostgreSQL $major"
 	PGSTROM_LIFECYCLE_PORT_BASE=$((57000 + major * 20)) PGSTROM_LIFECYCLE_PORT_SPAN=19 \
 		go test -count=1 -tags lifecycle -timeout 20m \
-		-run '^(TestDirectRead|TestServiceMapsSharedMemoryReadOnly|TestCrashRestartLeavesNoServiceOnOldSharedMemory|TestFusedPreAggDeviceAndRecheckRows)' \
+		-run '^(TestDirectRead|TestServiceMapsSharedMemoryReadOnly|TestCrashRestartLeavesNoServiceOnOldSharedMemory|TestFusedPreAggDeviceAndRecheckRows|TestZeroCopyChunksInBufferOrder)' \
 		./test/lifecycle
 fi
 echo "PostgreSQL $major: all suites passed"

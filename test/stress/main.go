@@ -44,6 +44,7 @@ type config struct {
 	txnClients     int
 	pgbench        string
 	pgbenchClients int
+	sideRate       int
 	pgbenchScale   int
 	serverLog      string
 	seed           int64
@@ -65,6 +66,7 @@ func main() {
 	flag.IntVar(&c.txnClients, "txn-clients", 2, "sessions of read-write transactions (pgx loop; 0: none)")
 	flag.StringVar(&c.pgbench, "pgbench", "", "pgbench binary: run pgbench -S alongside (empty: none)")
 	flag.IntVar(&c.pgbenchClients, "pgbench-clients", 4, "pgbench -c")
+	flag.IntVar(&c.sideRate, "side-rate", 0, "transactions a second of each pgbench and read-write client (pgbench -R; 0: as fast as they go)")
 	flag.IntVar(&c.pgbenchScale, "pgbench-scale", 1, "pgbench -i -s when its tables are absent (or -load always)")
 	flag.StringVar(&c.serverLog, "server-log", "", "the server log: lines written during the run that show a crash are reported, and a 'reinitializing' line counts as a cluster restart")
 	flag.Int64Var(&c.seed, "seed", 0, "random seed (0: from the clock)")
@@ -281,8 +283,8 @@ type qstats struct {
 func run(c config) int {
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(c.seed))
-	logf("%s: duration %v, %d clients, kill interval %v, %d rows, parallel %d, regression mode %v, %d txn clients, pgbench %q x %d, seed %d",
-		c.label, c.duration, c.clients, c.killEvery, c.rows, c.parallel, c.regression, c.txnClients, c.pgbench, c.pgbenchClients, c.seed)
+	logf("%s: duration %v, %d clients, kill interval %v, %d rows, parallel %d, regression mode %v, %d txn clients, pgbench %q x %d, side rate %d/s (0: unpaced), seed %d",
+		c.label, c.duration, c.clients, c.killEvery, c.rows, c.parallel, c.regression, c.txnClients, c.pgbench, c.pgbenchClients, c.sideRate, c.seed)
 
 	admin, err := connect(ctx, c, false)
 	if err != nil {
@@ -556,6 +558,10 @@ func run(c config) int {
 	code := 0
 	if c.killEvery > 0 && c.killEvery < c.duration && kills.done == 0 {
 		fmt.Println("NO KILL WAS DONE: the run did not test what it was asked to")
+		verdict, code = "FAIL", 1
+	}
+	if c.txnClients > 0 && txn.committed.Load() == 0 || c.pgbench != "" && pgb.processed == 0 {
+		fmt.Println("NO TRANSACTION COMPLETED beside the GPU queries: PostgreSQL's own work stopped")
 		verdict, code = "FAIL", 1
 	}
 	if failed > 0 || wrong > 0 || txnFailed > 0 || clusterRestarts > 0 || txnCheck != "" && strings.Contains(txnCheck, "MISMATCH") {

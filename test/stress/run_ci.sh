@@ -3,12 +3,12 @@
 # (the real GPU service and backend paths, the kernels run on the CPU):
 #  1. kill -9 of the GPU service every 10 s for 60 s under 8 clients of
 #     GpuScan/GpuPreAgg queries, pgbench -S and 2 sessions of read-write
-#     transactions (100,000 rows);
+#     transactions at 200 a second each (100,000 rows);
 #  2. 64 sessions of GPU queries for 30 s, no kills.
 # Every result is compared with PostgreSQL's own. Fails when a GPU query
 # fails or is wrong, a transaction fails or the cluster restarts.
 # STRESS_KILL_SECS, STRESS_SESSIONS_SECS, STRESS_ROWS, STRESS_CLIENTS,
-# STRESS_PARTS ("kill sessions") change the run; PGSTROM_STRESS_PORT the port.
+# STRESS_SIDE_RATE, STRESS_PARTS ("kill sessions") change the run; PGSTROM_STRESS_PORT the port.
 # PGSTROM_HOSTEXEC_SO names a prebuilt host executor library; it is
 # installed for the run and removed after (unless another test run shares
 # it: test/lib.sh); with PGSTROM_HOSTEXEC_INSTALLED=1 the caller
@@ -21,6 +21,10 @@ kill_secs=${STRESS_KILL_SECS:-60}
 sessions_secs=${STRESS_SESSIONS_SECS:-30}
 rows=${STRESS_ROWS:-100000}
 clients=${STRESS_CLIENTS:-8}
+# transactions a second of each pgbench and read-write client: enough to
+# show that PostgreSQL's own work goes on through the kills, without
+# taking the cores from the GPU queries (0: as fast as they go)
+side_rate=${STRESS_SIDE_RATE:-200}
 parts=${STRESS_PARTS:-"kill sessions"}
 dir=$(mktemp -d /tmp/stress-ci.XXXXXX)
 out=$(mktemp -d /tmp/stress-ci-out.XXXXXX)
@@ -67,7 +71,8 @@ rc=0
 case " $parts " in *" kill "*)
 	echo "--- kill -9 of the service every 10 s for $kill_secs s, $clients clients, pgbench -S, $rows rows"
 	"$out/stress" -label kill-9 -duration "${kill_secs}s" -clients "$clients" -kill-interval 10s -rows "$rows" \
-		-parallel 2 -txn-clients 2 -pgbench "$PGBIN/pgbench" -pgbench-clients 2 -server-log "$dir/server.log" || rc=1
+		-parallel 2 -txn-clients 2 -pgbench "$PGBIN/pgbench" -pgbench-clients 2 -side-rate "$side_rate" \
+		-server-log "$dir/server.log" || rc=1
 esac
 case " $parts " in *" sessions "*)
 	echo "--- 64 sessions for $sessions_secs s, no kills"

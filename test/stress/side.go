@@ -154,7 +154,20 @@ func txnLoop(ctx context.Context, c config, i int, st *txnStats) {
 	bg := context.Background()
 	var conn *pgx.Conn
 	n := i
+	var pace <-chan time.Time
+	if c.sideRate > 0 {
+		tick := time.NewTicker(time.Second / time.Duration(c.sideRate))
+		defer tick.Stop()
+		pace = tick.C
+	}
 	for ctx.Err() == nil {
+		if pace != nil {
+			select {
+			case <-pace:
+			case <-ctx.Done():
+				continue
+			}
+		}
 		if conn == nil {
 			var err error
 			if conn, err = connect(bg, c, true); err != nil {
@@ -260,7 +273,11 @@ func runPgbench(c config, r *pgbenchResult) {
 		secs = 1
 	}
 	n := strconv.Itoa(c.pgbenchClients)
-	cmd := exec.Command(c.pgbench, append([]string{"-n", "-S", "-c", n, "-j", n, "-T", strconv.Itoa(secs)}, args...)...)
+	opts := []string{"-n", "-S", "-c", n, "-j", n, "-T", strconv.Itoa(secs)}
+	if c.sideRate > 0 {
+		opts = append(opts, "-R", strconv.Itoa(c.sideRate*c.pgbenchClients))
+	}
+	cmd := exec.Command(c.pgbench, append(opts, args...)...)
 	cmd.Env = append(os.Environ(), "PGAPPNAME=pg_strom_stress_pgbench")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
