@@ -36,7 +36,7 @@ FUZZ_SCALE=${FUZZ_SCALE:-1}
 SKIP=77
 ncpu=$(nproc)
 TEST_JOBS=${TEST_JOBS:-$((ncpu <= 4 ? 3 : ncpu / 2 + 1))}
-TEST_BG_JOBS=${TEST_BG_JOBS:-3}
+TEST_BG_JOBS=${TEST_BG_JOBS:-4}
 # the Makefile's flags for the service library (CGO_CFLAGS_SVC)
 export CGO_CFLAGS="-O2 -g -include $PWD/build/cuda_compat.h${CUDA_INCLUDE:+ -I$CUDA_INCLUDE} -DPGSTROM_CGO_HEADERS=$(sh build/cgo_headers_hash.sh)"
 work=$(mktemp -d /tmp/pg_strom_test.XXXXXX)
@@ -191,10 +191,12 @@ process_words() { bash build/check_process_words.sh; }
 # names have passed, at nice NICE (default 0).  Steps start in this order
 # as far as their needs and the number of steps running allow: TEST_JOBS
 # steps at a time (default 3 on up to 4 cores, else one more than half the
-# cores), and beside them TEST_BG_JOBS (default 3) steps of nice 10: those
+# cores), and beside them TEST_BG_JOBS (default 4) steps of nice 10: those
 # that only compile or check and that nothing waits for, which take the
 # CPU that the build and the suites leave without stretching the suites'
-# timed waits.
+# timed waits.  Four, so that go-fuzz starts as soon as the build is done:
+# its targets run one after another on about one core, and started behind
+# go-vet they ran on after everything else.
 names=()
 declare -A needs fn nice state pids
 add_step() { names+=("$1"); needs[$1]=$2; fn[$1]=$3; nice[$1]=${4:-0}; state[$1]=pending; }
