@@ -135,10 +135,10 @@ go_unit() { go_test_v go-test -race -count=1 ./...; }
 # session parsers), from one build of instrumented test binaries, each
 # for a fixed number of inputs (make fuzz runs them for long)
 go_fuzz() {
-	FUZZ_CI_RUNS=$((1000000 * FUZZ_SCALE)) FUZZ_CI_VALIDATOR="$((1000000 * FUZZ_SCALE))x" \
-		FUZZ_CI_SOCKET="$((20000 * FUZZ_SCALE))x" FUZZ_CI_CHUNK="$((150000 * FUZZ_SCALE))x" \
-		FUZZ_CI_DIRECT="$((5000 * FUZZ_SCALE))x" FUZZ_CI_MESSAGE="$((500000 * FUZZ_SCALE))x" \
-		FUZZ_CI_SESSION="$((200000 * FUZZ_SCALE))x" FUZZ_CI_JOBS=1 bash kernels/fuzz/run.sh ci
+	FUZZ_CI_RUNS=$((1000000 * FUZZ_SCALE)) FUZZ_CI_VALIDATOR="$((500000 * FUZZ_SCALE))x" \
+		FUZZ_CI_SOCKET="$((20000 * FUZZ_SCALE))x" FUZZ_CI_CHUNK="$((75000 * FUZZ_SCALE))x" \
+		FUZZ_CI_DIRECT="$((5000 * FUZZ_SCALE))x" FUZZ_CI_MESSAGE="$((250000 * FUZZ_SCALE))x" \
+		FUZZ_CI_SESSION="$((100000 * FUZZ_SCALE))x" FUZZ_CI_JOBS=1 bash kernels/fuzz/run.sh ci
 }
 cuda13() {
 	if [ -f .cuda13/cuda.h ]; then make -s check-cuda13 CUDA13_INCLUDE=.cuda13

@@ -4,7 +4,7 @@
 #  1. kill -9 of the GPU service every 10 s for 60 s under 8 clients of
 #     GpuScan/GpuPreAgg queries, pgbench -S and 2 sessions of read-write
 #     transactions at 200 a second each (100,000 rows);
-#  2. 64 sessions of GPU queries for 30 s, no kills.
+#  2. 64 sessions of GPU queries for 20 s, no kills.
 # Every result is compared with PostgreSQL's own. Fails when a GPU query
 # fails or is wrong, a transaction fails or the cluster restarts.
 # STRESS_KILL_SECS, STRESS_SESSIONS_SECS, STRESS_ROWS, STRESS_CLIENTS,
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 . test/lib.sh
 port=${PGSTROM_STRESS_PORT:-55460}
 kill_secs=${STRESS_KILL_SECS:-60}
-sessions_secs=${STRESS_SESSIONS_SECS:-30}
+sessions_secs=${STRESS_SESSIONS_SECS:-20}
 rows=${STRESS_ROWS:-100000}
 clients=${STRESS_CLIENTS:-8}
 # transactions a second of each pgbench and read-write client: enough to
