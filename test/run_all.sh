@@ -196,7 +196,7 @@ process_words() { bash build/check_process_words.sh; }
 # CPU that the build and the suites leave without stretching the suites'
 # timed waits.  Four, so that go-fuzz starts as soon as the build is done:
 # its targets run one after another on about one core, and started behind
-# go-vet they ran on after everything else.
+# go-vet they would run on alone after everything else.
 names=()
 declare -A needs fn nice state pids
 add_step() { names+=("$1"); needs[$1]=$2; fn[$1]=$3; nice[$1]=${4:-0}; state[$1]=pending; }
