@@ -27,6 +27,8 @@
  *	gpujoin_partition.c	the leaves' paths of a partitioned outer side
  *	gpujoin_slots.c		the key slot encoder (XpuGroupKey slot format)
  *	gpujoin_cpu.c		the CPU hash join: RECHECK rows and CPU chunks
+ *	gpujoin_cpu_hash.c	its hash index per depth, shared by the
+ *						participants of a parallel plan
  *	gpujoin_codegen.c	the OpenSession message (program + XpuJoinDesc)
  *	gpujoin_payload.c	inner columns on the device: payload slots, the
  *						expressions that read them, residual quals
@@ -42,7 +44,9 @@
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
 #include "storage/shm_toc.h"
+#include "port/atomics.h"
 #include "storage/barrier.h"
+#include "storage/condition_variable.h"
 #include "utils/dsa.h"
 
 #include "runtime/gpu_task.h"
@@ -130,11 +134,15 @@ typedef struct GpuJoinInner
 													 * cannot take it */
 } GpuJoinInner;
 
-/* the CPU hash index of one depth, built only when needed */
+/*
+ * The CPU hash index of one depth, built only when needed: in local memory,
+ * or in a parallel plan once in the query's DSA for every participant
+ * (atomic bucket heads, so that several can insert at once).
+ */
 typedef struct GpuJoinCpuHash
 {
 	uint32		nbuckets;		/* a power of two */
-	uint32	   *buckets;		/* first row + 1, 0: empty */
+	pg_atomic_uint32 *buckets;	/* first row + 1, 0: empty */
 	uint32	   *next;			/* [nrows] next row + 1 */
 	uint32	   *hashes;			/* [nrows] */
 } GpuJoinCpuHash;
@@ -154,6 +162,27 @@ typedef struct GpuJoinCpuRow
 } GpuJoinCpuRow;
 
 /*
+ * The shared CPU hash index of one depth (gpujoin_cpu_hash.c): the first
+ * participant to need it allocates it, then every participant that needs
+ * it claims batches of rows and inserts them, and waits for the others'.
+ */
+#define GPUJOIN_CPU_HASH_NONE		0
+#define GPUJOIN_CPU_HASH_ALLOCATING	1
+#define GPUJOIN_CPU_HASH_BUILDING	2	/* ready once rows_done = nrows */
+#define GPUJOIN_CPU_HASH_LOCAL		3	/* no room in the DSA: each its own */
+
+typedef struct GpuJoinSharedCpuHash
+{
+	int			state;			/* GPUJOIN_CPU_HASH_*, under the mutex */
+	uint32		nbuckets;
+	dsa_pointer index;			/* buckets, next, hashes */
+	pg_atomic_uint64 next_row;	/* the first row no participant claimed */
+	pg_atomic_uint64 rows_done; /* rows inserted (or with a NULL key) */
+	int			users;			/* participants that built or read it */
+	ConditionVariable cv;		/* state or rows_done reached its end */
+} GpuJoinSharedCpuHash;
+
+/*
  * One depth's build in a parallel plan.  Each participant that runs the
  * depth's inner plan (every one for a partial inner, the one that claims it
  * for a serial inner) publishes its share here, and is given its place in
@@ -169,6 +198,7 @@ typedef struct GpuJoinSharedDepth
 	dsa_pointer blob;			/* the depth's block, once allocated */
 	GpuJoinInner inner;			/* nrows, the layout and cpu_reason;
 								 * pointers not valid here */
+	GpuJoinSharedCpuHash cpu_hash;
 } GpuJoinSharedDepth;
 
 /* what the participants of a parallel plan share, after the runtime's */
@@ -254,6 +284,8 @@ typedef struct GpuJoinState
 	uint64		shared_rows[GPUJOIN_MAX_DEPTHS];
 	uint64		shared_bytes[GPUJOIN_MAX_DEPTHS];
 	int			shared_builders[GPUJOIN_MAX_DEPTHS];
+	int			shared_cpu_hash[GPUJOIN_MAX_DEPTHS];	/* GPUJOIN_CPU_HASH_* */
+	int			shared_cpu_hash_users[GPUJOIN_MAX_DEPTHS];
 
 	/*
 	 * Payload columns of each depth (set before the build by a fused
@@ -395,6 +427,17 @@ extern bool gpujoin_cpu_next_combination(GpuJoinState *gjs, uint32 *rows);
 extern bool gpujoin_row_quals_pass(GpuJoinState *gjs, const uint32 *rows,
 								   int first, int upto, bool inner_only);
 extern void gpujoin_cpu_reset(GpuJoinState *gjs);
+
+/* gpujoin_cpu_hash.c */
+extern void gpujoin_eval_keys(GpuJoinState *gjs, ExprState **states, int nkeys,
+							  Datum *values, bool *isnull);
+extern bool gpujoin_hash_keys(GpuJoinState *gjs, int d, FmgrInfo *fns,
+							  const Datum *values, const bool *isnull,
+							  uint32 *hash);
+extern void gpujoin_cpu_hash_build(GpuJoinState *gjs, int d);
+extern void gpujoin_init_shared_cpu_hashes(GpuJoinShared *js);
+extern void gpujoin_free_shared_cpu_hashes(GpuJoinState *gjs,
+										   GpuJoinShared *js);
 
 /* gpujoin_codegen.c: the program's nodes of the join */
 typedef struct GpuJoinNodes

@@ -6,11 +6,10 @@
  *		used.  It joins the outer tuple in gjs->outer_slot against the very
  *		inner tuples the device has (gpujoin_inner.c).
  *
- * Each depth gets a hash index over its rows, built the first time a row
- * needs it, with the equality operator's own hash functions
- * (get_op_hash_functions, as nodeHash does) and the operator itself for
- * equality, so matches are PostgreSQL's.  A key NULL on either side
- * matches nothing.
+ * Each depth gets a hash index over its rows (gpujoin_cpu_hash.c), built
+ * the first time a row needs it, with the equality operator's own hash
+ * functions, and the operator itself for equality, so matches are
+ * PostgreSQL's.  A key NULL on either side matches nothing.
  *
  * Every key is an outer-table expression, so a depth's matches do not
  * depend on the other depths: without residual quals an outer row's output
@@ -30,86 +29,12 @@
  */
 #include "postgres.h"
 
-#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
 #include "gpujoin/gpujoin.h"
-
-/* hash of the keys, false if one is NULL */
-static bool
-hash_keys(GpuJoinState *gjs, int d, FmgrInfo *fns, const Datum *values,
-		  const bool *isnull, uint32 *hash)
-{
-	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
-	uint32		h = 0;
-	int			k;
-
-	for (k = 0; k < nkeys; k++)
-	{
-		if (isnull[k])
-			return false;
-		h = hash_combine(h, DatumGetUInt32(FunctionCall1Coll(&fns[k], gjs->collid[d][k],
-															 values[k])));
-	}
-	*hash = h;
-	return true;
-}
-
-static void
-eval_keys(GpuJoinState *gjs, ExprState **states, int nkeys, Datum *values,
-		  bool *isnull)
-{
-	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
-	int			k;
-
-	for (k = 0; k < nkeys; k++)
-		values[k] = ExecEvalExpr(states[k], econtext, &isnull[k]);
-}
-
-static void
-build_cpu_hash(GpuJoinState *gjs, int d)
-{
-	GpuJoinCpuHash *h = &gjs->cpu_hash[d];
-	GpuJoinInner *inner = &gjs->inner[d];
-	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
-	int			nkeys = list_length(gjs->info->depths[d].inner_keys);
-	MemoryContext oldcxt;
-	uint32		nbuckets = 1;
-	uint32		i;
-
-	while (nbuckets < inner->nrows && nbuckets < (1U << 30))
-		nbuckets <<= 1;
-	oldcxt = MemoryContextSwitchTo(gjs->inner_cxt);
-	h->buckets = MemoryContextAllocHuge(gjs->inner_cxt, sizeof(uint32) * nbuckets);
-	memset(h->buckets, 0, sizeof(uint32) * nbuckets);
-	h->next = MemoryContextAllocHuge(gjs->inner_cxt, sizeof(uint32) * Max(inner->nrows, 1));
-	h->hashes = MemoryContextAllocHuge(gjs->inner_cxt, sizeof(uint32) * Max(inner->nrows, 1));
-	MemoryContextSwitchTo(oldcxt);
-
-	/* pushed in reverse, so every chain lists its rows in row order */
-	for (i = inner->nrows; i-- > 0;)
-	{
-		Datum		values[GPUJOIN_MAX_KEYS];
-		bool		isnull[GPUJOIN_MAX_KEYS];
-		uint32		hash;
-
-		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
-		gpujoin_inner_tuple(gjs, d, i);
-		econtext->ecxt_innertuple = gjs->inner_slot[d];
-		eval_keys(gjs, gjs->inner_key_state[d], nkeys, values, isnull);
-		if (!hash_keys(gjs, d, gjs->inner_hash_fn[d], values, isnull, &hash))
-			continue;
-		h->hashes[i] = hash;
-		h->next[i] = h->buckets[hash & (nbuckets - 1)];
-		h->buckets[hash & (nbuckets - 1)] = i + 1;
-	}
-	ExecClearTuple(gjs->inner_slot[d]);
-	h->nbuckets = nbuckets;
-}
 
 /* inner row `row` of depth d equals the outer keys */
 static bool
@@ -151,11 +76,12 @@ depth_choices(GpuJoinState *gjs, int d, const Datum *ovalues, const bool *onull)
 
 	cr->choices[d] = palloc(sizeof(uint32) * cap);
 	if (gjs->inner[d].nrows > 0 &&
-		hash_keys(gjs, d, gjs->outer_hash_fn[d], ovalues, onull, &hash))
+		gpujoin_hash_keys(gjs, d, gjs->outer_hash_fn[d], ovalues, onull, &hash))
 	{
 		if (h->buckets == NULL)
-			build_cpu_hash(gjs, d);
-		for (link = h->buckets[hash & (h->nbuckets - 1)]; link != 0;
+			gpujoin_cpu_hash_build(gjs, d);
+		for (link = pg_atomic_read_u32(&h->buckets[hash & (h->nbuckets - 1)]);
+			 link != 0;
 			 link = h->next[link - 1])
 		{
 			uint32		row = link - 1;
@@ -293,7 +219,7 @@ gpujoin_cpu_start_row(GpuJoinState *gjs)
 		int			k;
 
 		econtext->ecxt_scantuple = gjs->outer_slot;
-		eval_keys(gjs, gjs->outer_key_state[d], nkeys, values, isnull);
+		gpujoin_eval_keys(gjs, gjs->outer_key_state[d], nkeys, values, isnull);
 		/* the inner walk below reuses econtext: keep the values here */
 		for (k = 0; k < nkeys; k++)
 		{

@@ -602,6 +602,7 @@ gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate, shm_toc *toc,
 		memset(js, 0, sizeof(GpuJoinShared));
 		SpinLockInit(&js->mutex);
 		gpujoin_init_build_barrier(js);
+		gpujoin_init_shared_cpu_hashes(js);
 		gpujoin_group_initialize_dsm(gjs);
 	}
 }
@@ -626,7 +627,9 @@ gpujoin_reset_shared(GpuJoinState *gjs)
 		if (DsaPointerIsValid(js->depth[d].blob))
 			dsa_free(gjs->dsa, js->depth[d].blob);
 	}
+	gpujoin_free_shared_cpu_hashes(gjs, js);
 	memset(js->depth, 0, sizeof(js->depth));
+	gpujoin_init_shared_cpu_hashes(js);
 	gpujoin_group_reset(gjs);
 	js->build_failed = false;
 	js->laid_out = false;
@@ -679,6 +682,8 @@ gpujoin_copy_shared_figures(GpuJoinState *gjs)
 			gjs->shared_rows[d] = bjs->depth[d].inner.nrows;
 			gjs->shared_bytes[d] = bjs->depth[d].inner.bytes;
 			gjs->shared_builders[d] = bjs->depth[d].nbuilders;
+			gjs->shared_cpu_hash[d] = bjs->depth[d].cpu_hash.state;
+			gjs->shared_cpu_hash_users[d] = bjs->depth[d].cpu_hash.users;
 		}
 		gjs->shared_figures = true;
 	}

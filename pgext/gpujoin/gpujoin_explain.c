@@ -86,6 +86,14 @@ gpujoin_explain_depth(GpuJoinState *gjs, int d, List *keys, List *context,
 			appendStringInfo(&buf, ", Inner Build: parallel, %d participant%s",
 							 gjs->shared_builders[d],
 							 gjs->shared_builders[d] == 1 ? "" : "s");
+		if (gjs->shared_figures &&
+			gjs->shared_cpu_hash[d] == GPUJOIN_CPU_HASH_BUILDING)
+			appendStringInfo(&buf, ", CPU Hash: shared by %d participant%s",
+							 gjs->shared_cpu_hash_users[d],
+							 gjs->shared_cpu_hash_users[d] == 1 ? "" : "s");
+		else if (gjs->shared_figures &&
+				 gjs->shared_cpu_hash[d] == GPUJOIN_CPU_HASH_LOCAL)
+			appendStringInfo(&buf, ", CPU Hash: one per participant");
 		if (gjs->device_bytes[d] > 0)
 		{
 			appendStringInfo(&buf, ", GPU Bytes: " UINT64_FORMAT, gjs->device_bytes[d]);

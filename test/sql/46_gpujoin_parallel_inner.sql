@@ -180,17 +180,25 @@ DO $$
 DECLARE
 	line text;
 	reason text := '';
+	hash text := '';
 	partial bool := false;
 BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE pi_big' LOOP
 		IF line ~ 'CPU Path: ' THEN
 			reason := substring(line from 'CPU Path: (.*)$');
 		END IF;
+		IF line ~ 'Depth 1: ' THEN
+			hash := coalesce(substring(line from 'CPU Hash: ([^,]*)'), '');
+		END IF;
 		partial := partial OR line ~ 'Parallel Seq Scan on pi_d1';
 	END LOOP;
 	IF NOT partial OR
 	   reason !~ '^(depth 1: \d+ bytes of inner rows, above pg_strom.gpujoin_max_inner_size|service not ready: )' THEN
 		RAISE EXCEPTION 'unexpected plan or CPU path reason "%"', reason;
+	END IF;
+	-- the participants join on the CPU against one hash index of the rows
+	IF hash !~ '^shared by \d+ participants?$' THEN
+		RAISE EXCEPTION 'unexpected CPU hash "%"', hash;
 	END IF;
 END
 $$;
