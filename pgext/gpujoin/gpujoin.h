@@ -395,6 +395,7 @@ typedef struct GpuJoinInnerTuples
 
 /* gpujoin_inner.c */
 extern void gpujoin_build_inner(GpuJoinState *gjs);
+extern void gpujoin_skip_if_empty(GpuJoinState *gjs, GpuTaskState *gts);
 extern void gpujoin_init_inner(GpuJoinState *gjs, int d);
 extern void gpujoin_start_tuples(GpuJoinInnerTuples *it);
 extern void gpujoin_collect_tuples(GpuJoinState *gjs, int d,

@@ -487,6 +487,8 @@ gpujoin_next(ScanState *node)
 
 	if (!gjs->inner_built && !gpu_task_partition_pruned(&gjs->gts))
 		gpujoin_build_inner(gjs);
+	if (gjs->inner_built)
+		gpujoin_skip_if_empty(gjs, &gjs->gts);
 	if (gpu_task_next_tuple(&gjs->gts, slot))
 		return slot;
 	ExecClearTuple(gjs->outer_slot);

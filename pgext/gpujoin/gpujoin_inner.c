@@ -309,6 +309,33 @@ gpujoin_build_inner(GpuJoinState *gjs)
 	}
 }
 
+/*
+ * Before the scan: an INNER or SEMI depth without inner rows matches no
+ * outer row, so the scan gts would run (the join's own, or the fused
+ * GpuPreAgg's) is not run at all, as PostgreSQL's hash join skips its
+ * outer side over an empty hash table.  Every participant of a parallel
+ * plan has the same rows, so all of them skip.
+ */
+void
+gpujoin_skip_if_empty(GpuJoinState *gjs, GpuTaskState *gts)
+{
+	int			d;
+
+	if (gts->mode != GPU_TASK_MODE_INIT || gts->empty_inner)
+		return;
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		JoinType	jt = gjs->info->depths[d].join_type;
+
+		if (gjs->inner[d].nrows == 0 && (jt == JOIN_INNER || jt == JOIN_SEMI))
+		{
+			gts->empty_inner = true;
+			gts->counters.nempty_inner++;
+			return;
+		}
+	}
+}
+
 /* forgets the inner rows and CPU hashes (a rescan that rebuilds them) */
 void
 gpujoin_release_inner(GpuJoinState *gjs)

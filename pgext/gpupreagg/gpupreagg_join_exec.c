@@ -128,6 +128,7 @@ gpa_join_build(GpuPreAggState *pas)
 {
 	if (!pas->join->inner_built)
 		gpujoin_build_inner(pas->join);
+	gpujoin_skip_if_empty(pas->join, &pas->gts);
 }
 
 /*

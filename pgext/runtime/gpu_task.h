@@ -90,6 +90,8 @@ typedef struct GpuTaskCounters
 								 * device page cache */
 	uint64		npruned;		/* scans of a partition that its quals'
 								 * parameters pruned (task_prune.c) */
+	uint64		nempty_inner;	/* scans not run: a join depth that must
+								 * match has no inner rows */
 	uint64		node[GPU_TASK_NODE_COUNTERS];	/* the node's own, summed
 												 * like the others */
 } GpuTaskCounters;
@@ -303,6 +305,8 @@ struct GpuTaskState
 	bool		started;		/* scan begun (PredicateLockRelation...) */
 	bool		prune_checked;	/* task_prune.c, once per scan */
 	bool		pruned;			/* the partition holds no row for the quals */
+	bool		empty_inner;	/* the node's join can return no row: the
+								 * scan is not run (gpujoin_skip_if_empty) */
 
 	/* parallel */
 	GpuTaskShared *shared;		/* NULL unless parallel */

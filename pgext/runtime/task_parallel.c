@@ -164,6 +164,7 @@ counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
 	dst->npages_bounced += sign * (int64) (a->npages_bounced - b->npages_bounced);
 	dst->npages_cached += sign * (int64) (a->npages_cached - b->npages_cached);
 	dst->npruned += sign * (int64) (a->npruned - b->npruned);
+	dst->nempty_inner += sign * (int64) (a->nempty_inner - b->nempty_inner);
 	for (i = 0; i < GPU_TASK_NODE_COUNTERS; i++)
 		dst->node[i] += sign * (int64) (a->node[i] - b->node[i]);
 }

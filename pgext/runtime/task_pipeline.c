@@ -288,7 +288,8 @@ gpu_task_next_tuple(GpuTaskState *gts, TupleTableSlot *slot)
 	const GpuTaskOps *ops = gts->ops;
 	MemoryContext oldcxt;
 
-	if (gts->mode == GPU_TASK_MODE_INIT && gpu_task_partition_pruned(gts))
+	if (gts->mode == GPU_TASK_MODE_INIT &&
+		(gts->empty_inner || gpu_task_partition_pruned(gts)))
 		return false;
 	oldcxt = MemoryContextSwitchTo(gts->css.ss.ps.state->es_query_cxt);
 	if (gts->mode == GPU_TASK_MODE_INIT)

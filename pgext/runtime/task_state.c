@@ -93,4 +93,5 @@ gpu_task_rescan(GpuTaskState *gts)
 	gpu_task_kept_reset(gts);
 	gts->mode = GPU_TASK_MODE_INIT;
 	gts->prune_checked = false;
+	gts->empty_inner = false;
 }

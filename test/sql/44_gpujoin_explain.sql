@@ -23,6 +23,34 @@ EXPLAIN (COSTS OFF) SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int =
 SET pg_strom.enable_gpujoin = off;
 EXPLAIN (COSTS OFF) SELECT f.id, d.name FROM gj_fact f JOIN gj_d1 d ON f.k_int = d.id;
 RESET pg_strom.enable_gpujoin;
+-- an INNER or SEMI depth without inner rows matches nothing: the outer
+-- scan (the join's, or the fused GpuPreAgg's) is not run at all
+EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF)
+	SELECT f.id, e.name FROM gj_fact f
+	  JOIN gj_d1 d ON f.k_int = d.id
+	  JOIN gj_empty e ON f.k_small = e.id;
+EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF)
+	SELECT f.v, count(*) FROM gj_fact f
+	 WHERE EXISTS (SELECT 1 FROM gj_empty e WHERE e.id = f.k_small)
+	 GROUP BY f.v;
+-- a LEFT depth without inner rows ends nothing
+DO $$
+DECLARE
+	line text;
+	chunks int := 0;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+		SELECT f.id, e.name FROM gj_fact f LEFT JOIN gj_empty e ON f.k_small = e.id' LOOP
+		IF line ~ 'Scans Skipped' THEN
+			RAISE EXCEPTION 'a LEFT join skipped its scan: %', line;
+		END IF;
+		chunks := greatest(chunks, coalesce(substring(line from 'Chunks: (\d+)')::int, 0));
+	END LOOP;
+	IF chunks = 0 THEN
+		RAISE EXCEPTION 'a LEFT join over an empty inner scanned no chunk';
+	END IF;
+END
+$$;
 -- parallel: GpuJoin under Gather
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
