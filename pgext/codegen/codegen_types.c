@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "utils/lsyscache.h"
 
 #include "codegen/codegen_types.h"
 
@@ -35,13 +36,8 @@ static const char *const opcode_names[XPU_OP__COUNT] = {
 #undef XPU_OPCODE_NAME
 };
 
-/*
- * The XpuType of a PostgreSQL type, or XPU_TYPE_INVALID.  Domains are not
- * mapped to their base type: the device cannot evaluate domain checks, and
- * a Var of a domain type is simply not supported.
- */
-XpuType
-cg_xtype_of_oid(Oid typid)
+static XpuType
+xtype_of_base_oid(Oid typid)
 {
 	int			i;
 
@@ -51,6 +47,29 @@ cg_xtype_of_oid(Oid typid)
 			return (XpuType) i;
 	}
 	return XPU_TYPE_INVALID;
+}
+
+/*
+ * The XpuType of a PostgreSQL type, or XPU_TYPE_INVALID.  A domain is its
+ * base type: a value of it (a column, a parameter) passed the domain's
+ * checks when it was stored or coerced, and the operators and functions
+ * over it are the base type's (the parser relabels the value).  A coercion
+ * to a domain (CoerceToDomain), which would have to run the checks, is
+ * refused as an expression node.
+ */
+XpuType
+cg_xtype_of_oid(Oid typid)
+{
+	XpuType		xtype = xtype_of_base_oid(typid);
+
+	if (xtype == XPU_TYPE_INVALID && OidIsValid(typid))
+	{
+		Oid			base = getBaseType(typid);
+
+		if (base != typid)
+			xtype = xtype_of_base_oid(base);
+	}
+	return xtype;
 }
 
 const char *

@@ -130,6 +130,7 @@ typedef struct GpuPreAggState
 /* gpupreagg_device.c */
 /* gpupreagg_numeric.c */
 extern bool gpupreagg_numeric_scale(Expr *arg, int32 *scale);
+extern int32 gpupreagg_numeric_typmod(Node *node);
 extern bool gpupreagg_numeric_scale_bound(Expr *arg, int32 *scale);
 
 /* gpupreagg_set_aggs.c */

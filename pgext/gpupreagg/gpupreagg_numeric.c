@@ -34,6 +34,7 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
 #include "gpupreagg/gpupreagg_internal.h"
@@ -72,6 +73,34 @@ case_results(CaseExpr *ce)
 }
 
 static bool numeric_scale_of(Node *node, int32 *scale);
+
+/*
+ * The typmod of a numeric expression, -1 when it has none: its own, or for
+ * a value of a domain over numeric (a column, or the relabeling of one to
+ * numeric, whose typmod the parser leaves at -1) the domain's, which the
+ * value was coerced to when it was stored.
+ */
+int32
+gpupreagg_numeric_typmod(Node *node)
+{
+	int32		typmod = exprTypmod(node);
+	int32		domain_typmod = -1;
+
+	if (typmod >= 0)
+		return typmod;
+	if (IsA(node, RelabelType))
+		return gpupreagg_numeric_typmod((Node *) ((RelabelType *) node)->arg);
+	if (getBaseTypeAndTypmod(exprType(node), &domain_typmod) != NUMERICOID)
+		return -1;
+	return domain_typmod;
+}
+
+/* numeric, or a domain over it */
+static bool
+is_numeric(Node *node)
+{
+	return node != NULL && getBaseType(exprType(node)) == NUMERICOID;
+}
 
 /* the scale of a numeric(p,s) value: s, when p fits the accumulator */
 static bool
@@ -138,11 +167,11 @@ numeric_scale_of(Node *node, int32 *scale)
 				b;
 
 	check_stack_depth();
-	if (node == NULL || exprType(node) != NUMERICOID)
+	if (!is_numeric(node))
 		return false;
 	/* numeric(p,s), a column or a cast to it: rounded to s */
-	if (exprTypmod(node) >= (int32) VARHDRSZ)
-		return typmod_scale(exprTypmod(node), scale);
+	if (gpupreagg_numeric_typmod(node) >= (int32) VARHDRSZ)
+		return typmod_scale(gpupreagg_numeric_typmod(node), scale);
 
 	switch (nodeTag(node))
 	{
@@ -343,10 +372,10 @@ numeric_bound_of(Node *node, NumericBound *b)
 				c;
 
 	check_stack_depth();
-	if (node == NULL || exprType(node) != NUMERICOID)
+	if (!is_numeric(node))
 		return false;
-	if (exprTypmod(node) >= (int32) VARHDRSZ)
-		return typmod_bound(exprTypmod(node), b);
+	if (gpupreagg_numeric_typmod(node) >= (int32) VARHDRSZ)
+		return typmod_bound(gpupreagg_numeric_typmod(node), b);
 
 	switch (nodeTag(node))
 	{

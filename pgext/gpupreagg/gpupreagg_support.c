@@ -218,7 +218,8 @@ gpupreagg_classify_aggref(Aggref *aggref, Index scanrelid,
 		 */
 		if (f->kind != XPU_AGG_COUNT && argtype == NUMERICOID)
 		{
-			if (f->kind != XPU_AGG_SUM_INT && exprTypmod((Node *) arg) < (int32) VARHDRSZ)
+			if (f->kind != XPU_AGG_SUM_INT &&
+				gpupreagg_numeric_typmod((Node *) arg) < (int32) VARHDRSZ)
 				return refuse(reason, "%s of a numeric without a declared precision of at most 18 digits",
 							  get_func_name(aggref->aggfnoid));
 
