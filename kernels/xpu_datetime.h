@@ -10,6 +10,7 @@
 #include "xpu_common.h"
 
 #define XPU_POSTGRES_EPOCH_JDATE	2451545
+#define XPU_UNIX_EPOCH_JDATE		2440588
 #define XPU_DATETIME_MIN_JULIAN		0
 #define XPU_DATE_END_JULIAN			2147483494
 #define XPU_TIMESTAMP_END_JULIAN	109203528
@@ -165,6 +166,39 @@ xpu_date_to_timestamp(int32_t d, int64_t *r)
 	return true;
 }
 
+/* the julian day of the Monday that starts ISO week 1 of year y */
+XPU_FUNC int
+xpu_iso_week1_monday(int y)
+{
+	int			jan4 = xpu_date2j(y, 1, 4);
+
+	/* week 1 holds January 4; j2day counts from Sunday */
+	return jan4 - (xpu_j2day(jan4) + 6) % 7;
+}
+
+/*
+ * The ISO 8601 year of a date (year 0 is 1 BC, as j2date gives it), and in
+ * *week its ISO week: the days before the year's week 1 belong to the last
+ * week of the year before, those from the next year's week 1 on to that.
+ */
+XPU_FUNC int
+xpu_iso_year_week(int year, int mon, int mday, int *week)
+{
+	int			day = xpu_date2j(year, mon, mday);
+	int			start = xpu_iso_week1_monday(year);
+	int			next = xpu_iso_week1_monday(year + 1);
+
+	if (day < start)
+		start = xpu_iso_week1_monday(--year);
+	else if (day >= next)
+	{
+		start = next;
+		year++;
+	}
+	*week = (day - start) / 7 + 1;
+	return year;
+}
+
 /*
  * The integer result of EXTRACT/DATE_PART for a julian day plus a time of
  * day in microseconds (0 <= usecs < USECS_PER_DAY); has_time false for DATE.
@@ -215,6 +249,43 @@ xpu_datetime_field(int field, int julian, int64_t usecs, bool has_time, int64_t 
 			if (!has_time)
 				return false;
 			*r = (usecs % XPU_USECS_PER_HOUR) / XPU_USECS_PER_MINUTE;
+			return true;
+		case XPU_FIELD_WEEK:
+		case XPU_FIELD_ISOYEAR:
+			{
+				int			week;
+				int			isoyear = xpu_iso_year_week(year, mon, mday, &week);
+
+				/* BC ISO years shift by one, as the calendar's do */
+				*r = (field == XPU_FIELD_WEEK) ? week :
+					(isoyear <= 0) ? isoyear - 1 : isoyear;
+				return true;
+			}
+
+			/*
+			 * Decades count from year 0 (1 BC): decade -1 is 11 BC to 2 BC.
+			 * Centuries and millennia have no number 0: the first of each
+			 * begins in 1 AD, the one before it ends in 1 BC.
+			 */
+		case XPU_FIELD_DECADE:
+			*r = (year >= 0) ? year / 10 : -((8 - (year - 1)) / 10);
+			return true;
+		case XPU_FIELD_CENTURY:
+			*r = (year > 0) ? (year + 99) / 100 : -((99 - (year - 1)) / 100);
+			return true;
+		case XPU_FIELD_MILLENNIUM:
+			*r = (year > 0) ? (year + 999) / 1000 : -((999 - (year - 1)) / 1000);
+			return true;
+		case XPU_FIELD_JULIAN:
+			if (has_time)
+				return false;
+			*r = julian;
+			return true;
+		case XPU_FIELD_EPOCH:
+			/* seconds since 1970-01-01 */
+			if (has_time)
+				return false;
+			*r = ((int64_t) julian - XPU_UNIX_EPOCH_JDATE) * 86400;
 			return true;
 		default:
 			return false;

@@ -498,7 +498,8 @@ xpu_validate_node(const xpu_program *prog, int i)
 		case XPU_OP_DATE_PART:
 			if (na != 1 || (t0 != XPU_TYPE_DATE && t0 != XPU_TYPE_TIMESTAMP))
 				return false;
-			if (n->aux < XPU_FIELD_YEAR || n->aux > XPU_FIELD_MINUTE)
+			if (n->aux < XPU_FIELD_YEAR || n->aux > XPU_FIELD_EPOCH ||
+				n->aux == XPU_FIELD_SECOND)
 				return false;
 			return rt == (op == XPU_OP_EXTRACT ? XPU_TYPE_NUMERIC : XPU_TYPE_FLOAT8);
 		case XPU_OP_LIKE:

@@ -82,10 +82,12 @@ func checkDateField(p *Program, nd *Node, res Type) error {
 		return fmt.Errorf("argument is %s, want DATE or TIMESTAMP", at)
 	}
 	switch f := nd.Aux; {
-	case f < FieldYear || f > FieldMinute:
+	case f < FieldYear || f > FieldEpoch || f == FieldSecond:
 		return fmt.Errorf("unknown date field %d", f)
 	case (f == FieldHour || f == FieldMinute) && at != TypeTimestamp:
 		return fmt.Errorf("field %d (HOUR/MINUTE) needs a TIMESTAMP argument, got %s", f, at)
+	case (f == FieldJulian || f == FieldEpoch) && at != TypeDate:
+		return fmt.Errorf("field %d (JULIAN/EPOCH) needs a DATE argument, got %s", f, at)
 	}
 	return nil
 }

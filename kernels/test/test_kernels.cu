@@ -382,6 +382,44 @@ test_helpers(void)
 	CHECK(xpu_timestamp_field(XPU_FIELD_YEAR, -1, &r) && r == 1999);
 	CHECK(!xpu_timestamp_field(XPU_FIELD_YEAR, XPU_DT_NOBEGIN, &r));
 
+	/*
+	 * ISO weeks and years around New Year, decades, centuries and millennia
+	 * around 1 BC, the julian day and epoch of a date: PostgreSQL 15's
+	 * extract() of each date (days since 2000-01-01) below
+	 */
+	{
+		static const struct
+		{
+			int32_t		days;
+			int64_t		week, isoyear, decade, century, millennium, julian, epoch;
+		}			dv[] = {
+			{7673, 53, 2020, 202, 21, 3, 2459218, 1609632000LL},	/* 2021-01-03 */
+			{9130, 1, 2025, 202, 21, 3, 2460675, 1735516800LL},	/* 2024-12-30 */
+			{0, 52, 1999, 200, 20, 2, 2451545, 946684800LL},	/* 2000-01-01 */
+			{-730485, 52, -2, 0, -1, -1, 1721060, -62167219200LL},	/* 0001-01-01 BC */
+			{-733773, 1, -10, -1, -1, -1, 1717772, -62451302400LL},	/* 0011-12-31 BC */
+			{-730850, 53, -3, -1, -1, -1, 1720695, -62198755200LL},	/* 0002-01-01 BC */
+			{-730119, 1, 1, 0, 1, 1, 1721426, -62135596800LL},	/* 0001-01-01 */
+			{-10958, 1, 1970, 196, 20, 2, 2440587, -86400LL},	/* 1969-12-31 */
+			{-730483, 1, -1, 0, -1, -1, 1721062, -62167046400LL},	/* 0001-01-03 BC */
+		};
+
+		for (size_t i = 0; i < sizeof(dv) / sizeof(dv[0]); i++)
+		{
+			CHECK(xpu_date_field(XPU_FIELD_WEEK, dv[i].days, false, &r) && r == dv[i].week);
+			CHECK(xpu_date_field(XPU_FIELD_ISOYEAR, dv[i].days, false, &r) && r == dv[i].isoyear);
+			CHECK(xpu_date_field(XPU_FIELD_DECADE, dv[i].days, false, &r) && r == dv[i].decade);
+			CHECK(xpu_date_field(XPU_FIELD_CENTURY, dv[i].days, false, &r) && r == dv[i].century);
+			CHECK(xpu_date_field(XPU_FIELD_MILLENNIUM, dv[i].days, false, &r) && r == dv[i].millennium);
+			CHECK(xpu_date_field(XPU_FIELD_JULIAN, dv[i].days, false, &r) && r == dv[i].julian);
+			CHECK(xpu_date_field(XPU_FIELD_EPOCH, dv[i].days, false, &r) && r == dv[i].epoch);
+		}
+		/* a timestamp's julian day and epoch have fractions: not here */
+		CHECK(!xpu_timestamp_field(XPU_FIELD_EPOCH, 0, &r));
+		CHECK(!xpu_timestamp_field(XPU_FIELD_JULIAN, 0, &r));
+		CHECK(xpu_timestamp_field(XPU_FIELD_ISOYEAR, -1, &r) && r == 1999);	/* 1999-12-31 */
+	}
+
 	/* date arithmetic */
 	int32_t dv;
 	CHECK(xpu_date_pli(0, 1, &dv) && dv == 1);

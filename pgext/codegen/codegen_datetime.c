@@ -53,7 +53,8 @@ field_units(CgContext *ctx, const CgFuncInfo *f, Expr *field, char **lowunits)
 	type = DecodeUnits(0, *lowunits, &val);
 	if (type == UNKNOWN_FIELD)
 		type = DecodeSpecial(0, *lowunits, &val);
-	if (type != UNITS)
+	/* "epoch" is a reserved word, not a unit, for extract and date_trunc */
+	if (type != UNITS && !(type == RESERV && val == DTK_EPOCH))
 		return cg_refuse(ctx, "field \"%s\" is not supported on the device", *lowunits);
 	return val;
 }
@@ -86,6 +87,18 @@ device_field(int dtk)
 			return XPU_FIELD_MINUTE;
 		case DTK_SECOND:
 			return XPU_FIELD_SECOND;
+		case DTK_DECADE:
+			return XPU_FIELD_DECADE;
+		case DTK_CENTURY:
+			return XPU_FIELD_CENTURY;
+		case DTK_MILLENNIUM:
+			return XPU_FIELD_MILLENNIUM;
+		case DTK_ISOYEAR:
+			return XPU_FIELD_ISOYEAR;
+		case DTK_JULIAN:
+			return XPU_FIELD_JULIAN;
+		case DTK_EPOCH:
+			return XPU_FIELD_EPOCH;
 	}
 	return 0;
 }
@@ -101,10 +114,18 @@ cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
 
 	if (val < 0)
 		return -1;
-	/* extract's fields: those of XpuDateField up to MINUTE */
+
+	/*
+	 * extract's fields: the integral ones.  Seconds (and milli- and
+	 * microseconds) have fractions or depend on them, and so do the julian
+	 * day and the epoch of a timestamp.
+	 */
 	xfield = device_field(val);
-	if (xfield == 0 || xfield > XPU_FIELD_MINUTE)
+	if (xfield == 0 || xfield == XPU_FIELD_SECOND)
 		return cg_refuse(ctx, "field \"%s\" is not supported on the device", lowunits);
+	if ((xfield == XPU_FIELD_JULIAN || xfield == XPU_FIELD_EPOCH) &&
+		(f->arg2 != XPU_TYPE_DATE || (f->flags & FF_DATE_AS_TS)))
+		return cg_refuse(ctx, "field \"%s\" of a timestamp is not supported on the device", lowunits);
 
 	idx = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, lsecond(args)), f->arg2);
 	if (idx < 0)
@@ -160,7 +181,7 @@ cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
 	/* date_trunc's fields: none of the days of the week or year */
 	xfield = device_field(val);
 	if (xfield == 0 || xfield == XPU_FIELD_DOW || xfield == XPU_FIELD_ISODOW ||
-		xfield == XPU_FIELD_DOY)
+		xfield == XPU_FIELD_DOY || xfield > XPU_FIELD_SECOND)
 		return cg_refuse(ctx, "date_trunc to \"%s\" is not supported on the device", lowunits);
 	if (zoned && !session_zone_offset(ctx, &east))
 		return -1;

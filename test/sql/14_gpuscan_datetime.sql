@@ -19,3 +19,19 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(doy FROM d
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(isodow FROM d) = 7 AND extract(hour FROM ts) < 3$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE date_part('minute', ts) = 30$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(year FROM d) < 0$$);
+-- the other integral fields: the ISO week and year (which differs from the
+-- calendar's around New Year), decades, centuries and millennia (around
+-- 1 BC and 1 AD too), and a date's julian day and epoch
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(week FROM d) IN (1, 52, 53)$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(isoyear FROM d) <> extract(year FROM d)$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(week FROM ts) = 53 OR date_part('week', ts) = 1$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(isoyear FROM ts) <> extract(year FROM ts)$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(decade FROM d) IN (-1, 0, 1) OR extract(century FROM d) IN (-1, 1) OR extract(millennium FROM d) IN (-1, 1)$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(isoyear FROM d) < 1 OR extract(isoyear FROM d) = 2004$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(decade FROM ts) % 7 = 3 AND extract(century FROM ts) = 20$$);
+-- date_part of a date is of the date as a timestamp (an error past its range)
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND (date_part('decade', d) = 199 OR date_part('isoyear', d) < 1)$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE date_part('millennium', ts) = 3 OR date_part('century', ts) < 0$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(julian FROM d) BETWEEN 2451545 AND 2451900 OR extract(epoch FROM d) < -1e10$$);
+-- a timestamp's julian day and epoch have fractions: on the CPU
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(epoch FROM ts) > 0$$);
