@@ -199,7 +199,7 @@ help:
 	'                  unprivileged user when root (created). About 2-3 min.' \
 	'  test            build, install and run every suite (test/run_all.sh).' \
 	'                  Needs also nvcc and clang-14 with libclang-rt-14-dev; no' \
-	'                  GPU. About 15-17 min, more the first time (steps side by side);' \
+	'                  GPU. About 13.5-15 min, more the first time (steps side by side);' \
 	'                  docs/testing.md gives each step.' \
 	'  test-versions   the version suites (pg_regress, host executor, data-path' \
 	'                  lifecycle tests) on PostgreSQL 17 and 18, installed under' \
