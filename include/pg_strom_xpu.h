@@ -273,10 +273,10 @@ typedef enum XpuDateField
 	XPU_FIELD_MINUTE,		/* TIMESTAMP only */
 	XPU_FIELD_WEEK,			/* the ISO week */
 	XPU_FIELD_SECOND,		/* DATE_TRUNC only */
-	XPU_FIELD_DECADE,		/* EXTRACT/DATE_PART from here on */
+	XPU_FIELD_DECADE,
 	XPU_FIELD_CENTURY,
 	XPU_FIELD_MILLENNIUM,
-	XPU_FIELD_ISOYEAR,
+	XPU_FIELD_ISOYEAR,		/* EXTRACT/DATE_PART only */
 	XPU_FIELD_JULIAN,		/* DATE only: a timestamp's is fractional */
 	XPU_FIELD_EPOCH			/* DATE only, likewise */
 } XpuDateField;

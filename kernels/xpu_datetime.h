@@ -365,6 +365,30 @@ xpu_timestamp_trunc(int field, int64_t ts, int64_t *r)
 	xpu_j2date((int) julian, &year, &mon, &mday);
 	switch (field)
 	{
+			/*
+			 * The first year of the decade, century or millennium, with
+			 * extract's numbering of them (year 0 is 1 BC): 2020, 2001,
+			 * 2001 for 2024; -10, -99, -999 for 11 BC.  PostgreSQL goes on
+			 * from a millennium's first year to its century's, the same
+			 * year.
+			 */
+		case XPU_FIELD_DECADE:
+			year = (year > 0) ? (year / 10) * 10 : -((8 - (year - 1)) / 10) * 10;
+			julian = xpu_date2j(year, 1, 1);
+			time = 0;
+			break;
+		case XPU_FIELD_CENTURY:
+			year = (year > 0) ? ((year + 99) / 100) * 100 - 99 :
+				-((99 - (year - 1)) / 100) * 100 + 1;
+			julian = xpu_date2j(year, 1, 1);
+			time = 0;
+			break;
+		case XPU_FIELD_MILLENNIUM:
+			year = (year > 0) ? ((year + 999) / 1000) * 1000 - 999 :
+				-((999 - (year - 1)) / 1000) * 1000 + 1;
+			julian = xpu_date2j(year, 1, 1);
+			time = 0;
+			break;
 		case XPU_FIELD_YEAR:
 			julian = xpu_date2j(year, 1, 1);
 			time = 0;

@@ -451,7 +451,9 @@ xpu_validate_node(const xpu_program *prog, int i)
 			return n->aux == XPU_FIELD_YEAR || n->aux == XPU_FIELD_QUARTER ||
 				n->aux == XPU_FIELD_MONTH || n->aux == XPU_FIELD_WEEK ||
 				n->aux == XPU_FIELD_DAY || n->aux == XPU_FIELD_HOUR ||
-				n->aux == XPU_FIELD_MINUTE || n->aux == XPU_FIELD_SECOND;
+				n->aux == XPU_FIELD_MINUTE || n->aux == XPU_FIELD_SECOND ||
+				n->aux == XPU_FIELD_DECADE || n->aux == XPU_FIELD_CENTURY ||
+				n->aux == XPU_FIELD_MILLENNIUM;
 		case XPU_OP_TZ_LOCAL:
 			return na == 1 && t0 == XPU_TYPE_TIMESTAMPTZ &&
 				rt == XPU_TYPE_TIMESTAMP && n->aux > -86400 && n->aux < 86400;

@@ -121,7 +121,8 @@ func checkDateTrunc(p *Program, nd *Node) error {
 		return fmt.Errorf("argument is %s, want TIMESTAMP", at)
 	}
 	switch nd.Aux {
-	case FieldYear, FieldQuarter, FieldMonth, FieldWeek, FieldDay, FieldHour, FieldMinute, FieldSecond:
+	case FieldYear, FieldQuarter, FieldMonth, FieldWeek, FieldDay, FieldHour, FieldMinute, FieldSecond,
+		FieldDecade, FieldCentury, FieldMillennium:
 		return nil
 	}
 	return fmt.Errorf("date field %d cannot be truncated to", nd.Aux)

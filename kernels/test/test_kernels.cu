@@ -420,6 +420,30 @@ test_helpers(void)
 		CHECK(xpu_timestamp_field(XPU_FIELD_ISOYEAR, -1, &r) && r == 1999);	/* 1999-12-31 */
 	}
 
+	/* date_trunc to the decade, century and millennium: PostgreSQL 15's */
+	{
+		static const struct
+		{
+			int64_t		ts, decade, century, millennium;
+		}			tv[] = {
+			{768294489000000LL, 631152000000000LL, 31622400000000LL, 31622400000000LL},	/* 2024-05-06 07:08:09 */
+			{31622400000000LL, 0LL, 31622400000000LL, 31622400000000LL},	/* 2001-01-01 */
+			{31622399000000LL, 0LL, -3124137600000000LL, -31525372800000000LL},	/* 2000-12-31 23:59:59 */
+			{-63416390400000000LL, -63429436800000000LL, -66238041600000000LL, -94639276800000000LL},	/* 0011-06-01 BC */
+			{-63108720000000000LL, -63113904000000000LL, -66238041600000000LL, -94639276800000000LL},	/* 0001-03-01 BC */
+			{-63082281600000000LL, -63113904000000000LL, -63082281600000000LL, -63082281600000000LL},	/* 0001-01-01 */
+			{-31536000000000LL, -315532800000000LL, -3124137600000000LL, -31525372800000000LL},	/* 1999-01-01 */
+			{-31541270400000000LL, -31556908800000000LL, -34681046400000000LL, -63082281600000000LL},	/* 1000-07-01 */
+		};
+
+		for (size_t i = 0; i < sizeof(tv) / sizeof(tv[0]); i++)
+		{
+			CHECK(xpu_timestamp_trunc(XPU_FIELD_DECADE, tv[i].ts, &r) && r == tv[i].decade);
+			CHECK(xpu_timestamp_trunc(XPU_FIELD_CENTURY, tv[i].ts, &r) && r == tv[i].century);
+			CHECK(xpu_timestamp_trunc(XPU_FIELD_MILLENNIUM, tv[i].ts, &r) && r == tv[i].millennium);
+		}
+	}
+
 	/* date arithmetic */
 	int32_t dv;
 	CHECK(xpu_date_pli(0, 1, &dv) && dv == 1);

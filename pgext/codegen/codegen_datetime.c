@@ -178,10 +178,14 @@ cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
 
 	if (val < 0)
 		return -1;
-	/* date_trunc's fields: none of the days of the week or year */
+	/*
+	 * date_trunc's fields: none of the days of the week or year, nor the
+	 * ISO year, the julian day or the epoch
+	 */
 	xfield = device_field(val);
 	if (xfield == 0 || xfield == XPU_FIELD_DOW || xfield == XPU_FIELD_ISODOW ||
-		xfield == XPU_FIELD_DOY || xfield > XPU_FIELD_SECOND)
+		xfield == XPU_FIELD_DOY || xfield == XPU_FIELD_ISOYEAR ||
+		xfield == XPU_FIELD_JULIAN || xfield == XPU_FIELD_EPOCH)
 		return cg_refuse(ctx, "date_trunc to \"%s\" is not supported on the device", lowunits);
 	if (zoned && !session_zone_offset(ctx, &east))
 		return -1;

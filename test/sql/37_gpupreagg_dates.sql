@@ -39,6 +39,9 @@ SELECT * FROM check_gpupreagg('SELECT date_trunc(''year'', ts) AS k, count(*) AS
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''week'', ts) AS k, count(*) AS n FROM t_datetime WHERE id % 5 = 0 OR id < 0 GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''quarter'', tz) AS k, count(*) AS n FROM t_datetime GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n, max(id) AS m FROM t_datetime WHERE id NOT IN (-3, -4) GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''decade'', ts) AS k, date_trunc(''century'', ts) AS c, count(*) AS n FROM t_datetime WHERE id <> -3 GROUP BY 1, 2', 'k, c');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''millennium'', tz) AS k, date_trunc(''decade'', d) AS dd, count(*) AS n FROM t_datetime WHERE id NOT IN (-3, -4) GROUP BY 1, 2', 'k, dd');
+SELECT * FROM check_gpupreagg('SELECT extract(isoyear FROM d) AS y, extract(week FROM d) AS w, count(*) AS n FROM t_datetime WHERE id % 3 = 0 GROUP BY 1, 2', 'y, w');
 -- results outside the timestamp range: PostgreSQL's errors
 SELECT date_trunc('year', ts), count(*) FROM t_datetime WHERE id = -3 GROUP BY 1;
 SELECT date_trunc('month', d), count(*) FROM t_datetime WHERE id = -4 GROUP BY 1;
@@ -58,7 +61,7 @@ SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, count(*) AS 
 -- date_trunc of a timestamp does not depend on the zone
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 -- units the device does not truncate to, and unknown ones (an error)
-SELECT * FROM check_gpupreagg('SELECT date_trunc(''decade'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''milliseconds'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 SELECT date_trunc('fortnight', ts), count(*) FROM dt GROUP BY 1;
 -- a plan made under a fixed offset, executed under a zone with
 -- transitions: the node builds its program then and goes to the CPU
