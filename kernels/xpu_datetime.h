@@ -335,6 +335,68 @@ xpu_timestamp_field(int field, int64_t ts, int64_t *r)
 	return xpu_datetime_field(field, (int) julian, time, true, r);
 }
 
+/* the fields of a timestamp that have fractions of a second */
+XPU_FUNC bool
+xpu_field_is_fractional(int field)
+{
+	return field == XPU_FIELD_SECOND || field == XPU_FIELD_MILLISEC ||
+		field == XPU_FIELD_MICROSEC || field == XPU_FIELD_EPOCH;
+}
+
+/*
+ * EXTRACT/DATE_PART of a timestamp's fields with fractions: the seconds,
+ * milliseconds or microseconds of its minute, or its epoch.  *us is the
+ * value in microseconds, EXTRACT's numeric at *scale (seconds and the
+ * epoch 6, milliseconds 3, microseconds 0); *f8 is DATE_PART's, with
+ * PostgreSQL's own float arithmetic.  False for infinities and the
+ * timestamps whose distance to the epoch overflows an int64 (PostgreSQL
+ * computes those otherwise).
+ */
+XPU_FUNC bool
+xpu_timestamp_fraction(int field, int64_t ts, int64_t *us, int32_t *scale,
+					   double *f8)
+{
+	const int64_t epoch = -((int64_t) (XPU_POSTGRES_EPOCH_JDATE - XPU_UNIX_EPOCH_JDATE) *
+							XPU_USECS_PER_DAY);
+	int64_t		julian;
+	int64_t		time;
+	int64_t		sec;
+	int64_t		fsec;
+
+	if (ts == XPU_DT_NOBEGIN || ts == XPU_DT_NOEND)
+		return false;
+	if (field == XPU_FIELD_EPOCH)
+	{
+		if (ts >= INT64_MAX + epoch)
+			return false;
+		*us = ts - epoch;
+		*scale = 6;
+		*f8 = (double) (ts - epoch) / 1000000.0;
+		return true;
+	}
+	if (!xpu_timestamp_split(ts, &julian, &time))
+		return false;
+	sec = (time / XPU_USECS_PER_SEC) % 60;
+	fsec = time % XPU_USECS_PER_SEC;
+	*us = sec * 1000000 + fsec;
+	switch (field)
+	{
+		case XPU_FIELD_SECOND:
+			*scale = 6;
+			*f8 = (double) sec + (double) fsec / 1000000.0;
+			return true;
+		case XPU_FIELD_MILLISEC:
+			*scale = 3;
+			*f8 = (double) sec * 1000.0 + (double) fsec / 1000.0;
+			return true;
+		case XPU_FIELD_MICROSEC:
+			*scale = 0;
+			*f8 = (double) *us;
+			return true;
+	}
+	return false;
+}
+
 /* timestamp.h: IS_VALID_TIMESTAMP */
 XPU_FUNC bool
 xpu_timestamp_is_valid(int64_t ts)

@@ -500,8 +500,7 @@ xpu_validate_node(const xpu_program *prog, int i)
 		case XPU_OP_DATE_PART:
 			if (na != 1 || (t0 != XPU_TYPE_DATE && t0 != XPU_TYPE_TIMESTAMP))
 				return false;
-			if (n->aux < XPU_FIELD_YEAR || n->aux > XPU_FIELD_EPOCH ||
-				n->aux == XPU_FIELD_SECOND)
+			if (n->aux < XPU_FIELD_YEAR || n->aux > XPU_FIELD_MICROSEC)
 				return false;
 			return rt == (op == XPU_OP_EXTRACT ? XPU_TYPE_NUMERIC : XPU_TYPE_FLOAT8);
 		case XPU_OP_LIKE:
@@ -1564,6 +1563,21 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 					int64_t		v = 0;
 					int			t = prog->nodes[xpu_prog_arg(prog, n, 0)].restype;
 
+					if (t == XPU_TYPE_TIMESTAMP && xpu_field_is_fractional(n->aux))
+					{
+						int32_t		scale = 0;
+						double		f8 = 0.0;
+
+						ok = xpu_timestamp_fraction(n->aux, a->v.i64, &v, &scale, &f8);
+						if (op == XPU_OP_EXTRACT)
+						{
+							r->v.num = v;
+							r->scale = scale;
+						}
+						else
+							r->v.f8 = f8;
+						break;
+					}
 					if (t == XPU_TYPE_DATE)
 						ok = xpu_date_field(n->aux, (int32_t) a->v.i64,
 											op == XPU_OP_DATE_PART, &v);

@@ -165,7 +165,7 @@ func fusedSeeds() [][]byte {
 // (the kernels decode by xtype and attlen), the join_offset of a session
 // of another kind (only GpuJoin's kernels read it), or cases the kernels turn into
 // RECHECK at evaluation time (a NUMERIC CONST of negative scale,
-// HOUR/MINUTE of a DATE, JULIAN/EPOCH of a TIMESTAMP).
+// the time of day of a DATE, JULIAN of a TIMESTAMP).
 var serviceOnlyRules = regexp.MustCompile(strings.Join([]string{
 	`reserved field is -?\d+, must be 0`,
 	`preagg_offset is \d+, must be 0`,
@@ -181,8 +181,8 @@ var serviceOnlyRules = regexp.MustCompile(strings.Join([]string{
 	`NULL constant with aux -?\d+, must be 0`,
 	`BOOL constant byte \d+, must be 0 or 1`,
 	`NUMERIC constant with scale -\d+, must be >= 0`,
-	`\(HOUR/MINUTE\) needs a TIMESTAMP argument, got DATE`,
-	`\(JULIAN/EPOCH\) needs a DATE argument, got TIMESTAMP`,
+	`\(HOUR/MINUTE/SECOND\) needs a TIMESTAMP argument, got DATE`,
+	`\(JULIAN\) needs a DATE argument, got TIMESTAMP`,
 	`argument \d+ \(node \d+\) is (TEXT|VARCHAR), want (TEXT|VARCHAR)$`,
 	`the pattern \(node \d+\) is CONST VARCHAR, want a CONST TEXT$`,
 	`cast (FLOAT4 -> FLOAT4|FLOAT8 -> FLOAT8|TEXT -> TEXT|VARCHAR -> VARCHAR) is not supported`,

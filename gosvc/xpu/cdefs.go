@@ -115,6 +115,8 @@ const (
 	FieldIsoYear    = int32(C.XPU_FIELD_ISOYEAR)
 	FieldJulian     = int32(C.XPU_FIELD_JULIAN)
 	FieldEpoch      = int32(C.XPU_FIELD_EPOCH)
+	FieldMillisec   = int32(C.XPU_FIELD_MILLISEC)
+	FieldMicrosec   = int32(C.XPU_FIELD_MICROSEC)
 )
 
 // Field offsets of XpuSession, from the message start.

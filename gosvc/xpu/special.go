@@ -82,12 +82,13 @@ func checkDateField(p *Program, nd *Node, res Type) error {
 		return fmt.Errorf("argument is %s, want DATE or TIMESTAMP", at)
 	}
 	switch f := nd.Aux; {
-	case f < FieldYear || f > FieldEpoch || f == FieldSecond:
+	case f < FieldYear || f > FieldMicrosec:
 		return fmt.Errorf("unknown date field %d", f)
-	case (f == FieldHour || f == FieldMinute) && at != TypeTimestamp:
-		return fmt.Errorf("field %d (HOUR/MINUTE) needs a TIMESTAMP argument, got %s", f, at)
-	case (f == FieldJulian || f == FieldEpoch) && at != TypeDate:
-		return fmt.Errorf("field %d (JULIAN/EPOCH) needs a DATE argument, got %s", f, at)
+	case (f == FieldHour || f == FieldMinute || f == FieldSecond || f == FieldMillisec ||
+		f == FieldMicrosec) && at != TypeTimestamp:
+		return fmt.Errorf("field %d (HOUR/MINUTE/SECOND) needs a TIMESTAMP argument, got %s", f, at)
+	case f == FieldJulian && at != TypeDate:
+		return fmt.Errorf("field %d (JULIAN) needs a DATE argument, got %s", f, at)
 	}
 	return nil
 }

@@ -420,6 +420,49 @@ test_helpers(void)
 		CHECK(xpu_timestamp_field(XPU_FIELD_ISOYEAR, -1, &r) && r == 1999);	/* 1999-12-31 */
 	}
 
+	/*
+	 * A timestamp's seconds, milliseconds, microseconds and epoch: EXTRACT's
+	 * numeric (microseconds at a scale) and DATE_PART's float8 as
+	 * PostgreSQL 15 prints them
+	 */
+	{
+		static const struct
+		{
+			int			field;
+			int64_t		ts, us;
+			int32_t		scale;
+			double		f8;
+		}			fv[] = {
+			{XPU_FIELD_SECOND, 768294489123456LL, 9123456LL, 6, 9.123456},	/* 2024-05-06 07:08:09.123456 */
+			{XPU_FIELD_MILLISEC, 768294489123456LL, 9123456LL, 3, 9123.456},
+			{XPU_FIELD_MICROSEC, 768294489123456LL, 9123456LL, 0, 9123456.0},
+			{XPU_FIELD_EPOCH, 768294489123456LL, 1714979289123456LL, 6, 1714979289.123456},
+			{XPU_FIELD_SECOND, -1LL, 59999999LL, 6, 59.999999},	/* 1999-12-31 23:59:59.999999 */
+			{XPU_FIELD_MILLISEC, -1LL, 59999999LL, 3, 59999.999},
+			{XPU_FIELD_EPOCH, -1LL, 946684799999999LL, 6, 946684799.999999},
+			{XPU_FIELD_SECOND, -63416390398500000LL, 1500000LL, 6, 1.5},	/* 0011-06-01 00:00:01.5 BC */
+			{XPU_FIELD_EPOCH, -63416390398500000LL, -62469705598500000LL, 6, -62469705598.5},
+			{XPU_FIELD_EPOCH, -946684800000000LL, 0LL, 6, 0.0},	/* 1970-01-01 */
+		};
+
+		for (size_t i = 0; i < sizeof(fv) / sizeof(fv[0]); i++)
+		{
+			int64_t		us;
+			int32_t		scale;
+			double		f8;
+
+			CHECK(xpu_timestamp_fraction(fv[i].field, fv[i].ts, &us, &scale, &f8) &&
+				  us == fv[i].us && scale == fv[i].scale && f8 == fv[i].f8);
+		}
+		{
+			int32_t		sc;
+			double		f8v;
+
+			CHECK(!xpu_timestamp_fraction(XPU_FIELD_SECOND, XPU_DT_NOEND, &r, &sc, &f8v));
+			CHECK(!xpu_timestamp_fraction(XPU_FIELD_EPOCH, INT64_MAX - 1, &r, &sc, &f8v));
+		}
+	}
+
 	/* date_trunc to the decade, century and millennium: PostgreSQL 15's */
 	{
 		static const struct

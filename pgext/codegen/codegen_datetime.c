@@ -99,6 +99,10 @@ device_field(int dtk)
 			return XPU_FIELD_JULIAN;
 		case DTK_EPOCH:
 			return XPU_FIELD_EPOCH;
+		case DTK_MILLISEC:
+			return XPU_FIELD_MILLISEC;
+		case DTK_MICROSEC:
+			return XPU_FIELD_MICROSEC;
 	}
 	return 0;
 }
@@ -116,14 +120,13 @@ cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
 		return -1;
 
 	/*
-	 * extract's fields: the integral ones.  Seconds (and milli- and
-	 * microseconds) have fractions or depend on them, and so do the julian
-	 * day and the epoch of a timestamp.
+	 * extract's fields: all that PostgreSQL has for dates and timestamps
+	 * but a timestamp's julian day, a fraction of a day
 	 */
 	xfield = device_field(val);
-	if (xfield == 0 || xfield == XPU_FIELD_SECOND)
+	if (xfield == 0)
 		return cg_refuse(ctx, "field \"%s\" is not supported on the device", lowunits);
-	if ((xfield == XPU_FIELD_JULIAN || xfield == XPU_FIELD_EPOCH) &&
+	if (xfield == XPU_FIELD_JULIAN &&
 		(f->arg2 != XPU_TYPE_DATE || (f->flags & FF_DATE_AS_TS)))
 		return cg_refuse(ctx, "field \"%s\" of a timestamp is not supported on the device", lowunits);
 
@@ -133,7 +136,9 @@ cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
 	if (f->flags & FF_DATE_AS_TS)
 		idx = cg_coerce(ctx, idx, XPU_TYPE_TIMESTAMP);	/* SQL: $2::timestamp */
 	else if (f->arg2 == XPU_TYPE_DATE &&
-			 (xfield == XPU_FIELD_HOUR || xfield == XPU_FIELD_MINUTE))
+			 (xfield == XPU_FIELD_HOUR || xfield == XPU_FIELD_MINUTE ||
+			  xfield == XPU_FIELD_SECOND || xfield == XPU_FIELD_MILLISEC ||
+			  xfield == XPU_FIELD_MICROSEC))
 		return cg_refuse(ctx, "field \"%s\" of a date", lowunits);	/* an error in PG */
 	return cg_add_node(ctx, f->opcode, f->restype, 0, xfield, 1, &idx);
 }
@@ -180,12 +185,11 @@ cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
 		return -1;
 	/*
 	 * date_trunc's fields: none of the days of the week or year, nor the
-	 * ISO year, the julian day or the epoch
+	 * ISO year, the julian day, the epoch or a fraction of a second
 	 */
 	xfield = device_field(val);
 	if (xfield == 0 || xfield == XPU_FIELD_DOW || xfield == XPU_FIELD_ISODOW ||
-		xfield == XPU_FIELD_DOY || xfield == XPU_FIELD_ISOYEAR ||
-		xfield == XPU_FIELD_JULIAN || xfield == XPU_FIELD_EPOCH)
+		xfield == XPU_FIELD_DOY || xfield > XPU_FIELD_MILLENNIUM)
 		return cg_refuse(ctx, "date_trunc to \"%s\" is not supported on the device", lowunits);
 	if (zoned && !session_zone_offset(ctx, &east))
 		return -1;

@@ -33,5 +33,10 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(decade FRO
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND (date_part('decade', d) = 199 OR date_part('isoyear', d) < 1)$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE date_part('millennium', ts) = 3 OR date_part('century', ts) < 0$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(julian FROM d) BETWEEN 2451545 AND 2451900 OR extract(epoch FROM d) < -1e10$$);
--- a timestamp's julian day and epoch have fractions: on the CPU
-SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(epoch FROM ts) > 0$$);
+-- a timestamp's seconds, milliseconds, microseconds and epoch
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(second FROM ts) > 30.5 AND date_part('milliseconds', ts) < 45000$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(microseconds FROM ts) < 1000000 OR date_part('second', ts) = 0$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(epoch FROM ts) > 1e9 OR date_part('epoch', ts) < -1e10$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND date_part('epoch', d) BETWEEN 0 AND 1e9$$);
+-- a timestamp's julian day has a fraction of a day: on the CPU
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE extract(julian FROM ts) > 2451545$$);

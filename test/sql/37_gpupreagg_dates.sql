@@ -42,6 +42,10 @@ SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''decade'', ts) AS k, date_trunc(''century'', ts) AS c, count(*) AS n FROM t_datetime WHERE id <> -3 GROUP BY 1, 2', 'k, c');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''millennium'', tz) AS k, date_trunc(''decade'', d) AS dd, count(*) AS n FROM t_datetime WHERE id NOT IN (-3, -4) GROUP BY 1, 2', 'k, dd');
 SELECT * FROM check_gpupreagg('SELECT extract(isoyear FROM d) AS y, extract(week FROM d) AS w, count(*) AS n FROM t_datetime WHERE id % 3 = 0 GROUP BY 1, 2', 'y, w');
+-- fractions of a second as keys: their values and, as text above the
+-- aggregation, their display scales
+SELECT * FROM check_gpupreagg('SELECT s::text AS s, ms::text AS ms, us, n FROM (SELECT extract(second FROM ts) AS s, extract(milliseconds FROM ts) AS ms, date_part(''microseconds'', ts) AS us, count(*) AS n FROM dt WHERE id % 7 = 0 GROUP BY 1, 2, 3) g', 's, ms, us');
+SELECT * FROM check_gpupreagg('SELECT e::text AS e, n FROM (SELECT extract(epoch FROM ts) AS e, count(*) AS n FROM dt WHERE id % 50 = 0 GROUP BY 1) g', 'e');
 -- results outside the timestamp range: PostgreSQL's errors
 SELECT date_trunc('year', ts), count(*) FROM t_datetime WHERE id = -3 GROUP BY 1;
 SELECT date_trunc('month', d), count(*) FROM t_datetime WHERE id = -4 GROUP BY 1;
