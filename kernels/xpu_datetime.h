@@ -405,6 +405,24 @@ xpu_timestamp_is_valid(int64_t ts)
 }
 
 /*
+ * The first year of the decade, century or millennium holding year (year 0
+ * is 1 BC), as date_trunc numbers them: 2020, 2001, 2001 for 2024; -10,
+ * -99, -999 for 11 BC.  PostgreSQL goes on from a millennium's first year
+ * to its century's, the same year.
+ */
+XPU_FUNC int
+xpu_period_first_year(int field, int year)
+{
+	int			span;
+
+	if (field == XPU_FIELD_DECADE)
+		return (year > 0) ? (year / 10) * 10 : -((8 - (year - 1)) / 10) * 10;
+	span = (field == XPU_FIELD_CENTURY) ? 100 : 1000;
+	return (year > 0) ? ((year + span - 1) / span) * span - (span - 1) :
+		-((span - 1 - (year - 1)) / span) * span + 1;
+}
+
+/*
  * DATE_TRUNC: timestamp_trunc.  The week is the ISO week, which starts on
  * the Monday on or before the day.
  */
@@ -427,30 +445,11 @@ xpu_timestamp_trunc(int field, int64_t ts, int64_t *r)
 	xpu_j2date((int) julian, &year, &mon, &mday);
 	switch (field)
 	{
-			/*
-			 * The first year of the decade, century or millennium, with
-			 * extract's numbering of them (year 0 is 1 BC): 2020, 2001,
-			 * 2001 for 2024; -10, -99, -999 for 11 BC.  PostgreSQL goes on
-			 * from a millennium's first year to its century's, the same
-			 * year.
-			 */
 		case XPU_FIELD_DECADE:
-			year = (year > 0) ? (year / 10) * 10 : -((8 - (year - 1)) / 10) * 10;
-			julian = xpu_date2j(year, 1, 1);
-			time = 0;
-			break;
 		case XPU_FIELD_CENTURY:
-			year = (year > 0) ? ((year + 99) / 100) * 100 - 99 :
-				-((99 - (year - 1)) / 100) * 100 + 1;
-			julian = xpu_date2j(year, 1, 1);
-			time = 0;
-			break;
 		case XPU_FIELD_MILLENNIUM:
-			year = (year > 0) ? ((year + 999) / 1000) * 1000 - 999 :
-				-((999 - (year - 1)) / 1000) * 1000 + 1;
-			julian = xpu_date2j(year, 1, 1);
-			time = 0;
-			break;
+			year = xpu_period_first_year(field, year);
+			/* fall through */
 		case XPU_FIELD_YEAR:
 			julian = xpu_date2j(year, 1, 1);
 			time = 0;

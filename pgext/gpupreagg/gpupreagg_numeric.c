@@ -84,22 +84,28 @@ int32
 gpupreagg_numeric_typmod(Node *node)
 {
 	int32		typmod = exprTypmod(node);
-	int32		domain_typmod = -1;
+	Oid			typid;
 
 	if (typmod >= 0)
 		return typmod;
 	if (IsA(node, RelabelType))
 		return gpupreagg_numeric_typmod((Node *) ((RelabelType *) node)->arg);
-	if (getBaseTypeAndTypmod(exprType(node), &domain_typmod) != NUMERICOID)
+	typid = exprType(node);
+	if (typid == NUMERICOID)
 		return -1;
-	return domain_typmod;
+	return getBaseTypeAndTypmod(typid, &typmod) == NUMERICOID ? typmod : -1;
 }
 
-/* numeric, or a domain over it */
+/* numeric, or a domain over it (the catalog is read only for the latter) */
 static bool
 is_numeric(Node *node)
 {
-	return node != NULL && getBaseType(exprType(node)) == NUMERICOID;
+	Oid			typid;
+
+	if (node == NULL)
+		return false;
+	typid = exprType(node);
+	return typid == NUMERICOID || getBaseType(typid) == NUMERICOID;
 }
 
 /* the scale of a numeric(p,s) value: s, when p fits the accumulator */
@@ -165,13 +171,15 @@ numeric_scale_of(Node *node, int32 *scale)
 {
 	int32		a,
 				b;
+	int32		typmod;
 
 	check_stack_depth();
 	if (!is_numeric(node))
 		return false;
 	/* numeric(p,s), a column or a cast to it: rounded to s */
-	if (gpupreagg_numeric_typmod(node) >= (int32) VARHDRSZ)
-		return typmod_scale(gpupreagg_numeric_typmod(node), scale);
+	typmod = gpupreagg_numeric_typmod(node);
+	if (typmod >= (int32) VARHDRSZ)
+		return typmod_scale(typmod, scale);
 
 	switch (nodeTag(node))
 	{
@@ -370,12 +378,14 @@ numeric_bound_of(Node *node, NumericBound *b)
 {
 	NumericBound a,
 				c;
+	int32		typmod;
 
 	check_stack_depth();
 	if (!is_numeric(node))
 		return false;
-	if (gpupreagg_numeric_typmod(node) >= (int32) VARHDRSZ)
-		return typmod_bound(gpupreagg_numeric_typmod(node), b);
+	typmod = gpupreagg_numeric_typmod(node);
+	if (typmod >= (int32) VARHDRSZ)
+		return typmod_bound(typmod, b);
 
 	switch (nodeTag(node))
 	{
