@@ -131,7 +131,9 @@ typedef enum XpuType
 	X(TRIM_SPACES, 1, SPECIAL) \
 	X(LOWER,      1, SPECIAL) \
 	X(UPPER,      1, SPECIAL) \
-	X(TEXTCAT,    2, SPECIAL)
+	X(TEXTCAT,    2, SPECIAL) \
+	X(TO_TEXT,    1, SPECIAL) \
+	X(SPLIT_PART, 3, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -240,6 +242,11 @@ typedef enum XpuOpcode
  *           (last) n characters; a negative n all but the last (first) -n.
  * TRIM_SPACES (TEXT) -> TEXT: leading (aux 1), trailing (aux 2) or both
  *           (aux 3) spaces removed, as ltrim/rtrim/btrim with one argument.
+ * SPLIT_PART (TEXT, TEXT sep, INT4 n) -> TEXT, as split_part: the n-th
+ *           part between non-overlapping occurrences of sep, from the end
+ *           when n is negative; bytewise (deterministic collation, UTF8 or
+ *           a single-byte encoding); no flag; n = 0 gives RECHECK (the
+ *           CPU's error).
  *
  * The text functions whose results are new bytes write them into a
  * scratch region of the thread's evaluation slots: the slots past the
@@ -252,6 +259,10 @@ typedef enum XpuOpcode
  *           collation whose ctype is C; no flag.
  * TEXTCAT   (TEXT, TEXT) -> TEXT: the two values' bytes one after the
  *           other, as textcat (text || text); no flag.
+ * TO_TEXT   (INT2, INT4, INT8, BOOL, NUMERIC, DATE or TIMESTAMP) -> TEXT:
+ *           the value as the cast to text prints it (int8out, booltext's
+ *           "true"/"false", numeric_out at the value's display scale,
+ *           date_out and timestamp_out under DateStyle ISO); no flag.
  */
 #define XPU_EVAL_SLOT_BYTES		32		/* one thread's slot of a node */
 #define XPU_SCRATCH_BYTES(nnodes) \

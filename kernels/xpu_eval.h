@@ -16,6 +16,7 @@
 #include "xpu_numeric.h"
 #include "xpu_datetime.h"
 #include "xpu_text.h"
+#include "xpu_format.h"
 
 /* outcome of one row */
 #define XPU_ROW_NOMATCH		0
@@ -67,6 +68,15 @@ xpu_type_is_text(int t)
 }
 
 /* the text functions' argument types: bpchar reaches them through a CAST */
+/* a text-making node's scratch region lies within the program's */
+XPU_FUNC bool
+xpu_scratch_region_ok(const xpu_program *prog, const XpuNode *n)
+{
+	return n->aux >= 0 && XPU_SCRATCH_OFFSET(n->aux) % 8 == 0 &&
+		XPU_SCRATCH_OFFSET(n->aux) + XPU_SCRATCH_CAPACITY(n->aux) <=
+		XPU_SCRATCH_BYTES(prog->nnodes);
+}
+
 XPU_FUNC bool
 xpu_type_is_varlena_text(int t)
 {
@@ -486,6 +496,10 @@ xpu_validate_node(const xpu_program *prog, int i)
 		case XPU_OP_TRIM_SPACES:
 			return na == 1 && xpu_type_is_varlena_text(t0) && rt == XPU_TYPE_TEXT &&
 				n->aux >= 1 && n->aux <= 3;
+		case XPU_OP_SPLIT_PART:
+			return na == 3 && n->flags == 0 && xpu_type_is_varlena_text(t0) &&
+				xpu_type_is_varlena_text(t1) && rt == XPU_TYPE_TEXT &&
+				prog->nodes[xpu_prog_arg(prog, n, 2)].restype == XPU_TYPE_INT4;
 		case XPU_OP_LOWER:
 		case XPU_OP_UPPER:
 		case XPU_OP_TEXTCAT:
@@ -493,9 +507,15 @@ xpu_validate_node(const xpu_program *prog, int i)
 				!xpu_type_is_varlena_text(t0) || rt != XPU_TYPE_TEXT ||
 				(op == XPU_OP_TEXTCAT && !xpu_type_is_varlena_text(t1)))
 				return false;
-			return n->aux >= 0 && XPU_SCRATCH_OFFSET(n->aux) % 8 == 0 &&
-				XPU_SCRATCH_OFFSET(n->aux) + XPU_SCRATCH_CAPACITY(n->aux) <=
-				XPU_SCRATCH_BYTES(prog->nnodes);
+			return xpu_scratch_region_ok(prog, n);
+		case XPU_OP_TO_TEXT:
+			if (na != 1 || n->flags != 0 || rt != XPU_TYPE_TEXT ||
+				!(t0 == XPU_TYPE_INT2 || t0 == XPU_TYPE_INT4 ||
+				  t0 == XPU_TYPE_INT8 || t0 == XPU_TYPE_BOOL ||
+				  t0 == XPU_TYPE_NUMERIC || t0 == XPU_TYPE_DATE ||
+				  t0 == XPU_TYPE_TIMESTAMP))
+				return false;
+			return xpu_scratch_region_ok(prog, n);
 		case XPU_OP_EXTRACT:
 		case XPU_OP_DATE_PART:
 			if (na != 1 || (t0 != XPU_TYPE_DATE && t0 != XPU_TYPE_TIMESTAMP))
@@ -1173,9 +1193,9 @@ xpu_eval_cast(int from, int to, const xpu_datum *a, xpu_datum *r)
 }
 
 /*
- * The text functions (SUBSTR .. TRIM_SPACES): strict, so a NULL argument
- * gives NULL; false (RECHECK) for a negative SUBSTR count, which
- * PostgreSQL rejects with an error the CPU raises.
+ * The text functions (SUBSTR .. TRIM_SPACES, SPLIT_PART): strict, so a NULL argument
+ * gives NULL; false (RECHECK) for a negative SUBSTR count or a SPLIT_PART
+ * field 0, which PostgreSQL rejects with an error the CPU raises.
  */
 XPU_FUNC bool
 xpu_eval_text_func(const xpu_program *prog, const XpuNode *n,
@@ -1224,6 +1244,11 @@ xpu_eval_text_func(const xpu_program *prog, const XpuNode *n,
 		case XPU_OP_TRIM_SPACES:
 			xpu_text_trim_spaces(s, len, (n->aux & 1) != 0, (n->aux & 2) != 0, &off, &rlen);
 			break;
+		case XPU_OP_SPLIT_PART:
+			if (c->v.i64 == 0)
+				return false;
+			xpu_text_split_part(s, len, b->v.s.ptr, b->v.s.len, c->v.i64, &off, &rlen);
+			break;
 		default:
 			return false;
 	}
@@ -1232,8 +1257,30 @@ xpu_eval_text_func(const xpu_program *prog, const XpuNode *n,
 	return true;
 }
 
+/* TO_TEXT's argument of type t printed into dst: its length, or -1 */
+XPU_FUNC int32_t
+xpu_format_value(int t, const xpu_datum *a, char *dst, int32_t cap)
+{
+	switch (t)
+	{
+		case XPU_TYPE_INT2:
+		case XPU_TYPE_INT4:
+		case XPU_TYPE_INT8:
+			return xpu_format_int(a->v.i64, dst, cap);
+		case XPU_TYPE_BOOL:
+			return xpu_format_bool(a->v.i64 != 0, dst, cap);
+		case XPU_TYPE_NUMERIC:
+			return xpu_format_numeric(a->v.num, a->scale, dst, cap);
+		case XPU_TYPE_DATE:
+			return xpu_format_date((int32_t) a->v.i64, dst, cap);
+		case XPU_TYPE_TIMESTAMP:
+			return xpu_format_timestamp(a->v.i64, dst, cap);
+	}
+	return -1;
+}
+
 /*
- * The text functions that make new bytes (LOWER, UPPER, TEXTCAT): strict;
+ * The text functions that make new bytes (LOWER, UPPER, TEXTCAT, TO_TEXT): strict;
  * they write into the node's scratch region, past the program's slots,
  * and give RECHECK when the result does not fit it.
  */
@@ -1250,6 +1297,15 @@ xpu_eval_text_make(const xpu_program *prog, const XpuNode *n,
 	if (a->isnull || (b && b->isnull))
 	{
 		r->isnull = 1;
+		return true;
+	}
+	if (n->opcode == XPU_OP_TO_TEXT)
+	{
+		len = xpu_format_value(prog->nodes[xpu_prog_arg(prog, n, 0)].restype, a, dst, cap);
+		if (len < 0)
+			return false;
+		r->v.s.ptr = dst;
+		r->v.s.len = len;
 		return true;
 	}
 	len = a->v.s.len + (b ? b->v.s.len : 0);
@@ -1543,12 +1599,14 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 			case XPU_OP_LEFT:
 			case XPU_OP_RIGHT:
 			case XPU_OP_TRIM_SPACES:
+			case XPU_OP_SPLIT_PART:
 				ok = xpu_eval_text_func(prog, n, slots, r);
 				break;
 
 			case XPU_OP_LOWER:
 			case XPU_OP_UPPER:
 			case XPU_OP_TEXTCAT:
+			case XPU_OP_TO_TEXT:
 				ok = xpu_eval_text_make(prog, n, slots, r);
 				break;
 

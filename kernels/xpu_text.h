@@ -310,4 +310,65 @@ xpu_text_trim_spaces(const char *s, int32_t len, bool lead, bool trail,
 	*rlen = e - b;
 }
 
+/*
+ * split_part(s, sep, field) as PostgreSQL 14 and later: the field-th of
+ * the parts between non-overlapping occurrences of sep (from the end when
+ * field is negative); an empty s, or a field that does not exist, gives an
+ * empty part; an empty sep makes s the only part.  Bytewise, as
+ * text_position is under a deterministic collation in UTF8 or a
+ * single-byte encoding.  field must not be 0 (PostgreSQL's error).
+ */
+XPU_FUNC int32_t
+xpu_text_next_match(const char *s, int32_t len, int32_t from,
+					const char *sep, int32_t seplen)
+{
+	int32_t		i;
+
+	for (i = from; i + seplen <= len; i++)
+	{
+		if (xpu_text_eq(s + i, seplen, sep, seplen))
+			return i;
+	}
+	return -1;
+}
+
+XPU_FUNC void
+xpu_text_split_part(const char *s, int32_t len, const char *sep, int32_t seplen,
+					int64_t field, int32_t *off, int32_t *rlen)
+{
+	int64_t		nparts = 1;
+	int32_t		start = 0;
+	int32_t		m;
+
+	*off = 0;
+	*rlen = 0;
+	if (len == 0)
+		return;
+	if (seplen == 0)
+	{
+		if (field == 1 || field == -1)
+			*rlen = len;
+		return;
+	}
+	if (field < 0)
+	{
+		for (m = xpu_text_next_match(s, len, 0, sep, seplen); m >= 0;
+			 m = xpu_text_next_match(s, len, m + seplen, sep, seplen))
+			nparts++;
+		field += nparts + 1;
+		if (field <= 0)
+			return;
+	}
+	/* start is where part number k begins */
+	for (m = xpu_text_next_match(s, len, 0, sep, seplen); field > 1; field--)
+	{
+		if (m < 0)
+			return;				/* fewer parts than field */
+		start = m + seplen;
+		m = xpu_text_next_match(s, len, start, sep, seplen);
+	}
+	*off = start;
+	*rlen = (m < 0 ? len : m) - start;
+}
+
 #endif							/* XPU_TEXT_H */

@@ -247,6 +247,24 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"upper restype", "result type VARCHAR, want TEXT", op1(xpu.OpUpper, xpu.TypeVarchar, T)},
 		{"textcat of an int4", "argument 1 is INT4, want TEXT or VARCHAR", op2(xpu.OpTextcat, T, T, I4)},
 		{"lower flags", "flags 0x4 not allowed", opx(xpu.OpLower, T, xpu.FlagLikeUTF8, 0, T)},
+		{"to_text of an int8", "", opx(xpu.OpToText, T, 0, int32(32)<<16, I8)},
+		{"to_text of a timestamp", "", opx(xpu.OpToText, T, 0, int32(32)<<16, TS)},
+		{"to_text of a float", "argument 0 is FLOAT8, want INT2", opx(xpu.OpToText, T, 0, int32(32)<<16, F8)},
+		{"to_text of a timestamptz", "argument 0 is TIMESTAMPTZ, want INT2", opx(xpu.OpToText, T, 0, int32(32)<<16, TZ)},
+		{"to_text restype", "result type VARCHAR, want TEXT", opx(xpu.OpToText, xpu.TypeVarchar, 0, int32(32)<<16, I4)},
+		{"to_text region past the slots", "not 8-aligned inside", opx(xpu.OpToText, T, 0, int32(xpu.ScratchBytes(1))<<16, I4)},
+		{"split_part", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpSplitPart, T, v(VC), b.ConstText(T, ","), b.ConstInt4(2))
+		}},
+		{"split_part field int8", "argument 2 (node 2) is INT8, want INT4", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpSplitPart, T, v(T), b.ConstText(T, ","), v(I8))
+		}},
+		{"split_part of bpchar", "is BPCHAR, want TEXT", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpSplitPart, T, v(BP), b.ConstText(T, ","), b.ConstInt4(1))
+		}},
+		{"split_part flags", "flags 0x4 not allowed", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.OpX(xpu.OpSplitPart, T, xpu.FlagLikeUTF8, 0, v(T), b.ConstText(T, ","), b.ConstInt4(1))
+		}},
 		{"lower region unaligned", "not 8-aligned inside", opx(xpu.OpLower, T, 0, 4|int32(8)<<16, T)},
 		{"lower region past the slots", "not 8-aligned inside", opx(xpu.OpLower, T, 0, int32(xpu.ScratchBytes(1))<<16, T)},
 		{"cast bpchar text", "", op1(xpu.OpCast, T, xpu.TypeBpchar)},

@@ -89,6 +89,8 @@ func everyOpcode() *xputest.Builder {
 	lowered := b.OpX(xpu.OpLower, xpu.TypeText, 0, int32(128)<<16, vc)
 	cat := b.OpX(xpu.OpTextcat, xpu.TypeText, 0, 128|int32(128)<<16, lowered, b.ConstText(xpu.TypeText, "!"))
 	add(b.Op(xpu.OpEq, xpu.TypeBool, b.OpX(xpu.OpUpper, xpu.TypeText, 0, 256|int32(128)<<16, cat), b.ConstText(xpu.TypeText, "AB!")))
+	printed := b.OpX(xpu.OpToText, xpu.TypeText, 0, 384|int32(64)<<16, a)
+	add(b.Op(xpu.OpEq, xpu.TypeBool, b.Op(xpu.OpSplitPart, xpu.TypeText, printed, b.ConstText(xpu.TypeText, "0"), b.ConstInt4(-1)), b.ConstText(xpu.TypeText, "")))
 	d := b.Var(2, xpu.TypeDate)
 	d2 := b.Op(xpu.OpDatePli, xpu.TypeDate, d, b.ConstInt4(3))
 	d3 := b.Op(xpu.OpDateMii, xpu.TypeDate, d2, b.ConstInt4(1))

@@ -31,8 +31,10 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkNumericScale(p, nd)
 	case OpSubstr, OpCharLength, OpOctetLength, OpStrpos, OpStartsWith, OpLeft, OpRight, OpTrimSpaces:
 		return checkTextFunc(p, nd)
-	case OpLower, OpUpper, OpTextcat:
+	case OpLower, OpUpper, OpTextcat, OpToText:
 		return checkTextMake(p, nd)
+	case OpSplitPart:
+		return checkSignature(p, nd, TypeText, TypeText, TypeText, TypeInt4)
 	}
 	return fmt.Errorf("no validation rule for this opcode")
 }
@@ -54,7 +56,8 @@ func checkCase(p *Program, nd *Node) error {
 	return nil
 }
 
-// checkSignature checks a fixed (args...) -> res signature.
+// checkSignature checks a fixed (args...) -> res signature, where an
+// argument of TEXT may be a VARCHAR (the same to the device).
 func checkSignature(p *Program, nd *Node, res Type, args ...Type) error {
 	if err := requireZero(nd, 0, false); err != nil {
 		return err
@@ -63,7 +66,7 @@ func checkSignature(p *Program, nd *Node, res Type, args ...Type) error {
 		return err
 	}
 	for k, want := range args {
-		if at := argType(p, nd, k); at != want {
+		if at := argType(p, nd, k); at != want && !(want == TypeText && at.isVarlenaText()) {
 			return fmt.Errorf("argument %d (node %d) is %s, want %s", k, nd.Args[k], at, want)
 		}
 	}
@@ -221,8 +224,15 @@ func checkTextFunc(p *Program, nd *Node) error {
 	return nil
 }
 
-// checkTextMake: LOWER/UPPER (TEXT), TEXTCAT (TEXT, TEXT), no flags, aux
-// the node's scratch region past the program's slots.
+// printable are the types TO_TEXT prints.
+var printable = map[Type]bool{
+	TypeInt2: true, TypeInt4: true, TypeInt8: true, TypeBool: true,
+	TypeNumeric: true, TypeDate: true, TypeTimestamp: true,
+}
+
+// checkTextMake: LOWER/UPPER (TEXT), TEXTCAT (TEXT, TEXT), TO_TEXT (one
+// of printable), no flags, aux the node's scratch region past the
+// program's slots.
 func checkTextMake(p *Program, nd *Node) error {
 	if err := requireZero(nd, 0, true); err != nil {
 		return err
@@ -231,7 +241,12 @@ func checkTextMake(p *Program, nd *Node) error {
 		return err
 	}
 	for k := range nd.Args {
-		if at := argType(p, nd, k); !at.isVarlenaText() {
+		at := argType(p, nd, k)
+		if nd.Opcode == OpToText {
+			if !printable[at] {
+				return fmt.Errorf("argument %d is %s, want INT2, INT4, INT8, BOOL, NUMERIC, DATE or TIMESTAMP", k, at)
+			}
+		} else if !at.isVarlenaText() {
 			return fmt.Errorf("argument %d is %s, want TEXT or VARCHAR", k, at)
 		}
 	}

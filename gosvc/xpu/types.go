@@ -125,6 +125,8 @@ const (
 	OpLower        = Opcode(C.XPU_OP_LOWER)
 	OpUpper        = Opcode(C.XPU_OP_UPPER)
 	OpTextcat      = Opcode(C.XPU_OP_TEXTCAT)
+	OpToText       = Opcode(C.XPU_OP_TO_TEXT)
+	OpSplitPart    = Opcode(C.XPU_OP_SPLIT_PART)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

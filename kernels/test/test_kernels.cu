@@ -609,6 +609,75 @@ test_helpers(void)
 		xpu_text_trim_spaces("   ", 3, true, true, &off, &len);
 		CHECK(len == 0);
 	}
+	/* split_part: non-overlapping separators, negative fields from the end */
+	{
+		int32_t		off,
+					len;
+
+		xpu_text_split_part("a,b,,c", 6, ",", 1, 3, &off, &len);
+		CHECK(len == 0);
+		xpu_text_split_part("a,b,,c", 6, ",", 1, -1, &off, &len);
+		CHECK(off == 5 && len == 1);
+		xpu_text_split_part("a,b,,c", 6, ",", 1, -3, &off, &len);
+		CHECK(off == 2 && len == 1);
+		xpu_text_split_part("a,,b", 4, ",,", 2, 2, &off, &len);
+		CHECK(off == 3 && len == 1);
+		xpu_text_split_part("xxxx", 4, "xx", 2, 2, &off, &len);
+		CHECK(len == 0);
+		xpu_text_split_part("axxxb", 5, "xx", 2, 2, &off, &len);
+		CHECK(off == 3 && len == 2);	/* 'xb' */
+		xpu_text_split_part("abc", 3, "x", 1, -1, &off, &len);
+		CHECK(off == 0 && len == 3);
+		xpu_text_split_part("abc", 3, "x", 1, -2, &off, &len);
+		CHECK(len == 0);
+		xpu_text_split_part("abc", 3, "", 0, 1, &off, &len);
+		CHECK(off == 0 && len == 3);
+		xpu_text_split_part("abc", 3, "", 0, 2, &off, &len);
+		CHECK(len == 0);
+		xpu_text_split_part("", 0, ",", 1, 1, &off, &len);
+		CHECK(len == 0);
+	}
+	/* casts to text: the output functions' text, as PostgreSQL 15 printed it */
+	{
+		char		buf[64];
+		int32_t		n;
+
+#define PRINTED(call, want) \
+		(n = (call), n == (int32_t) strlen(want) && memcmp(buf, want, n) == 0)
+		CHECK(PRINTED(xpu_format_int(INT64_MIN, buf, 64), "-9223372036854775808"));
+		CHECK(PRINTED(xpu_format_int(0, buf, 64), "0"));
+		CHECK(PRINTED(xpu_format_int(32767, buf, 64), "32767"));
+		CHECK(xpu_format_int(-100, buf, 3) == -1);
+		CHECK(PRINTED(xpu_format_bool(true, buf, 64), "true"));
+		CHECK(PRINTED(xpu_format_bool(false, buf, 64), "false"));
+		CHECK(PRINTED(xpu_format_numeric(-5, 2, buf, 64), "-0.05"));
+		CHECK(PRINTED(xpu_format_numeric(0, 3, buf, 64), "0.000"));
+		CHECK(PRINTED(xpu_format_numeric(1234, 2, buf, 64), "12.34"));
+		CHECK(PRINTED(xpu_format_numeric(-123456, 0, buf, 64), "-123456"));
+		CHECK(PRINTED(xpu_format_numeric(xpu_numeric_bound(), 0, buf, 64),
+					  "99999999999999999999999999999999999999"));
+		CHECK(PRINTED(xpu_format_numeric(1, 40, buf, 64),
+					  "0.0000000000000000000000000000000000000001"));
+		CHECK(xpu_format_numeric(1, 40, buf, 41) == -1);
+		CHECK(PRINTED(xpu_format_date(-746117, buf, 64), "0044-03-15 BC"));
+		CHECK(PRINTED(xpu_format_date(2145031948, buf, 64), "5874897-12-31"));
+		CHECK(PRINTED(xpu_format_date(-2451179, buf, 64), "4713-11-24 BC"));
+		CHECK(PRINTED(xpu_format_date(-730485, buf, 64), "0001-01-01 BC"));
+		CHECK(PRINTED(xpu_format_date(-730119, buf, 64), "0001-01-01"));
+		CHECK(PRINTED(xpu_format_date(8825, buf, 64), "2024-02-29"));
+		CHECK(PRINTED(xpu_format_date(XPU_DATEVAL_NOBEGIN, buf, 64), "-infinity"));
+		CHECK(PRINTED(xpu_format_date(XPU_DATEVAL_NOEND, buf, 64), "infinity"));
+		CHECK(xpu_format_date(8825, buf, 9) == -1);
+		CHECK(PRINTED(xpu_format_timestamp(-64464465599999999LL, buf, 64), "0044-03-15 12:00:00.000001 BC"));
+		CHECK(PRINTED(xpu_format_timestamp(9223371331199999999LL, buf, 64), "294276-12-31 23:59:59.999999"));
+		CHECK(PRINTED(xpu_format_timestamp(100000, buf, 64), "2000-01-01 00:00:00.1"));
+		CHECK(PRINTED(xpu_format_timestamp(-990000, buf, 64), "1999-12-31 23:59:59.01"));
+		CHECK(PRINTED(xpu_format_timestamp(762505689123450LL, buf, 64), "2024-02-29 07:08:09.12345"));
+		CHECK(PRINTED(xpu_format_timestamp(0, buf, 64), "2000-01-01 00:00:00"));
+		CHECK(PRINTED(xpu_format_timestamp(XPU_DT_NOBEGIN, buf, 64), "-infinity"));
+		CHECK(xpu_format_timestamp(0, buf, 18) == -1);
+#undef PRINTED
+	}
 	/* numeric -> float: the correctly rounded value, or RECHECK */
 	{
 		double		d;

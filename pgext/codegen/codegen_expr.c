@@ -186,6 +186,7 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 		case FK_DATE_TRUNC:
 		case FK_NUM_SCALE:
 		case FK_TEXT:
+		case FK_TO_TEXT:
 			break;				/* handled by emit_func */
 	}
 	return cg_refuse(ctx, "function %s cannot be applied here", cg_func_name(f));
@@ -242,6 +243,8 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 		return refuse_func(ctx, funcid);
 	if (f->kind == FK_TEXT && cg_xtype_of_oid(rettype) == f->restype)
 		return cg_emit_text_func(ctx, f, inputcollid, args);
+	if (f->kind == FK_TO_TEXT && nargs == 1)
+		return cg_emit_to_text(ctx, linitial(args), exprType(linitial(args)), rettype);
 	if (nargs != (f->arg2 != XPU_TYPE_INVALID ? 2 : 1) ||
 		cg_xtype_of_oid(rettype) != f->restype)
 		return cg_refuse(ctx, "unexpected signature of function %s", cg_func_name(f));
@@ -766,6 +769,15 @@ cg_emit_expr(CgContext *ctx, Expr *expr)
 		case T_NullIfExpr:
 			return emit_nullif(ctx, (NullIfExpr *) expr);
 		case T_CoerceViaIO:
+			{
+				CoerceViaIO *io = (CoerceViaIO *) expr;
+
+				/* boolout's "t"/"f" are not what booltext prints */
+				if (cg_xtype_of_oid(exprType((Node *) io->arg)) == XPU_TYPE_BOOL)
+					return cg_refuse(ctx, "this type coercion is not supported on the device");
+				return cg_emit_to_text(ctx, io->arg, exprType((Node *) io->arg),
+									   io->resulttype);
+			}
 		case T_ArrayCoerceExpr:
 		case T_CoerceToDomain:
 		case T_ConvertRowtypeExpr:

@@ -28,9 +28,11 @@ typedef enum CgFuncKind
 								 * opcode -> restype */
 	FK_NUM_SCALE,				/* (NUMERIC, CONST INT4 scale) -> NUMERIC:
 								 * the opcode with aux = the scale */
-	FK_TEXT						/* a text function: the first argument as
-								 * TEXT (bpchar cast), the others as arg2,
-								 * SUBSTR with an optional third INT4 */
+	FK_TEXT,					/* a text function: the first argument as
+								 * TEXT (bpchar cast), the second as arg2,
+								 * a third as INT4 (SUBSTR's optional one,
+								 * SPLIT_PART's) */
+	FK_TO_TEXT					/* (a1) printed as text: TO_TEXT */
 } CgFuncKind;
 
 #define FF_PATTERN		0x01	/* text comparison bytewise under any

@@ -10,16 +10,21 @@
  * (trailing spaces removed), as PostgreSQL's bpchar length does and its
  * implicit cast to text gives the text functions.
  *
- * lower, upper and text || text make new bytes, which the device writes
- * into scratch space of the evaluating thread (cg_assign_scratch gives each
- * such node its region when the message is assembled).  lower and upper
- * run there only under a collation whose ctype is C, where PostgreSQL maps
- * the ASCII letters alone, byte by byte, in every server encoding.
+ * lower, upper, text || text and the casts to text make new bytes, which
+ * the device writes into scratch space of the evaluating thread
+ * (cg_assign_scratch gives each such node its region when the message is
+ * assembled).  lower and upper run there only under a collation whose
+ * ctype is C, where PostgreSQL maps the ASCII letters alone, byte by byte,
+ * in every server encoding.  A cast to text prints as the type's output
+ * function (or, for bool, booltext) does; dates and timestamps only under
+ * DateStyle ISO, the default, read when the program is built.
  */
 #include "postgres.h"
 
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
 
 #include "codegen/codegen_expr.h"
 #include "codegen/codegen_text.h"
@@ -46,9 +51,14 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 	int32		aux = 0;
 	int			i;
 
-	/* substring(text, int4, int4) is SUBSTR's one three-argument form */
+	/* substring(text, int4, int4) is SUBSTR's optional three-argument form */
+	if (f->opcode == XPU_OP_SPLIT_PART)
+		want = 3;
 	if (nargs != want && !(f->opcode == XPU_OP_SUBSTR && nargs == 3))
 		return cg_refuse(ctx, "unexpected signature of function %s", cg_func_name(f));
+	if (f->opcode == XPU_OP_SPLIT_PART && cg_text_encoding_flags() < 0)
+		return cg_refuse(ctx, "%s is not supported on the device in encoding \"%s\"",
+						 cg_func_name(f), GetDatabaseEncodingName());
 	if (counts_characters(f->opcode))
 	{
 		int			enc = cg_text_encoding_flags();
@@ -58,7 +68,8 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 							 cg_func_name(f), GetDatabaseEncodingName());
 		flags = (uint16) enc;
 	}
-	if ((f->opcode == XPU_OP_STRPOS || f->opcode == XPU_OP_STARTS_WITH) &&
+	if ((f->opcode == XPU_OP_STRPOS || f->opcode == XPU_OP_STARTS_WITH ||
+		 f->opcode == XPU_OP_SPLIT_PART) &&
 		!cg_collation_is_deterministic(inputcollid))
 		return cg_refuse(ctx, "%s under a non-deterministic collation", cg_func_name(f));
 	if ((f->opcode == XPU_OP_LOWER || f->opcode == XPU_OP_UPPER) &&
@@ -70,7 +81,7 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 
 	for (i = 0; i < nargs; i++)
 	{
-		int			declared = (i == 0) ? f->arg1 : f->arg2;
+		int			declared = (i == 0) ? f->arg1 : (i == 1) ? f->arg2 : XPU_TYPE_INT4;
 		XpuType		to = (declared == XPU_TYPE_INT4) ? XPU_TYPE_INT4 : XPU_TYPE_TEXT;
 		int			a = cg_emit_expr(ctx, (Expr *) list_nth(args, i));
 
@@ -85,4 +96,48 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 			return argv[i];
 	}
 	return cg_add_node(ctx, f->opcode, f->restype, flags, aux, nargs, argv);
+}
+
+/*
+ * arg printed as text: a CoerceViaIO to text or varchar (int2out, int4out,
+ * int8out, numeric_out, date_out, timestamp_out) or text(bool); resulttype
+ * is the cast's.
+ */
+int
+cg_emit_to_text(CgContext *ctx, Expr *arg, Oid argtype, Oid resulttype)
+{
+	XpuType		from = cg_xtype_of_oid(argtype);
+	XpuType		to = cg_xtype_of_oid(resulttype);
+	int			a;
+	int			node;
+
+	if (to != XPU_TYPE_TEXT && to != XPU_TYPE_VARCHAR)
+		return cg_refuse(ctx, "cast to %s is not supported on the device",
+						 format_type_be(resulttype));
+	switch (from)
+	{
+		case XPU_TYPE_INT2:
+		case XPU_TYPE_INT4:
+		case XPU_TYPE_INT8:
+		case XPU_TYPE_BOOL:
+		case XPU_TYPE_NUMERIC:
+			break;
+		case XPU_TYPE_DATE:
+		case XPU_TYPE_TIMESTAMP:
+			if (DateStyle != USE_ISO_DATES)
+				return cg_refuse(ctx, "%s printed as text under a DateStyle other than ISO",
+								 format_type_be(argtype));
+			break;
+		default:
+			return cg_refuse(ctx, "cast from %s to %s is not supported on the device",
+							 format_type_be(argtype), format_type_be(resulttype));
+	}
+	a = cg_emit_expr(ctx, arg);
+	if (a < 0)
+		return -1;
+	if (ctx->nodes[a].restype != from)
+		return cg_refuse(ctx, "cast from %s to text of an unexpected argument",
+						 format_type_be(argtype));
+	node = cg_add_node(ctx, XPU_OP_TO_TEXT, XPU_TYPE_TEXT, 0, 0, 1, &a);
+	return (to == XPU_TYPE_VARCHAR) ? cg_coerce(ctx, node, to) : node;
 }

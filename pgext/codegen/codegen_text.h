@@ -2,7 +2,8 @@
  * codegen_text.h
  *
  * xPU code generator: the text functions (substring, length, position,
- * starts_with, left, right, trim).
+ * starts_with, left, right, trim, split_part, lower, upper, ||) and the
+ * casts to text.
  */
 #ifndef PGSTROM_CODEGEN_TEXT_H
 #define PGSTROM_CODEGEN_TEXT_H
@@ -15,5 +16,7 @@
 
 extern int	cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f,
 							  Oid inputcollid, List *args);
+extern int	cg_emit_to_text(CgContext *ctx, Expr *arg, Oid argtype,
+							Oid resulttype);
 
 #endif							/* PGSTROM_CODEGEN_TEXT_H */

@@ -42,3 +42,40 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE btrim(t) = 'a b' OR rtr
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE c = 'a b'::text OR c::text = v$$);
 -- a negative substring length: PostgreSQL's error, raised on the CPU
 SELECT count(*) FROM t_text WHERE substring(t, 1, id) = 'k';
+-- split_part: fields between non-overlapping occurrences of the separator
+-- (bytewise), counted from the end when negative; an empty separator makes
+-- the whole value its only field
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE split_part(t, '1', 1) = 'k' OR split_part(v, '9', -1) = ''$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE split_part(t, '', 1) = 'k12' OR split_part(t, '', -1) = 'a b ' OR split_part(c, ' ', 2) = 'b'$$);
+SELECT * FROM check_gpuscan($$SELECT id, split_part(t, 'x', 2) AS x2 FROM t_text WHERE split_part(t, 'x', 2) = '' AND split_part(v, '漢', -2) IN ('', 'ä', 'a')$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE split_part(t || ',' || v || ',,' || c, ',', abs(id) % 5 + 1) LIKE 'v1%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE split_part(t || 'xx' || v, 'x', -(abs(id) % 6) - 1) = ''$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE split_part(v, '', 2) <> '' OR split_part('', t, 1) <> '' OR split_part(t, 'k', -3) = '1'$$);
+-- field 0: PostgreSQL's error, raised on the CPU
+SELECT count(*) FROM t_text WHERE split_part(t, 'x', id - id) = 'k';
+-- casts to text print as the type's output function does (a bool as
+-- 'true'/'false'); dates and timestamps only under DateStyle ISO (pg_regress
+-- sets Postgres)
+SET DateStyle = 'ISO, MDY';
+SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE a::text LIKE '-1%' OR b::text = '0' OR c::text LIKE '%07'$$);
+SELECT * FROM check_gpuscan($$SELECT id, c::varchar AS cv FROM t_int WHERE 'x' || c || a LIKE 'x-9%' OR length(b::text) = 11$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE m::text LIKE '%.5_' OR n::text LIKE '-0.000%' OR (n / 3)::text LIKE '%3333'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE (m * 100)::text LIKE '%.0000' OR round(n, 1)::text LIKE '%.0' OR n::text = '0'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d::text LIKE '%BC' OR d::text LIKE '2000-02%' OR d::text = 'infinity'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts::text LIKE '%:59' OR ts::text LIKE '%BC' OR ts::text LIKE '-inf%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE 'y' || d = 'y5874897-12-31' OR d::varchar LIKE '0001-%'$$);
+CREATE TABLE t_print (id int, f bool, ts timestamp);
+INSERT INTO t_print
+SELECT i, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 3 = 0 END,
+       timestamp '1999-12-31 23:59:58' + i * interval '1 hour 7 minutes 0.000123 second'
+  FROM generate_series(1, 5000) i;
+INSERT INTO t_print VALUES (-1, NULL, '0044-03-15 12:00:00.000001 BC'), (-2, true, '294276-12-31 23:59:59.999999'),
+	(-3, false, '2000-01-01 00:00:00.1'), (-4, true, '2000-01-01 00:00:00.01');
+SELECT * FROM check_gpuscan($$SELECT * FROM t_print WHERE f::text = 'true' OR f || '!' = 'false!'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_print WHERE ts::text LIKE '%.%3' OR ts::text LIKE '%.1' OR ts::text LIKE '%.01' OR ts::text LIKE '%BC'$$);
+SET DateStyle = 'German, DMY';
+SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d::text LIKE '%.02.%'$$);
+SET DateStyle = 'Postgres, MDY';
+SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d::text LIKE '02-%'$$);
+RESET DateStyle;
+DROP TABLE t_print;
