@@ -13,6 +13,7 @@
 #include "executor/tuptable.h"
 #include "utils/tuplestore.h"
 #include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
 
 #include "gpupreagg/gpupreagg.h"
 #include "runtime/gpu_task.h"
@@ -135,6 +136,40 @@ extern bool gpupreagg_numeric_scale_bound(Expr *arg, int32 *scale);
 
 /* gpupreagg_set_aggs.c */
 extern bool gpupreagg_set_aggs_keys(List *aggrefs, List **keys, char **reason);
+extern bool gpupreagg_duplicate_insensitive(Oid aggfnoid);
+extern bool gpupreagg_distinct_uses_default_equality(Aggref *aggref);
+
+/*
+ * gpupreagg_mixed.c: aggregates over DISTINCT values beside aggregates over
+ * every row, in two Aggs over the device's combinations
+ */
+typedef bool (*gpa_on_device_fn) (Aggref *aggref, void *arg);
+typedef struct GpaMixedAggs
+{
+	List	   *set_aggrefs;	/* run whole by the second Agg ... */
+	List	   *set_upper;		/* ... as these copies, numbered there */
+	List	   *plain;			/* the query's other aggregates ... */
+	List	   *rewrites;		/* ... as the second Agg computes them */
+	List	   *dev_aggrefs;	/* what the device accumulates, numbered
+								 * for the first (Finalize) Agg */
+	int			upper_naggs;	/* Aggrefs of the second Agg */
+} GpaMixedAggs;
+extern bool gpupreagg_mixed_split(List *aggrefs, gpa_on_device_fn on_device,
+								  void *arg, GpaMixedAggs *m, char **reason);
+extern List *gpupreagg_mixed_set_keys(GpaMixedAggs *m);
+extern Node *gpupreagg_mixed_rewrite(Node *expr, GpaMixedAggs *m);
+extern void gpupreagg_mixed_paths(PlannerInfo *root, RelOptInfo *output_rel,
+								  Path *serial, Path *partial,
+								  PathTarget *dev_target, int nkeys,
+								  List *l1_group, GpaMixedAggs *m,
+								  PathTarget *final_target, Node *having,
+								  double ncombinations, double dNumGroups,
+								  Path *(*scaled) (Path *));
+
+/* gpupreagg_result.c: the second Agg's results as the query's aggregates */
+extern Path *gpupreagg_result_path(PlannerInfo *root, RelOptInfo *rel,
+								   Path *child, PathTarget *target);
+extern void gpupreagg_result_init(void);
 
 extern void gpa_device_keep(GpuPreAggState *pas, PgStromMsgHeader *msg);
 extern TupleTableSlot *gpa_device_next(GpuPreAggState *pas, TupleTableSlot *slot);

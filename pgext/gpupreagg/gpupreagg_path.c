@@ -8,16 +8,18 @@
  *		  -> Gather -> Parallel Custom Scan (GpuPreAgg)
  * and the same without the Gather (over a partitioned table, an inheritance
  * tree or a UNION ALL, an Append of one per leaf: gpupreagg_partition.c);
- * for aggregates over DISTINCT arguments (gpupreagg_set_aggs.c) a sorted
- * or plain Agg (AGGSPLIT_SIMPLE) over a Sort of a GpuPreAgg without
- * aggregates; when
+ * for aggregates over DISTINCT arguments, or min/max the device does not
+ * accumulate (gpupreagg_set_aggs.c), a sorted or plain Agg (AGGSPLIT_SIMPLE)
+ * over a Sort of a GpuPreAgg without aggregates, and beside other
+ * aggregates two Aggs over a GpuPreAgg of both (gpupreagg_mixed.c); when
  *	- pg_strom.enabled and pg_strom.enable_gpupreagg are on, and the GPU
  *	  service is READY or pg_strom.regression_test_mode is on;
  *	- every restriction clause runs on the device (a host qual would have
  *	  to be evaluated before aggregating, which the device cannot wait for);
  *	- no grouping sets, no SRFs in the target list, every aggregate is one
  *	  gpupreagg_classify_aggref() accepts (or, with DISTINCT aggregates,
- *	  one gpupreagg_set_aggs_keys() does), every grouping key is one
+ *	  one gpupreagg_set_aggs_keys() or gpupreagg_mixed_split() does),
+ *	  every grouping key is one
  *	  gpupreagg_key_supported() accepts and hashes with its type's default
  *	  equality, and any other column the target list or HAVING needs is a
  *	  grouping key itself;
@@ -68,6 +70,14 @@ static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 				(errmsg_internal("GpuPreAgg not offered: " __VA_ARGS__))); \
 		return; \
 	} while (0)
+
+/* what aggref_on_device() classifies an aggregate over */
+typedef struct GpaOnDevice
+{
+	Index		relid;
+	GpaJoinInput *join;
+	char	   *reason;			/* why the last one refused was */
+} GpaOnDevice;
 
 /* the Aggrefs and Vars below a target expression or HAVING */
 static bool
@@ -243,27 +253,78 @@ add_device_keys(List *clauses, List *tlist, Index relid, GpaJoinInput *join,
 }
 
 /*
- * Aggregates of the sets of their inputs (gpupreagg_set_aggs.c): their
- * arguments and FILTER clauses become keys after the grouping keys.
+ * Aggregates of the sets of their inputs (gpupreagg_set_aggs.c,
+ * gpupreagg_mixed.c): their arguments and FILTER clauses (keys) become
+ * keys after the grouping keys.  With l1_group, each gets a sortgroupref
+ * of its own and a clause there, for the Finalize Agg that groups by them.
  */
 static bool
-add_set_agg_keys(List *aggrefs, Index relid, GpaJoinInput *join,
+add_set_agg_keys(List *keys, Index relid, GpaJoinInput *join,
 				 GpuPreAggInfo *info, List **orig_keys,
-				 PathTarget *partial_target, char **reason)
+				 PathTarget *partial_target, List **l1_group, char **reason)
 {
-	List	   *keys;
+	Index		next_ref = 0;
 	ListCell   *lc;
 
-	if (!gpupreagg_set_aggs_keys(aggrefs, &keys, reason))
-		return false;
+	foreach(lc, partial_target->exprs)
+		next_ref = Max(next_ref, get_pathtarget_sortgroupref(partial_target,
+															 foreach_current_index(lc)));
 	foreach(lc, keys)
 	{
 		Expr	   *key = lfirst(lc);
+		Index		ref = 0;
 
 		if (list_member(*orig_keys, key))
 			continue;
-		if (!add_device_key(key, 0, relid, join, info, orig_keys,
+		if (l1_group != NULL)
+		{
+			SortGroupClause *sgc = makeNode(SortGroupClause);
+
+			get_sort_group_operators(exprType((Node *) key), false, true, false,
+									 &sgc->sortop, &sgc->eqop, NULL,
+									 &sgc->hashable);
+			if (!OidIsValid(sgc->eqop) || !sgc->hashable)
+			{
+				*reason = "an aggregate's argument cannot be hashed";
+				return false;
+			}
+			ref = sgc->tleSortGroupRef = ++next_ref;
+			*l1_group = lappend(*l1_group, sgc);
+		}
+		if (!add_device_key(key, ref, relid, join, info, orig_keys,
 							partial_target, reason))
+			return false;
+	}
+	return true;
+}
+
+/* does the device accumulate aggref (over the join row, if any)? */
+static bool
+aggref_on_device(Aggref *aggref, void *arg)
+{
+	GpaOnDevice *on = (GpaOnDevice *) arg;
+	GpuPreAggAgg agg;
+	Aggref	   *dev = aggref;
+	char	   *why;
+
+	if ((on->join != NULL &&
+		 (dev = (Aggref *) gpa_join_map_expr(on->join, (Node *) aggref, &why)) == NULL) ||
+		!gpupreagg_classify_aggref(dev, on->relid, &agg, &why))
+	{
+		on->reason = why;
+		return false;
+	}
+	return true;
+}
+
+static bool
+all_on_device(List *aggrefs, GpaOnDevice *on)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggrefs)
+	{
+		if (!aggref_on_device(lfirst(lc), on))
 			return false;
 	}
 	return true;
@@ -534,6 +595,10 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	bool		set_aggs;
 	Path	   *serial;
 	Path	   *partial;
+	GpaOnDevice on_device;
+	GpaMixedAggs mixed;
+	bool		mixed_mode = false;
+	List	   *l1_group = NIL;
 	char	   *reason = NULL;
 	ListCell   *lc;
 	int			i;
@@ -586,12 +651,41 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		!collect_upper_items(extra->havingQual, orig_keys, relid, &aggrefs,
 							 &reason))
 		NOT_OFFERED("%s", reason);
-	if (set_aggs)
+	/*
+	 * Aggregates the device cannot split: of sets (DISTINCT, and min/max
+	 * the device does not accumulate) only, or beside others
+	 */
+	on_device.relid = relid;
+	on_device.join = join;
+	on_device.reason = NULL;
+	if (set_aggs || !all_on_device(aggrefs, &on_device))
 	{
-		if (!add_set_agg_keys(aggrefs, relid, join, info, &orig_keys,
-							  partial_target, &reason))
-			NOT_OFFERED("%s", reason);
-		aggrefs = NIL;			/* the final Agg runs them whole */
+		List	   *set_keys;
+		char	   *mixed_reason;
+
+		set_aggs = true;
+		if (gpupreagg_set_aggs_keys(aggrefs, &set_keys, &reason))
+		{
+			if (!add_set_agg_keys(set_keys, relid, join, info, &orig_keys,
+								  partial_target, NULL, &reason))
+				NOT_OFFERED("%s", reason);
+			aggrefs = NIL;		/* the final Agg runs them whole */
+		}
+		else if (gpupreagg_mixed_split(aggrefs, aggref_on_device, &on_device,
+									   &mixed, &mixed_reason))
+		{
+			l1_group = list_copy(parse->groupClause);
+			if (!add_set_agg_keys(gpupreagg_mixed_set_keys(&mixed), relid, join,
+								  info, &orig_keys, partial_target, &l1_group,
+								  &reason))
+				NOT_OFFERED("%s", reason);
+			aggrefs = mixed.dev_aggrefs;
+			mixed_mode = true;
+		}
+		else if (root->hasNonPartialAggs || root->hasNonSerialAggs)
+			NOT_OFFERED("%s; %s", reason, mixed_reason);
+		else
+			NOT_OFFERED("%s", on_device.reason);
 	}
 	if (list_length(aggrefs) > XPU_PREAGG_MAX_AGGS)
 		NOT_OFFERED("too many aggregates");
@@ -669,6 +763,15 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 					 info, partial_aggs, dev_rinfos, &serial, &partial,
 					 &reason))
 		NOT_OFFERED("%s", reason);
+	if (mixed_mode)
+	{
+		gpupreagg_mixed_paths(root, grouped_rel, serial, partial,
+							  partial_target, list_length(info->keys),
+							  l1_group, &mixed, grouped_target,
+							  extra->havingQual, info->ngroups, dNumGroups,
+							  regression_scaled);
+		return;
+	}
 	add_final_agg_paths(root, grouped_rel, serial, partial,
 						partial_target,
 						grouped_target, strategy, aggsplit,
@@ -780,6 +883,7 @@ void
 pgstrom_init_gpupreagg(void)
 {
 	pgstrom_init_gpupreagg_plan();
+	gpupreagg_result_init();
 	prev_create_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = gpupreagg_create_upper_paths;
 }

@@ -30,8 +30,8 @@
 #include "gpupreagg/gpupreagg_internal.h"
 
 /* duplicates of an input value cannot change these aggregates' results */
-static bool
-duplicate_insensitive(Oid aggfnoid)
+bool
+gpupreagg_duplicate_insensitive(Oid aggfnoid)
 {
 	static const char *const names[] = {"min", "max", "bool_and", "bool_or", "every"};
 	char	   *name;
@@ -52,8 +52,8 @@ duplicate_insensitive(Oid aggfnoid)
  * The DISTINCT of an aggregate must compare as the device's keys do: with
  * the type's default equality.
  */
-static bool
-distinct_uses_default_equality(Aggref *aggref)
+bool
+gpupreagg_distinct_uses_default_equality(Aggref *aggref)
 {
 	ListCell   *lc;
 
@@ -71,25 +71,18 @@ distinct_uses_default_equality(Aggref *aggref)
 }
 
 /*
- * Are aggrefs all aggregates of the set of their inputs, and not all
- * without DISTINCT (those GpuPreAgg splits as usual)?  Sets *keys to the
+ * Are aggrefs all aggregates of the set of their inputs?  The caller asks
+ * when GpuPreAgg cannot split them all as usual (a DISTINCT, or a min/max
+ * the device does not accumulate, such as of text).  Sets *keys to the
  * expressions the final Agg needs below it: each non-constant argument and
  * each FILTER clause, without duplicates.
  */
 bool
 gpupreagg_set_aggs_keys(List *aggrefs, List **keys, char **reason)
 {
-	bool		any_distinct = false;
 	ListCell   *lc;
 
 	*keys = NIL;
-	foreach(lc, aggrefs)
-		any_distinct |= (lfirst_node(Aggref, lc)->aggdistinct != NIL);
-	if (!any_distinct)
-	{
-		*reason = "an aggregate cannot be split";
-		return false;
-	}
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
@@ -102,14 +95,14 @@ gpupreagg_set_aggs_keys(List *aggrefs, List **keys, char **reason)
 		}
 		if (aggref->aggdistinct != NIL)
 		{
-			if (!distinct_uses_default_equality(aggref))
+			if (!gpupreagg_distinct_uses_default_equality(aggref))
 			{
 				*reason = "an aggregate's DISTINCT with a non-default equality";
 				return false;
 			}
 		}
 		else if (aggref->aggorder != NIL ||
-				 !duplicate_insensitive(aggref->aggfnoid))
+				 !gpupreagg_duplicate_insensitive(aggref->aggfnoid))
 		{
 			*reason = "an aggregate over every row beside an aggregate over DISTINCT values";
 			return false;
