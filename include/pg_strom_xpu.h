@@ -133,7 +133,8 @@ typedef enum XpuType
 	X(UPPER,      1, SPECIAL) \
 	X(TEXTCAT,    2, SPECIAL) \
 	X(TO_TEXT,    1, SPECIAL) \
-	X(SPLIT_PART, 3, SPECIAL)
+	X(SPLIT_PART, 3, SPECIAL) \
+	X(TO_CHAR,    2, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -259,6 +260,11 @@ typedef enum XpuOpcode
  *           collation whose ctype is C; no flag.
  * TEXTCAT   (TEXT, TEXT) -> TEXT: the two values' bytes one after the
  *           other, as textcat (text || text); no flag.
+ * TO_CHAR   (TIMESTAMP, CONST TEXT format) -> TEXT, as to_char(timestamp,
+ *           text): the format is the code generator's parse of the SQL
+ *           format, pairs of bytes (XpuCharKey, flags): XPU_CHAR_LITERAL
+ *           with the byte to copy, or a field with XPU_CHAR_FM for its FM
+ *           prefix.  An infinite timestamp gives NULL, as PostgreSQL's.
  * TO_TEXT   (INT2, INT4, INT8, BOOL, NUMERIC, DATE or TIMESTAMP) -> TEXT:
  *           the value as the cast to text prints it (int8out, booltext's
  *           "true"/"false", numeric_out at the value's display scale,
@@ -293,6 +299,29 @@ typedef enum XpuDateField
 	XPU_FIELD_MILLISEC,		/* TIMESTAMP only, as SECOND and MICROSEC */
 	XPU_FIELD_MICROSEC
 } XpuDateField;
+
+/* the fields of a TO_CHAR format (see formatting.c's DCH keywords) */
+typedef enum XpuCharKey
+{
+	XPU_CHAR_LITERAL = 0,
+	XPU_CHAR_YYYY, XPU_CHAR_YYY, XPU_CHAR_YY, XPU_CHAR_Y,
+	XPU_CHAR_IYYY, XPU_CHAR_IYY, XPU_CHAR_IY, XPU_CHAR_I,
+	XPU_CHAR_MM,
+	XPU_CHAR_MONTH_UPPER, XPU_CHAR_MONTH_CAP, XPU_CHAR_MONTH_LOWER,
+	XPU_CHAR_MON_UPPER, XPU_CHAR_MON_CAP, XPU_CHAR_MON_LOWER,
+	XPU_CHAR_DD, XPU_CHAR_DDD, XPU_CHAR_D, XPU_CHAR_ID,
+	XPU_CHAR_DAY_UPPER, XPU_CHAR_DAY_CAP, XPU_CHAR_DAY_LOWER,
+	XPU_CHAR_DY_UPPER, XPU_CHAR_DY_CAP, XPU_CHAR_DY_LOWER,
+	XPU_CHAR_HH12, XPU_CHAR_HH24, XPU_CHAR_MI, XPU_CHAR_SS,
+	XPU_CHAR_MS, XPU_CHAR_US, XPU_CHAR_SSSS,
+	XPU_CHAR_AM_UPPER, XPU_CHAR_AM_LOWER,		/* AM, PM / am, pm */
+	XPU_CHAR_AM_DOTS_UPPER, XPU_CHAR_AM_DOTS_LOWER,	/* A.M., P.M. */
+	XPU_CHAR_AD_UPPER, XPU_CHAR_AD_LOWER,		/* AD, BC / ad, bc */
+	XPU_CHAR_AD_DOTS_UPPER, XPU_CHAR_AD_DOTS_LOWER,	/* A.D., B.C. */
+	XPU_CHAR_Q, XPU_CHAR_WW, XPU_CHAR_IW, XPU_CHAR_W, XPU_CHAR_J,
+	XPU_CHAR__COUNT
+} XpuCharKey;
+#define XPU_CHAR_FM				0x01
 
 #define XPU_NODE_CONST_NULL		0x0001
 #define XPU_NODE_TEXT_BYTEWISE	0x0002

@@ -508,6 +508,12 @@ xpu_validate_node(const xpu_program *prog, int i)
 				(op == XPU_OP_TEXTCAT && !xpu_type_is_varlena_text(t1)))
 				return false;
 			return xpu_scratch_region_ok(prog, n);
+		case XPU_OP_TO_CHAR:
+			if (na != 2 || n->flags != 0 || rt != XPU_TYPE_TEXT ||
+				t0 != XPU_TYPE_TIMESTAMP || t1 != XPU_TYPE_TEXT ||
+				prog->nodes[xpu_prog_arg(prog, n, 1)].opcode != XPU_OP_CONST)
+				return false;
+			return xpu_scratch_region_ok(prog, n);
 		case XPU_OP_TO_TEXT:
 			if (na != 1 || n->flags != 0 || rt != XPU_TYPE_TEXT ||
 				!(t0 == XPU_TYPE_INT2 || t0 == XPU_TYPE_INT4 ||
@@ -1280,7 +1286,8 @@ xpu_format_value(int t, const xpu_datum *a, char *dst, int32_t cap)
 }
 
 /*
- * The text functions that make new bytes (LOWER, UPPER, TEXTCAT, TO_TEXT): strict;
+ * The text functions that make new bytes (LOWER, UPPER, TEXTCAT, TO_TEXT,
+ * TO_CHAR): strict;
  * they write into the node's scratch region, past the program's slots,
  * and give RECHECK when the result does not fit it.
  */
@@ -1297,6 +1304,21 @@ xpu_eval_text_make(const xpu_program *prog, const XpuNode *n,
 	if (a->isnull || (b && b->isnull))
 	{
 		r->isnull = 1;
+		return true;
+	}
+	if (n->opcode == XPU_OP_TO_CHAR)
+	{
+		/* as PostgreSQL's: NULL for an infinite value or an empty format */
+		if (a->v.i64 == XPU_DT_NOBEGIN || a->v.i64 == XPU_DT_NOEND || b->v.s.len == 0)
+		{
+			r->isnull = 1;
+			return true;
+		}
+		len = xpu_format_to_char(a->v.i64, b->v.s.ptr, b->v.s.len, dst, cap);
+		if (len < 0)
+			return false;
+		r->v.s.ptr = dst;
+		r->v.s.len = len;
 		return true;
 	}
 	if (n->opcode == XPU_OP_TO_TEXT)
@@ -1607,6 +1629,7 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 			case XPU_OP_UPPER:
 			case XPU_OP_TEXTCAT:
 			case XPU_OP_TO_TEXT:
+			case XPU_OP_TO_CHAR:
 				ok = xpu_eval_text_make(prog, n, slots, r);
 				break;
 

@@ -4,7 +4,7 @@
  * Values printed as PostgreSQL's output functions print them, for the
  * casts to text (TO_TEXT): int2out/int4out/int8out, booltext, numeric_out,
  * and date_out/timestamp_out under DateStyle ISO (the code generator
- * offers no other style).  Each writer returns the length it wrote into
+ * offers no other style), and to_char(timestamp, format).  Each writer returns the length it wrote into
  * dst, or -1 when the text would not fit cap bytes (RECHECK).
  */
 #ifndef XPU_FORMAT_H
@@ -229,6 +229,263 @@ xpu_format_timestamp(int64_t ts, char *dst, int32_t cap)
 		return -1;
 	for (i = 0; i < pos; i++)
 		dst[i] = buf[i];
+	return pos;
+}
+
+/* formatting.c's months[] / months_full[] and days[] (English, no TM) */
+XPU_FUNC const char *
+xpu_month_name(int mon)
+{
+	switch (mon)
+	{
+		case 1: return "January";
+		case 2: return "February";
+		case 3: return "March";
+		case 4: return "April";
+		case 5: return "May";
+		case 6: return "June";
+		case 7: return "July";
+		case 8: return "August";
+		case 9: return "September";
+		case 10: return "October";
+		case 11: return "November";
+		default: return "December";
+	}
+}
+
+XPU_FUNC const char *
+xpu_day_name(int wday)
+{
+	switch (wday)
+	{
+		case 0: return "Sunday";
+		case 1: return "Monday";
+		case 2: return "Tuesday";
+		case 3: return "Wednesday";
+		case 4: return "Thursday";
+		case 5: return "Friday";
+		default: return "Saturday";
+	}
+}
+
+/*
+ * A month or day name into dst: its first nchars characters (0: all) in
+ * the key's case (case_mode 0 upper, 1 as written, 2 lower), padded with
+ * spaces to pad characters; returns its length.
+ */
+XPU_FUNC int32_t
+xpu_format_name(const char *name, int nchars, int case_mode, int pad, char *dst)
+{
+	int32_t		n = 0;
+
+	while (name[n] != '\0' && (nchars == 0 || n < nchars))
+	{
+		char		c = name[n];
+
+		if (case_mode == 0 && c >= 'a' && c <= 'z')
+			c = (char) (c - 'a' + 'A');
+		else if (case_mode == 2 && c >= 'A' && c <= 'Z')
+			c = (char) (c - 'A' + 'a');
+		dst[n++] = c;
+	}
+	while (n < pad)
+		dst[n++] = ' ';
+	return n;
+}
+
+/* a string constant into dst */
+XPU_FUNC int32_t
+xpu_format_word(const char *w, char *dst)
+{
+	int32_t		n = 0;
+
+	for (; w[n] != '\0'; n++)
+		dst[n] = w[n];
+	return n;
+}
+
+/* ADJUST_YEAR of formatting.c: year 0 and before as 1 BC and before */
+XPU_FUNC int
+xpu_adjust_year(int year)
+{
+	return year <= 0 ? -(year - 1) : year;
+}
+
+/*
+ * to_char(timestamp, format) of a finite timestamp, the format as the
+ * code generator encodes it (XpuCharKey pairs), as DCH_to_char prints
+ * each field; -1 when a code is unknown or the text would not fit cap.
+ */
+XPU_FUNC int32_t
+xpu_format_to_char(int64_t ts, const char *fmt, int32_t fmtlen, char *dst,
+				   int32_t cap)
+{
+	int64_t		julian;
+	int64_t		time;
+	int			year,
+				mon,
+				mday,
+				wday,
+				yday,
+				isoweek,
+				isoyear,
+				hour;
+	int32_t		pos = 0;
+	int32_t		i;
+
+	if (!xpu_timestamp_split(ts, &julian, &time) || (fmtlen & 1) != 0)
+		return -1;
+	xpu_j2date((int) julian, &year, &mon, &mday);
+	wday = xpu_j2day((int) julian);
+	yday = (int) julian - xpu_date2j(year, 1, 1) + 1;
+	isoyear = xpu_iso_year_week(year, mon, mday, &isoweek);
+	hour = (int) (time / XPU_USECS_PER_HOUR);
+	for (i = 0; i < fmtlen; i += 2)
+	{
+		int			key = (uint8_t) fmt[i];
+		int			arg = (uint8_t) fmt[i + 1];
+		bool		fm = (arg & XPU_CHAR_FM) != 0;
+		char		buf[24];
+		int32_t		n = 0;
+		int32_t		k;
+
+#define ZEROPAD(v, width)	xpu_format_zeropad((v), fm ? 0 : (width), buf)
+		switch (key)
+		{
+			case XPU_CHAR_LITERAL:
+				buf[n++] = (char) arg;
+				break;
+			case XPU_CHAR_YYYY:
+				n = ZEROPAD(xpu_adjust_year(year), 4);
+				break;
+			case XPU_CHAR_YYY:
+				n = ZEROPAD(xpu_adjust_year(year) % 1000, 3);
+				break;
+			case XPU_CHAR_YY:
+				n = ZEROPAD(xpu_adjust_year(year) % 100, 2);
+				break;
+			case XPU_CHAR_Y:
+				n = xpu_format_zeropad(xpu_adjust_year(year) % 10, 1, buf);
+				break;
+			case XPU_CHAR_IYYY:
+				n = ZEROPAD(xpu_adjust_year(isoyear), 4);
+				break;
+			case XPU_CHAR_IYY:
+				n = ZEROPAD(xpu_adjust_year(isoyear) % 1000, 3);
+				break;
+			case XPU_CHAR_IY:
+				n = ZEROPAD(xpu_adjust_year(isoyear) % 100, 2);
+				break;
+			case XPU_CHAR_I:
+				n = xpu_format_zeropad(xpu_adjust_year(isoyear) % 10, 1, buf);
+				break;
+			case XPU_CHAR_MM:
+				n = ZEROPAD(mon, 2);
+				break;
+			case XPU_CHAR_MONTH_UPPER:
+			case XPU_CHAR_MONTH_CAP:
+			case XPU_CHAR_MONTH_LOWER:
+				n = xpu_format_name(xpu_month_name(mon), 0, key - XPU_CHAR_MONTH_UPPER,
+									fm ? 0 : 9, buf);
+				break;
+			case XPU_CHAR_MON_UPPER:
+			case XPU_CHAR_MON_CAP:
+			case XPU_CHAR_MON_LOWER:
+				n = xpu_format_name(xpu_month_name(mon), 3, key - XPU_CHAR_MON_UPPER, 0, buf);
+				break;
+			case XPU_CHAR_DD:
+				n = ZEROPAD(mday, 2);
+				break;
+			case XPU_CHAR_DDD:
+				n = ZEROPAD(yday, 3);
+				break;
+			case XPU_CHAR_D:
+				n = xpu_format_zeropad(wday + 1, 1, buf);
+				break;
+			case XPU_CHAR_ID:
+				n = xpu_format_zeropad(wday == 0 ? 7 : wday, 1, buf);
+				break;
+			case XPU_CHAR_DAY_UPPER:
+			case XPU_CHAR_DAY_CAP:
+			case XPU_CHAR_DAY_LOWER:
+				n = xpu_format_name(xpu_day_name(wday), 0, key - XPU_CHAR_DAY_UPPER,
+									fm ? 0 : 9, buf);
+				break;
+			case XPU_CHAR_DY_UPPER:
+			case XPU_CHAR_DY_CAP:
+			case XPU_CHAR_DY_LOWER:
+				n = xpu_format_name(xpu_day_name(wday), 3, key - XPU_CHAR_DY_UPPER, 0, buf);
+				break;
+			case XPU_CHAR_HH12:
+				n = ZEROPAD(hour % 12 == 0 ? 12 : hour % 12, 2);
+				break;
+			case XPU_CHAR_HH24:
+				n = ZEROPAD(hour, 2);
+				break;
+			case XPU_CHAR_MI:
+				n = ZEROPAD(time / XPU_USECS_PER_MINUTE % 60, 2);
+				break;
+			case XPU_CHAR_SS:
+				n = ZEROPAD(time / XPU_USECS_PER_SEC % 60, 2);
+				break;
+			case XPU_CHAR_MS:	/* "%03d" whatever FM says */
+				n = xpu_format_zeropad(time % XPU_USECS_PER_SEC / 1000, 3, buf);
+				break;
+			case XPU_CHAR_US:
+				n = xpu_format_zeropad(time % XPU_USECS_PER_SEC, 6, buf);
+				break;
+			case XPU_CHAR_SSSS:
+				n = xpu_format_zeropad(time / XPU_USECS_PER_SEC, 1, buf);
+				break;
+			case XPU_CHAR_AM_UPPER:
+				n = xpu_format_word(hour >= 12 ? "PM" : "AM", buf);
+				break;
+			case XPU_CHAR_AM_LOWER:
+				n = xpu_format_word(hour >= 12 ? "pm" : "am", buf);
+				break;
+			case XPU_CHAR_AM_DOTS_UPPER:
+				n = xpu_format_word(hour >= 12 ? "P.M." : "A.M.", buf);
+				break;
+			case XPU_CHAR_AM_DOTS_LOWER:
+				n = xpu_format_word(hour >= 12 ? "p.m." : "a.m.", buf);
+				break;
+			case XPU_CHAR_AD_UPPER:
+				n = xpu_format_word(year <= 0 ? "BC" : "AD", buf);
+				break;
+			case XPU_CHAR_AD_LOWER:
+				n = xpu_format_word(year <= 0 ? "bc" : "ad", buf);
+				break;
+			case XPU_CHAR_AD_DOTS_UPPER:
+				n = xpu_format_word(year <= 0 ? "B.C." : "A.D.", buf);
+				break;
+			case XPU_CHAR_AD_DOTS_LOWER:
+				n = xpu_format_word(year <= 0 ? "b.c." : "a.d.", buf);
+				break;
+			case XPU_CHAR_Q:
+				n = xpu_format_zeropad((mon - 1) / 3 + 1, 1, buf);
+				break;
+			case XPU_CHAR_WW:
+				n = ZEROPAD((yday - 1) / 7 + 1, 2);
+				break;
+			case XPU_CHAR_IW:
+				n = ZEROPAD(isoweek, 2);
+				break;
+			case XPU_CHAR_W:
+				n = xpu_format_zeropad((mday - 1) / 7 + 1, 1, buf);
+				break;
+			case XPU_CHAR_J:
+				n = xpu_format_zeropad(julian, 1, buf);
+				break;
+			default:
+				return -1;
+		}
+#undef ZEROPAD
+		if (pos + n > cap)
+			return -1;
+		for (k = 0; k < n; k++)
+			dst[pos + k] = buf[k];
+		pos += n;
+	}
 	return pos;
 }
 

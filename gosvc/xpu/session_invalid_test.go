@@ -253,6 +253,13 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"to_text of a timestamptz", "argument 0 is TIMESTAMPTZ, want INT2", opx(xpu.OpToText, T, 0, int32(32)<<16, TZ)},
 		{"to_text restype", "result type VARCHAR, want TEXT", opx(xpu.OpToText, xpu.TypeVarchar, 0, int32(32)<<16, I4)},
 		{"to_text region past the slots", "not 8-aligned inside", opx(xpu.OpToText, T, 0, int32(xpu.ScratchBytes(1))<<16, I4)},
+		{"to_char", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.OpX(xpu.OpToChar, T, 0, int32(32)<<16, v(TS), b.ConstText(T, "\x01\x00"))
+		}},
+		{"to_char of a date", "argument 0 is DATE, want TIMESTAMP", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.OpX(xpu.OpToChar, T, 0, int32(32)<<16, v(D), b.ConstText(T, "\x01\x00"))
+		}},
+		{"to_char of a column format", "is not a CONST TEXT format", opx(xpu.OpToChar, T, 0, int32(32)<<16, TS, T)},
 		{"split_part", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
 			return b.Op(xpu.OpSplitPart, T, v(VC), b.ConstText(T, ","), b.ConstInt4(2))
 		}},

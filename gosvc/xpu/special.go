@@ -31,7 +31,7 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkNumericScale(p, nd)
 	case OpSubstr, OpCharLength, OpOctetLength, OpStrpos, OpStartsWith, OpLeft, OpRight, OpTrimSpaces:
 		return checkTextFunc(p, nd)
-	case OpLower, OpUpper, OpTextcat, OpToText:
+	case OpLower, OpUpper, OpTextcat, OpToText, OpToChar:
 		return checkTextMake(p, nd)
 	case OpSplitPart:
 		return checkSignature(p, nd, TypeText, TypeText, TypeText, TypeInt4)
@@ -230,9 +230,21 @@ var printable = map[Type]bool{
 	TypeNumeric: true, TypeDate: true, TypeTimestamp: true,
 }
 
+// checkToCharArg: TO_CHAR's argument k, the TIMESTAMP and then its format,
+// a TEXT constant.
+func checkToCharArg(p *Program, nd *Node, k int, at Type) error {
+	if k == 0 && at != TypeTimestamp {
+		return fmt.Errorf("argument 0 is %s, want TIMESTAMP", at)
+	}
+	if k == 1 && (at != TypeText || p.Nodes[nd.Args[1]].Opcode != OpConst) {
+		return fmt.Errorf("argument 1 (node %d) is not a CONST TEXT format", nd.Args[1])
+	}
+	return nil
+}
+
 // checkTextMake: LOWER/UPPER (TEXT), TEXTCAT (TEXT, TEXT), TO_TEXT (one
-// of printable), no flags, aux the node's scratch region past the
-// program's slots.
+// of printable), TO_CHAR (TIMESTAMP, CONST TEXT), no flags, aux the node's
+// scratch region past the program's slots.
 func checkTextMake(p *Program, nd *Node) error {
 	if err := requireZero(nd, 0, true); err != nil {
 		return err
@@ -242,7 +254,11 @@ func checkTextMake(p *Program, nd *Node) error {
 	}
 	for k := range nd.Args {
 		at := argType(p, nd, k)
-		if nd.Opcode == OpToText {
+		if nd.Opcode == OpToChar {
+			if err := checkToCharArg(p, nd, k, at); err != nil {
+				return err
+			}
+		} else if nd.Opcode == OpToText {
 			if !printable[at] {
 				return fmt.Errorf("argument %d is %s, want INT2, INT4, INT8, BOOL, NUMERIC, DATE or TIMESTAMP", k, at)
 			}

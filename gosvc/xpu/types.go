@@ -127,6 +127,7 @@ const (
 	OpTextcat      = Opcode(C.XPU_OP_TEXTCAT)
 	OpToText       = Opcode(C.XPU_OP_TO_TEXT)
 	OpSplitPart    = Opcode(C.XPU_OP_SPLIT_PART)
+	OpToChar       = Opcode(C.XPU_OP_TO_CHAR)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

@@ -16,6 +16,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
 #include "parser/scansup.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
@@ -23,6 +24,7 @@
 
 #include "codegen/codegen_datetime.h"
 #include "codegen/codegen_expr.h"
+#include "codegen/codegen_to_char.h"
 #include "codegen/codegen_types.h"
 #include "codegen/codegen_values.h"
 
@@ -213,4 +215,45 @@ cg_emit_zone_shift(CgContext *ctx, const CgFuncInfo *f, int arg)
 	if (arg < 0 || !session_zone_offset(ctx, &east))
 		return -1;
 	return zone_node(ctx, f->opcode, f->restype, east, arg);
+}
+
+/*
+ * to_char(timestamp, format) and to_char(timestamptz, format) (and so of a
+ * date, which PostgreSQL casts to timestamptz) with a constant format the
+ * device prints (codegen_to_char.c); timestamptz in the session's zone,
+ * which must have a fixed offset.
+ */
+int
+cg_emit_to_char(CgContext *ctx, const CgFuncInfo *f, List *args)
+{
+	Node	   *fmt = strip_implicit_coercions(lsecond(args));
+	Const	   *c;
+	StringInfoData tokens;
+	char	   *reason;
+	int32		east;
+	int			argv[2];
+
+	if (!IsA(fmt, Const))
+		return cg_refuse(ctx, "to_char with a format that is not a constant");
+	c = (Const *) fmt;
+	if (c->constisnull)
+		return cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID, (Datum) 0, true);
+	initStringInfo(&tokens);
+	if (!cg_parse_to_char_format(TextDatumGetCString(c->constvalue), &tokens, &reason))
+		return cg_refuse(ctx, "%s", reason);
+	argv[0] = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, linitial(args)), f->arg1);
+	if (argv[0] >= 0 && f->arg1 == XPU_TYPE_TIMESTAMPTZ)
+	{
+		if (!session_zone_offset(ctx, &east))
+			return -1;
+		argv[0] = zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, east, argv[0]);
+	}
+	if (argv[0] < 0)
+		return -1;
+	argv[1] = cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID,
+							PointerGetDatum(cstring_to_text_with_len(tokens.data, tokens.len)),
+							false);
+	if (argv[1] < 0)
+		return -1;
+	return cg_add_node(ctx, XPU_OP_TO_CHAR, XPU_TYPE_TEXT, 0, 0, 2, argv);
 }

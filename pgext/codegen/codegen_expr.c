@@ -187,6 +187,7 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 		case FK_NUM_SCALE:
 		case FK_TEXT:
 		case FK_TO_TEXT:
+		case FK_TO_CHAR:
 			break;				/* handled by emit_func */
 	}
 	return cg_refuse(ctx, "function %s cannot be applied here", cg_func_name(f));
@@ -257,6 +258,8 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 			return cg_emit_date_trunc(ctx, f, args);
 		case FK_NUM_SCALE:
 			return emit_num_scale(ctx, f, args);
+		case FK_TO_CHAR:
+			return cg_emit_to_char(ctx, f, args);
 		case FK_LIKE:
 			a1 = cg_emit_expr(ctx, linitial(args));
 			a2 = emit_maybe_const(ctx, lsecond(args), XPU_TYPE_TEXT);

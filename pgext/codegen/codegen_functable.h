@@ -32,7 +32,8 @@ typedef enum CgFuncKind
 								 * TEXT (bpchar cast), the second as arg2,
 								 * a third as INT4 (SUBSTR's optional one,
 								 * SPLIT_PART's) */
-	FK_TO_TEXT					/* (a1) printed as text: TO_TEXT */
+	FK_TO_TEXT,					/* (a1) printed as text: TO_TEXT */
+	FK_TO_CHAR					/* (a1, CONST format): TO_CHAR */
 } CgFuncKind;
 
 #define FF_PATTERN		0x01	/* text comparison bytewise under any

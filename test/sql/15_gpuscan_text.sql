@@ -59,7 +59,7 @@ SELECT count(*) FROM t_text WHERE split_part(t, 'x', id - id) = 'k';
 SET DateStyle = 'ISO, MDY';
 SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE a::text LIKE '-1%' OR b::text = '0' OR c::text LIKE '%07'$$);
 SELECT * FROM check_gpuscan($$SELECT id, c::varchar AS cv FROM t_int WHERE 'x' || c || a LIKE 'x-9%' OR length(b::text) = 11$$);
-SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE m::text LIKE '%.5_' OR n::text LIKE '-0.000%' OR (n / 3)::text LIKE '%3333'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE m::text LIKE '%.5_' OR n::text LIKE '-0.000%' OR (m / 3)::text LIKE '%3333'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE (m * 100)::text LIKE '%.0000' OR round(n, 1)::text LIKE '%.0' OR n::text = '0'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d::text LIKE '%BC' OR d::text LIKE '2000-02%' OR d::text = 'infinity'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts::text LIKE '%:59' OR ts::text LIKE '%BC' OR ts::text LIKE '-inf%'$$);

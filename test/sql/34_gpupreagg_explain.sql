@@ -12,7 +12,7 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM t_pa;
 SET pg_strom.enable_gpupreagg = off;
 EXPLAIN (COSTS OFF) SELECT g, count(*) FROM t_pa GROUP BY g;
 SET pg_strom.enable_gpupreagg = on;
-EXPLAIN (COSTS OFF) SELECT g, count(DISTINCT b), count(*) FROM t_pa GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT g, count(DISTINCT b), stddev(b) FROM t_pa GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, sum(gn) FROM t_pa GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, percentile_cont(0.5) WITHIN GROUP (ORDER BY b) FROM t_pa GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, gb, count(*) FROM t_pa GROUP BY GROUPING SETS ((g), (gb));

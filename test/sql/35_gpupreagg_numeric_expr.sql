@@ -86,7 +86,8 @@ SELECT nx_check('SELECT g, sum(free * 2) AS a1 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(price * disc::float8::numeric) AS a1 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(price * price * price * price * price * price * price * price * price * price * price * price * price * price * price * price * price) AS a1 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(disc / 100000000000000000000) AS a1 FROM nx GROUP BY g');
--- a minimum or maximum of an expression (its accumulator is an int64)
+-- a minimum or maximum of an expression, which the device does not
+-- accumulate (its accumulator is an int64): its values become keys
 SELECT nx_check('SELECT g, min(price - disc) AS a1, max(price * disc) AS a2 FROM nx GROUP BY g');
 
 -- the displayed scale is PostgreSQL's
