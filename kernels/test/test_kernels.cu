@@ -676,6 +676,40 @@ test_helpers(void)
 		CHECK(PRINTED(xpu_format_timestamp(0, buf, 64), "2000-01-01 00:00:00"));
 		CHECK(PRINTED(xpu_format_timestamp(XPU_DT_NOBEGIN, buf, 64), "-infinity"));
 		CHECK(xpu_format_timestamp(0, buf, 18) == -1);
+		/* to_char: formats as the code generator encodes them */
+		{
+			/* YYYY-MM-DD HH24:MI:SS.US Dy */
+			const char	iso[] = {XPU_CHAR_YYYY, 0, 0, '-', XPU_CHAR_MM, 0, 0, '-',
+								 XPU_CHAR_DD, 0, 0, ' ', XPU_CHAR_HH24, 0, 0, ':',
+								 XPU_CHAR_MI, 0, 0, ':', XPU_CHAR_SS, 0, 0, '.',
+								 XPU_CHAR_US, 0, 0, ' ', XPU_CHAR_DY_CAP, 0};
+			/* FMMonth|Day|MONTH|AM|BC|Q|IYYY|IW|J|DDD */
+			const char	names[] = {XPU_CHAR_MONTH_CAP, XPU_CHAR_FM, 0, '|',
+								   XPU_CHAR_DAY_CAP, 0, 0, '|',
+								   XPU_CHAR_MONTH_UPPER, 0, 0, '|',
+								   XPU_CHAR_AM_UPPER, 0, 0, '|', XPU_CHAR_AD_UPPER, 0,
+								   0, '|', XPU_CHAR_Q, 0, 0, '|', XPU_CHAR_IYYY, 0,
+								   0, '|', XPU_CHAR_IW, 0, 0, '|', XPU_CHAR_J, 0,
+								   0, '|', XPU_CHAR_DDD, 0};
+			/* FMHH12 FMMS YY */
+			const char	fm[] = {XPU_CHAR_HH12, XPU_CHAR_FM, 0, ' ', XPU_CHAR_MS, XPU_CHAR_FM,
+								0, ' ', XPU_CHAR_YY, 0};
+
+			CHECK(PRINTED(xpu_format_to_char(762505689123450LL, iso, sizeof(iso), buf, 64),
+						  "2024-02-29 07:08:09.123450 Thu"));
+			CHECK(PRINTED(xpu_format_to_char(-64464465599999999LL, iso, sizeof(iso), buf, 64),
+						  "0044-03-15 12:00:00.000001 Fri"));
+			CHECK(PRINTED(xpu_format_to_char(762505689123450LL, names, sizeof(names), buf, 64),
+						  "February|Thursday |FEBRUARY |AM|AD|1|2024|09|2460370|060"));
+			CHECK(PRINTED(xpu_format_to_char(-64464465599999999LL, names, sizeof(names), buf, 64),
+						  "March|Friday   |MARCH    |PM|BC|1|0044|11|1705428|074"));
+			CHECK(PRINTED(xpu_format_to_char(9223371331199999999LL, iso, sizeof(iso), buf, 64),
+						  "294276-12-31 23:59:59.999999 Sun"));
+			CHECK(PRINTED(xpu_format_to_char(762505689123450LL, fm, sizeof(fm), buf, 64),
+						  "7 123 24"));
+			CHECK(xpu_format_to_char(762505689123450LL, iso, sizeof(iso), buf, 20) == -1);
+			CHECK(xpu_format_to_char(0, iso, sizeof(iso) - 1, buf, 64) == -1);
+		}
 #undef PRINTED
 	}
 	/* numeric -> float: the correctly rounded value, or RECHECK */

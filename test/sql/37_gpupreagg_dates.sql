@@ -1,6 +1,6 @@
 --
--- date_trunc of timestamp and timestamptz, and the casts between
--- timestamptz and date or timestamp, as grouping keys, aggregate arguments
+-- date_trunc and to_char of timestamp and timestamptz, and the casts
+-- between timestamptz and date or timestamp, as grouping keys, aggregate arguments
 -- and WHERE clauses.  The timestamptz forms run on the device only while
 -- the session's time zone has a fixed UTC offset; under a zone with
 -- transitions the aggregate stays on the CPU.  Answers are compared with
@@ -46,6 +46,22 @@ SELECT * FROM check_gpupreagg('SELECT extract(isoyear FROM d) AS y, extract(week
 -- aggregation, their display scales
 SELECT * FROM check_gpupreagg('SELECT s::text AS s, ms::text AS ms, us, n FROM (SELECT extract(second FROM ts) AS s, extract(milliseconds FROM ts) AS ms, date_part(''microseconds'', ts) AS us, count(*) AS n FROM dt WHERE id % 7 = 0 GROUP BY 1, 2, 3) g', 's, ms, us');
 SELECT * FROM check_gpupreagg('SELECT e::text AS e, n FROM (SELECT extract(epoch FROM ts) AS e, count(*) AS n FROM dt WHERE id % 50 = 0 GROUP BY 1) g', 'e');
+-- to_char with a constant format, as keys: every field the device prints,
+-- with and without FM, BC years, years past 9999, infinities (NULL)
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''YYYY-MM'') AS k, to_char(d, ''YYYY-MM-DD Dy'') AS dk, count(*) AS n, sum(v) AS s FROM dt GROUP BY 1, 2', 'k, dk');
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''YYYY YYY YY Y IYYY IYY IY I MM Mon mon MON'') AS a, to_char(ts, ''Month|month|MONTH|DD DDD D ID'') AS b, count(*) AS n FROM t_datetime GROUP BY 1, 2', 'a, b');
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''Day|DAY|day Dy dy DY HH HH12 HH24 MI SS'') AS a, to_char(ts, ''MS US SSSS SSSSS AM pm A.M. p.m. Q WW IW W J'') AS b, count(*) AS n FROM dt WHERE id % 3 = 0 OR id < 0 GROUP BY 1, 2', 'a, b');
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''BC AD b.c. a.d. YYYY-MM-DD'') AS a, to_char(ts, ''FMYYYY FMMM FMDD FMMonth FMDay FMHH FMHH24 FMMI'') AS b, to_char(ts, ''FMSS FMMS FMUS FMDDD FMWW FMIW FMD hh24:mi:ss.us'') AS c, count(*) AS n FROM t_datetime GROUP BY 1, 2, 3', 'a, b, c');
+SELECT * FROM check_gpupreagg('SELECT to_char(tz, ''YYYY-MM-DD HH24:MI'') AS k, to_char(ts, ''Yyyy'') AS y, to_char(ts, '''') AS e, count(*) AS n FROM dt GROUP BY 1, 2, 3', 'k, y, e');
+-- formats the device does not print (quoted text, a letter outside a
+-- field, the TM prefix, a TH suffix, an unsupported field, a format
+-- that is not a constant) keep the CPU plan
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''YYYY"Q"Q'') AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''YYYY-MM-DDTHH24'') AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''TMMonth'') AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''DDth'') AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''CC RM'') AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT to_char(ts, CASE WHEN v > 50 THEN ''YYYY'' ELSE ''MM'' END) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 -- results outside the timestamp range: PostgreSQL's errors
 SELECT date_trunc('year', ts), count(*) FROM t_datetime WHERE id = -3 GROUP BY 1;
 SELECT date_trunc('month', d), count(*) FROM t_datetime WHERE id = -4 GROUP BY 1;
@@ -53,6 +69,7 @@ SELECT date_trunc('month', d), count(*) FROM t_datetime WHERE id = -4 GROUP BY 1
 SET TimeZone = 'Etc/GMT-9';
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n, sum(v) AS s FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, date_trunc(''day'', tz::timestamp) AS dd, count(*) AS n FROM dt GROUP BY 1, 2', 'k, dd');
+SELECT * FROM check_gpupreagg('SELECT to_char(tz, ''YYYY-MM-DD HH24'') AS k, to_char(d, ''YYYY-MM-DD HH24'') AS dk, count(*) AS n FROM dt GROUP BY 1, 2', 'k, dk');
 SET TimeZone = '-05:30';
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''quarter'', tz) AS k, count(*) AS n, min(tz) AS lo FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''hour'', tz) AS k, count(*) AS n FROM dt WHERE tz::timestamp < ts GROUP BY 1', 'k');
@@ -62,6 +79,7 @@ SELECT date_trunc('month', d), count(*), sum(v) FROM dt GROUP BY 1;
 SET TimeZone = 'America/New_York';
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT to_char(d, ''YYYY-MM'') AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 -- date_trunc of a timestamp does not depend on the zone
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 -- units the device does not truncate to, and unknown ones (an error)
