@@ -182,6 +182,10 @@ typedef enum XpuOpcode
  * CAST      supported (from -> to): any of INT2/INT4/INT8 -> any of
  *           INT2/INT4/INT8/FLOAT4/FLOAT8/NUMERIC; FLOAT4 <-> FLOAT8;
  *           FLOAT4/FLOAT8 -> INT2/INT4/INT8 (rint, range check);
+ *           FLOAT4/FLOAT8 -> NUMERIC (as float4_numeric/float8_numeric: the
+ *           value rounded half to even to 6/15 significant digits, the
+ *           display scale its digits after the point; RECHECK for NaN,
+ *           infinities and magnitudes outside [1e-8, 1e38));
  *           BPCHAR -> TEXT (trailing spaces removed, as rtrim1);
  *           NUMERIC -> INT2/INT4/INT8 (round half away from zero, range
  *           check); NUMERIC -> FLOAT4/FLOAT8 (the correctly rounded value,

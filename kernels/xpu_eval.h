@@ -145,7 +145,7 @@ xpu_cast_supported(int from, int to)
 	if (xpu_type_is_int(from))
 		return xpu_type_is_int(to) || xpu_type_is_float(to) || to == XPU_TYPE_NUMERIC;
 	if (xpu_type_is_float(from))
-		return xpu_type_is_float(to) || xpu_type_is_int(to);
+		return xpu_type_is_float(to) || xpu_type_is_int(to) || to == XPU_TYPE_NUMERIC;
 	if (from == XPU_TYPE_NUMERIC)
 		return xpu_type_is_int(to) || xpu_type_is_float(to);
 	if (from == XPU_TYPE_DATE)
@@ -1149,6 +1149,8 @@ xpu_eval_cast(int from, int to, const xpu_datum *a, xpu_datum *r)
 		}
 		if (xpu_type_is_int(to))
 			return xpu_float_to_int((double) xpu_rint4(a->v.f4), to, &r->v.i64);
+		if (to == XPU_TYPE_NUMERIC)
+			return xpu_float_to_numeric((double) a->v.f4, 6, &r->v.num, &r->scale);
 		return false;
 	}
 	if (from == XPU_TYPE_FLOAT8)
@@ -1172,6 +1174,8 @@ xpu_eval_cast(int from, int to, const xpu_datum *a, xpu_datum *r)
 		}
 		if (xpu_type_is_int(to))
 			return xpu_float_to_int(xpu_rint8(a->v.f8), to, &r->v.i64);
+		if (to == XPU_TYPE_NUMERIC)
+			return xpu_float_to_numeric(a->v.f8, 15, &r->v.num, &r->scale);
 		return false;
 	}
 	if (from == XPU_TYPE_NUMERIC && xpu_type_is_int(to))

@@ -432,4 +432,134 @@ xpu_numeric_to_float4(xpu_int128 a, int32_t as, float *r)
 	return true;
 }
 
+/*
+ * x * 2^k * 10^p (k and p of either sign) rounded half to even to an
+ * integer, exactly; false when a step needs more than 128 bits.
+ */
+XPU_FUNC bool
+xpu_scaled_round(uint64_t m, int k, int p, unsigned __int128 *r)
+{
+	unsigned __int128 num = m;
+	unsigned __int128 den = 1;
+	unsigned __int128 q;
+	unsigned __int128 rem;
+	int			i;
+
+	if (p > 0)
+	{
+		for (i = 0; i < p; i++)
+		{
+			if (num > ((~(unsigned __int128) 0) >> 1) / 10)
+				return false;
+			num *= 10;
+		}
+	}
+	else
+	{
+		for (i = 0; i < -p; i++)
+		{
+			if (den > ((~(unsigned __int128) 0) >> 1) / 10)
+				return false;
+			den *= 10;
+		}
+	}
+	if (k >= 0)
+	{
+		if (k > 126 || num > (((~(unsigned __int128) 0) >> 1) >> k))
+			return false;
+		num <<= k;
+	}
+	else
+	{
+		if (-k > 126 || den > (((~(unsigned __int128) 0) >> 1) >> -k))
+			return false;
+		den <<= -k;
+	}
+	q = num / den;
+	rem = num - q * den;
+	if (rem * 2 > den || (rem * 2 == den && (q & 1) != 0))
+		q++;
+	*r = q;
+	return true;
+}
+
+/*
+ * float8_numeric and float4_numeric: the numeric PostgreSQL parses from
+ * snprintf's "%.*g" of x with digits significant digits (DBL_DIG 15,
+ * FLT_DIG 6): x rounded half to even to that many digits (glibc rounds the
+ * exact binary value so), trailing zeros dropped, the display scale the
+ * digits left after the point.  False (RECHECK) for NaN and infinities,
+ * which the device's numeric does not hold, and for magnitudes outside
+ * [1e-8, 1e38), whose exact scaling would need more than 128 bits.
+ */
+XPU_FUNC bool
+xpu_float_to_numeric(double x, int digits, xpu_int128 *num, int32_t *scale)
+{
+	union { double f; uint64_t u; } b;
+	double		ax = x < 0 ? -x : x;
+	uint64_t	m;
+	int			k;
+	int			e;
+	int			attempt;
+	unsigned __int128 n = 0;
+	unsigned __int128 lo = (unsigned __int128) xpu_pow10_i128(digits - 1);
+	unsigned __int128 hi = lo * 10;
+	int			p = 0;
+	int32_t		last;
+
+	if (x == 0.0)
+	{
+		*num = 0;				/* "-0" parses as 0 too */
+		*scale = 0;
+		return true;
+	}
+	if (xpu_isnan8(x) || xpu_isinf8(x) || ax < 1e-8 || ax >= 1e38)
+		return false;
+	b.f = ax;
+	m = (b.u & ((1ULL << 52) - 1)) | (1ULL << 52);
+	k = (int) ((b.u >> 52) & 0x7ff) - 1075;
+	/* the decimal exponent: log10's estimate, corrected on the exact digits */
+	e = (int) floor(log10(ax));
+	for (attempt = 0; attempt < 4; attempt++)
+	{
+		p = digits - 1 - e;
+		if (!xpu_scaled_round(m, k, p, &n))
+			return false;
+		if (n >= hi)
+			e++;
+		else if (n < lo)
+			e--;
+		else
+			break;
+	}
+	if (n < lo || n >= hi)
+	{
+		/* rounding up to the next power of ten: 10^digits at exponent e */
+		if (n != hi)
+			return false;
+		n = lo;
+		p--;
+	}
+	last = -p;
+	while (n % 10 == 0)
+	{
+		n /= 10;
+		last++;
+	}
+	if (last >= 0)
+	{
+		if (!xpu_scale_up128((xpu_int128) n, last, num))
+			return false;
+		*scale = 0;
+	}
+	else
+	{
+		*num = (xpu_int128) n;
+		*scale = -last;
+	}
+	if (x < 0)
+		*num = -*num;
+	return true;
+}
+
 #endif							/* XPU_NUMERIC_H */

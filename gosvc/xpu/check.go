@@ -134,7 +134,7 @@ func castSupported(from, to Type) bool {
 	case from.isInteger():
 		return to.isInteger() || to.isFloat() || to == TypeNumeric
 	case from.isFloat():
-		return (to.isFloat() && to != from) || to.isInteger()
+		return (to.isFloat() && to != from) || to.isInteger() || to == TypeNumeric
 	case from == TypeNumeric:
 		return to.isInteger() || to.isFloat()
 	case from == TypeDate:

@@ -712,6 +712,34 @@ test_helpers(void)
 		}
 #undef PRINTED
 	}
+	/* float -> numeric: "%.15g" / "%.6g" as PostgreSQL 15 parsed them */
+	{
+		xpu_int128	n;
+		int32_t		sc;
+
+#define F2N(x, d, want_n, want_s) \
+		(xpu_float_to_numeric((x), (d), &n, &sc) && n == (xpu_int128) (want_n) && sc == (want_s))
+		CHECK(F2N(0.1, 15, 1, 1));
+		CHECK(F2N(1.0 / 3, 15, 333333333333333LL, 15));
+		CHECK(F2N(-2.0 / 3, 15, -666666666666667LL, 15));
+		CHECK(F2N(1234567890123455.0, 15, 1234567890123460LL, 0));	/* a tie: to even */
+		CHECK(F2N(1234567890123445.0, 15, 1234567890123440LL, 0));
+		CHECK(F2N(1e15, 15, 1000000000000000LL, 0));
+		CHECK(F2N(123456789012345678.0, 15, 123456789012346000LL, 0));
+		CHECK(F2N(1.5e-8, 15, 15, 9));
+		CHECK(F2N(0.00001234567890123456, 15, 123456789012346LL, 19));
+		CHECK(F2N(-0.0, 15, 0, 0));
+		CHECK(F2N(1e-8, 15, 1, 8));
+		CHECK(F2N(33.333333333333336, 15, 333333333333333LL, 13));
+		CHECK(F2N(1e22, 15, xpu_pow10_i128(22), 0));
+		CHECK(F2N((double) (float) (1.0 / 3), 6, 333333, 6));
+		CHECK(F2N((double) 1234567890123455.0f, 6, 1234570000000000LL, 0));
+		CHECK(F2N((double) (float) 33.333333333333336, 6, 333333, 4));
+		CHECK(!xpu_float_to_numeric(9.999999999999999e37, 15, &n, &sc));	/* 10^38 */
+		CHECK(!xpu_float_to_numeric(1e-9, 15, &n, &sc));
+		CHECK(!xpu_float_to_numeric(xpu_bits_to_f8(0x7ff8000000000000ULL), 15, &n, &sc));
+#undef F2N
+	}
 	/* numeric -> float: the correctly rounded value, or RECHECK */
 	{
 		double		d;

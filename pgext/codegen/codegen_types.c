@@ -109,7 +109,7 @@ cg_cast_supported(XpuType from, XpuType to)
 	if (xtype_is_int(from))
 		return xtype_is_int(to) || xtype_is_float(to) || to == XPU_TYPE_NUMERIC;
 	if (xtype_is_float(from))
-		return xtype_is_float(to) || xtype_is_int(to);
+		return xtype_is_float(to) || xtype_is_int(to) || to == XPU_TYPE_NUMERIC;
 	if (from == XPU_TYPE_NUMERIC)
 		return xtype_is_int(to) || xtype_is_float(to);
 	if (from == XPU_TYPE_DATE)

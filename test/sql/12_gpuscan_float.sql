@@ -20,3 +20,9 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f4::float8 = f8$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8 BETWEEN -1.5 AND 1.5$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8 IN (1.5, 2.5, 'NaN')$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8 IS NULL OR f4 IS NULL$$);
+-- float to numeric: the value rounded to 15 (float4: 6) significant
+-- digits, at the display scale of its digits after the point; NaN,
+-- infinities and magnitudes outside [1e-8, 1e38) are converted on the CPU
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8::numeric = round(f8::numeric, 3) OR f4::numeric > 20$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE (f8::numeric)::text LIKE '%.%5' OR (f4::numeric)::text LIKE '-%3'$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8::numeric IN (0, 1.5, 2.5) OR f4::numeric::text = 'NaN' OR (f8 * 1e-3)::numeric::text LIKE '0.00%'$$);

@@ -84,6 +84,10 @@ SELECT nx_check('SELECT g, sum(price * price * price * price * price * price * p
 -- on the CPU: no bound on the scale (unconstrained, from float, too large)
 SELECT nx_check('SELECT g, sum(free * 2) AS a1 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(price * disc::float8::numeric) AS a1 FROM nx GROUP BY g');
+-- a float cast to numeric and rounded to a constant scale: a fixed scale;
+-- as a key, each value at its own display scale
+SELECT nx_check('SELECT g, sum(round((price::float8 / 7)::numeric, 2)) AS a1, avg(round(disc::float4::numeric, 1)) AS a2 FROM nx GROUP BY g');
+SELECT nx_check('SELECT k::text AS k, a1 FROM (SELECT (price::float8 / 8)::numeric AS k, count(*) AS a1 FROM nx WHERE id % 10 = 0 GROUP BY 1) s');
 SELECT nx_check('SELECT g, sum(price * price * price * price * price * price * price * price * price * price * price * price * price * price * price * price * price) AS a1 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(disc / 100000000000000000000) AS a1 FROM nx GROUP BY g');
 -- a minimum or maximum of an expression, which the device does not
