@@ -134,7 +134,8 @@ typedef enum XpuType
 	X(TEXTCAT,    2, SPECIAL) \
 	X(TO_TEXT,    1, SPECIAL) \
 	X(SPLIT_PART, 3, SPECIAL) \
-	X(TO_CHAR,    2, SPECIAL)
+	X(TO_CHAR,    2, SPECIAL) \
+	X(TS_PL_INTERVAL, 4, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -218,6 +219,11 @@ typedef enum XpuOpcode
  *           XpuDateField: YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE or
  *           SECOND.  Infinite inputs are returned as they are; a result
  *           outside the timestamp range gives RECHECK.
+ * TS_PL_INTERVAL (TIMESTAMP, INT4 months, INT4 days, INT8 microseconds)
+ *           -> TIMESTAMP, as timestamp_pl_interval of that span: months on
+ *           the calendar (the day clamped to the month's end), then days,
+ *           then microseconds; infinite inputs are returned as they are; a
+ *           result outside the timestamp range gives RECHECK.
  * TZ_LOCAL  (TIMESTAMPTZ) -> TIMESTAMP: the local time of a zone with a
  *           fixed UTC offset, aux = its offset in seconds east of UTC
  *           (|aux| < 86400), as timestamptz_timestamp in such a zone.

@@ -506,4 +506,98 @@ xpu_timestamp_shift(int64_t ts, int64_t secs, int64_t *r)
 	return xpu_timestamp_is_valid(*r);
 }
 
+/* day_tab of datetime.c: days in month m (1..12) */
+XPU_FUNC int
+xpu_days_in_month(int y, int m)
+{
+	bool		leap = (y % 4 == 0) && ((y % 100 != 0) || (y % 400 == 0));
+
+	switch (m)
+	{
+		case 2:
+			return leap ? 29 : 28;
+		case 4:
+		case 6:
+		case 9:
+		case 11:
+			return 30;
+		default:
+			return 31;
+	}
+}
+
+/* tm2timestamp's checks: the day and time as a valid timestamp */
+XPU_FUNC bool
+xpu_julian_time_to_timestamp(int64_t julian, int64_t time, int64_t *r)
+{
+	int64_t		days = julian - XPU_POSTGRES_EPOCH_JDATE;
+
+	/* far outside the timestamp range: its product would overflow */
+	if (julian < 0 || julian >= XPU_TIMESTAMP_END_JULIAN)
+		return false;
+	*r = days * XPU_USECS_PER_DAY + time;
+	return *r >= XPU_MIN_TIMESTAMP && *r < XPU_END_TIMESTAMP;
+}
+
+/*
+ * timestamp_pl_interval of a span of months, days and microseconds: the
+ * months on the calendar (the day clamped to the month's last), then the
+ * days, then the time; an infinite timestamp as it is.  False where
+ * PostgreSQL reports "timestamp out of range" (RECHECK: the CPU raises it).
+ */
+XPU_FUNC bool
+xpu_timestamp_pl_interval(int64_t ts, int32_t months, int32_t days,
+						  int64_t usecs, int64_t *r)
+{
+	int64_t		julian;
+	int64_t		time;
+	int			year,
+				mon,
+				mday;
+
+	if (ts == XPU_DT_NOBEGIN || ts == XPU_DT_NOEND)
+	{
+		*r = ts;
+		return true;
+	}
+	if (months != 0)
+	{
+		int64_t		m;
+
+		if (!xpu_timestamp_split(ts, &julian, &time))
+			return false;
+		xpu_j2date((int) julian, &year, &mon, &mday);
+		m = (int64_t) mon + months;
+		if (m > 12)
+		{
+			year += (int) ((m - 1) / 12);
+			m = (m - 1) % 12 + 1;
+		}
+		else if (m < 1)
+		{
+			year += (int) (m / 12 - 1);
+			m = m % 12 + 12;
+		}
+		if (year < -4713 || year > 294277)
+			return false;
+		if (mday > xpu_days_in_month(year, (int) m))
+			mday = xpu_days_in_month(year, (int) m);
+		if (!xpu_julian_time_to_timestamp(xpu_date2j(year, (int) m, mday), time, &ts))
+			return false;
+	}
+	if (days != 0)
+	{
+		if (!xpu_timestamp_split(ts, &julian, &time) ||
+			!xpu_julian_time_to_timestamp(julian + days, time, &ts))
+			return false;
+	}
+	if ((usecs > 0 && ts > INT64_MAX - usecs) || (usecs < 0 && ts < INT64_MIN - usecs))
+		return false;
+	ts += usecs;
+	if (ts < XPU_MIN_TIMESTAMP || ts >= XPU_END_TIMESTAMP)
+		return false;
+	*r = ts;
+	return true;
+}
+
 #endif							/* XPU_DATETIME_H */

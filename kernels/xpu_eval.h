@@ -464,6 +464,12 @@ xpu_validate_node(const xpu_program *prog, int i)
 				n->aux == XPU_FIELD_MINUTE || n->aux == XPU_FIELD_SECOND ||
 				n->aux == XPU_FIELD_DECADE || n->aux == XPU_FIELD_CENTURY ||
 				n->aux == XPU_FIELD_MILLENNIUM;
+		case XPU_OP_TS_PL_INTERVAL:
+			return na == 4 && n->flags == 0 && n->aux == 0 &&
+				t0 == XPU_TYPE_TIMESTAMP && t1 == XPU_TYPE_INT4 &&
+				prog->nodes[xpu_prog_arg(prog, n, 2)].restype == XPU_TYPE_INT4 &&
+				prog->nodes[xpu_prog_arg(prog, n, 3)].restype == XPU_TYPE_INT8 &&
+				rt == XPU_TYPE_TIMESTAMP;
 		case XPU_OP_TZ_LOCAL:
 			return na == 1 && t0 == XPU_TYPE_TIMESTAMPTZ &&
 				rt == XPU_TYPE_TIMESTAMP && n->aux > -86400 && n->aux < 86400;
@@ -1604,6 +1610,22 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 					ok = xpu_timestamp_shift(a->v.i64,
 											 op == XPU_OP_TZ_LOCAL ? n->aux : -(int64_t) n->aux,
 											 &r->v.i64);
+				break;
+
+			case XPU_OP_TS_PL_INTERVAL:
+				{
+					const xpu_datum *d = &slots[xpu_prog_arg(prog, n, 2)];
+					const xpu_datum *u = &slots[xpu_prog_arg(prog, n, 3)];
+
+					if (a->isnull || b->isnull || d->isnull || u->isnull)
+					{
+						r->isnull = 1;
+						break;
+					}
+					ok = xpu_timestamp_pl_interval(a->v.i64, (int32_t) b->v.i64,
+												   (int32_t) d->v.i64, u->v.i64,
+												   &r->v.i64);
+				}
 				break;
 
 			case XPU_OP_NUM_ROUND:

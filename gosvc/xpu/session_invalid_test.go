@@ -255,6 +255,15 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"to_text of a timestamptz", "argument 0 is TIMESTAMPTZ, want INT2", opx(xpu.OpToText, T, 0, int32(32)<<16, TZ)},
 		{"to_text restype", "result type VARCHAR, want TEXT", opx(xpu.OpToText, xpu.TypeVarchar, 0, int32(32)<<16, I4)},
 		{"to_text region past the slots", "not 8-aligned inside", opx(xpu.OpToText, T, 0, int32(xpu.ScratchBytes(1))<<16, I4)},
+		{"ts_pl_interval", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpTsPlInterval, TS, v(TS), b.ConstInt4(1), b.ConstInt4(2), v(I8))
+		}},
+		{"ts_pl_interval of a date", "argument 0 (node 0) is DATE, want TIMESTAMP", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpTsPlInterval, TS, v(D), b.ConstInt4(1), b.ConstInt4(2), v(I8))
+		}},
+		{"ts_pl_interval int4 usecs", "is INT4, want INT8", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpTsPlInterval, TS, v(TS), b.ConstInt4(1), b.ConstInt4(2), b.ConstInt4(3))
+		}},
 		{"to_char", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
 			return b.OpX(xpu.OpToChar, T, 0, int32(32)<<16, v(TS), b.ConstText(T, "\x01\x00"))
 		}},

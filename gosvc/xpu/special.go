@@ -15,6 +15,8 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkSignature(p, nd, TypeDate, TypeDate, TypeInt4)
 	case OpDateMi:
 		return checkSignature(p, nd, TypeInt4, TypeDate, TypeDate)
+	case OpTsPlInterval:
+		return checkSignature(p, nd, TypeTimestamp, TypeTimestamp, TypeInt4, TypeInt4, TypeInt8)
 	case OpExtract:
 		return checkDateField(p, nd, TypeNumeric)
 	case OpDatePart:

@@ -128,6 +128,7 @@ const (
 	OpToText       = Opcode(C.XPU_OP_TO_TEXT)
 	OpSplitPart    = Opcode(C.XPU_OP_SPLIT_PART)
 	OpToChar       = Opcode(C.XPU_OP_TO_CHAR)
+	OpTsPlInterval = Opcode(C.XPU_OP_TS_PL_INTERVAL)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

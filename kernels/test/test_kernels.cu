@@ -712,6 +712,22 @@ test_helpers(void)
 		}
 #undef PRINTED
 	}
+	/* timestamp + interval, as PostgreSQL 15 added them */
+	{
+		int64_t		t;
+
+		CHECK(xpu_timestamp_pl_interval(760010400000000LL, 1, 0, 0, &t) && t == 762516000000000LL);
+		CHECK(xpu_timestamp_pl_interval(728474400000000LL, 1, 0, 0, &t) && t == 730893600000000LL);
+		CHECK(xpu_timestamp_pl_interval(765158400500000LL, -13, 0, 0, &t) && t == 730857600500000LL);
+		CHECK(xpu_timestamp_pl_interval(765244799000000LL, 1, -1, 1000000, &t) && t == 767750400000000LL);
+		CHECK(xpu_timestamp_pl_interval(-64464465600000000LL, 25, -3, 0, &t) && t == -64398974400000000LL);
+		CHECK(xpu_timestamp_pl_interval(5097600000000LL, -12, 0, 0, &t) && t == -26524800000000LL);
+		CHECK(xpu_timestamp_pl_interval(0, -24001, 0, 0, &t) && t == -63116582400000000LL);
+		CHECK(xpu_timestamp_pl_interval(XPU_DT_NOEND, -1, 5, 7, &t) && t == XPU_DT_NOEND);
+		/* 294276-12-01 + 1 month: out of range, the CPU's error */
+		CHECK(!xpu_timestamp_pl_interval(9223368652800000000LL, 1, 0, 0, &t));
+		CHECK(!xpu_timestamp_pl_interval(0, 0, 0, INT64_MAX, &t));
+	}
 	/* float -> numeric: "%.15g" / "%.6g" as PostgreSQL 15 parsed them */
 	{
 		xpu_int128	n;

@@ -21,6 +21,7 @@
 #include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
+#include "utils/timestamp.h"
 
 #include "codegen/codegen_datetime.h"
 #include "codegen/codegen_expr.h"
@@ -256,4 +257,50 @@ cg_emit_to_char(CgContext *ctx, const CgFuncInfo *f, List *args)
 	if (argv[1] < 0)
 		return -1;
 	return cg_add_node(ctx, XPU_OP_TO_CHAR, XPU_TYPE_TEXT, 0, 0, 2, argv);
+}
+
+/* months or days beyond which an interval is refused: any result is out of range */
+#define INTERVAL_ARITH_BOUND	100000000
+
+/*
+ * timestamp +/- interval and date +/- interval (a timestamp) with a
+ * constant interval: its months, days and microseconds as the constants
+ * of TS_PL_INTERVAL, negated for minus as timestamp_mi_interval negates
+ * them.  Not an infinite interval, nor one so large that adding it
+ * overflows PostgreSQL's own arithmetic.
+ */
+int
+cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args)
+{
+	Node	   *span = strip_implicit_coercions(lsecond(args));
+	Interval   *iv;
+	int32		months;
+	int32		days;
+	int64		usecs;
+	int			argv[4];
+
+	if (!IsA(span, Const) || ((Const *) span)->consttype != INTERVALOID)
+		return cg_refuse(ctx, "interval arithmetic with an interval that is not a constant");
+	if (((Const *) span)->constisnull)
+		return cg_emit_const(ctx, XPU_TYPE_TIMESTAMP, TIMESTAMPOID, (Datum) 0, true);
+	iv = DatumGetIntervalP(((Const *) span)->constvalue);
+	if (Abs((int64) iv->month) > INTERVAL_ARITH_BOUND ||
+		Abs((int64) iv->day) > INTERVAL_ARITH_BOUND ||
+		iv->time == PG_INT64_MIN || iv->time == PG_INT64_MAX)
+		return cg_refuse(ctx, "an infinite or very large interval");
+	months = (f->flags & FF_NEGATE) ? -iv->month : iv->month;
+	days = (f->flags & FF_NEGATE) ? -iv->day : iv->day;
+	usecs = (f->flags & FF_NEGATE) ? -iv->time : iv->time;
+
+	argv[0] = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, linitial(args)), f->arg1);
+	if (argv[0] >= 0 && f->arg1 == XPU_TYPE_DATE)
+		argv[0] = cg_coerce(ctx, argv[0], XPU_TYPE_TIMESTAMP);	/* date2timestamp */
+	if (argv[0] < 0)
+		return -1;
+	argv[1] = cg_emit_const(ctx, XPU_TYPE_INT4, INT4OID, Int32GetDatum(months), false);
+	argv[2] = cg_emit_const(ctx, XPU_TYPE_INT4, INT4OID, Int32GetDatum(days), false);
+	argv[3] = cg_emit_const(ctx, XPU_TYPE_INT8, INT8OID, Int64GetDatum(usecs), false);
+	if (argv[1] < 0 || argv[2] < 0 || argv[3] < 0)
+		return -1;
+	return cg_add_node(ctx, XPU_OP_TS_PL_INTERVAL, XPU_TYPE_TIMESTAMP, 0, 0, 4, argv);
 }

@@ -1,8 +1,9 @@
 /*
  * codegen_datetime.h
  *
- * xPU code generator: extract/date_part, date_trunc, to_char and the casts
- * between timestamptz and date or timestamp.
+ * xPU code generator: extract/date_part, date_trunc, to_char, date and
+ * timestamp plus or minus a constant interval, and the casts between
+ * timestamptz and date or timestamp.
  */
 #ifndef PGSTROM_CODEGEN_DATETIME_H
 #define PGSTROM_CODEGEN_DATETIME_H
@@ -17,5 +18,6 @@ extern int	cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args);
 extern int	cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args);
 extern int	cg_emit_zone_shift(CgContext *ctx, const CgFuncInfo *f, int arg);
 extern int	cg_emit_to_char(CgContext *ctx, const CgFuncInfo *f, List *args);
+extern int	cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args);
 
 #endif							/* PGSTROM_CODEGEN_DATETIME_H */

@@ -188,6 +188,7 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 		case FK_TEXT:
 		case FK_TO_TEXT:
 		case FK_TO_CHAR:
+		case FK_INTERVAL:
 			break;				/* handled by emit_func */
 	}
 	return cg_refuse(ctx, "function %s cannot be applied here", cg_func_name(f));
@@ -246,6 +247,10 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 		return cg_emit_text_func(ctx, f, inputcollid, args);
 	if (f->kind == FK_TO_TEXT && nargs == 1)
 		return cg_emit_to_text(ctx, linitial(args), exprType(linitial(args)), rettype);
+	/* the interval is an argument the device has no type for */
+	if (f->kind == FK_INTERVAL && nargs == 2 &&
+		cg_xtype_of_oid(rettype) == f->restype)
+		return cg_emit_interval_shift(ctx, f, args);
 	if (nargs != (f->arg2 != XPU_TYPE_INVALID ? 2 : 1) ||
 		cg_xtype_of_oid(rettype) != f->restype)
 		return cg_refuse(ctx, "unexpected signature of function %s", cg_func_name(f));

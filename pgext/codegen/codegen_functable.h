@@ -33,7 +33,9 @@ typedef enum CgFuncKind
 								 * a third as INT4 (SUBSTR's optional one,
 								 * SPLIT_PART's) */
 	FK_TO_TEXT,					/* (a1) printed as text: TO_TEXT */
-	FK_TO_CHAR					/* (a1, CONST format): TO_CHAR */
+	FK_TO_CHAR,					/* (a1, CONST format): TO_CHAR */
+	FK_INTERVAL					/* (a1 as TIMESTAMP, CONST interval):
+								 * TS_PL_INTERVAL */
 } CgFuncKind;
 
 #define FF_PATTERN		0x01	/* text comparison bytewise under any
@@ -42,6 +44,7 @@ typedef enum CgFuncKind
 #define FF_ICASE		0x04	/* ILIKE: ASCII letters without case */
 #define FF_TRIM_LEAD	0x08	/* TRIM_SPACES: leading spaces */
 #define FF_TRIM_TRAIL	0x10	/* TRIM_SPACES: trailing spaces */
+#define FF_NEGATE		0x20	/* TS_PL_INTERVAL: minus the interval */
 
 typedef struct CgFuncInfo
 {

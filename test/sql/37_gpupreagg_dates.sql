@@ -53,6 +53,13 @@ SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''YYYY YYY YY Y IYYY IYY IY I 
 SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''Day|DAY|day Dy dy DY HH HH12 HH24 MI SS'') AS a, to_char(ts, ''MS US SSSS SSSSS AM pm A.M. p.m. Q WW IW W J'') AS b, count(*) AS n FROM dt WHERE id % 3 = 0 OR id < 0 GROUP BY 1, 2', 'a, b');
 SELECT * FROM check_gpupreagg('SELECT to_char(ts, ''BC AD b.c. a.d. YYYY-MM-DD'') AS a, to_char(ts, ''FMYYYY FMMM FMDD FMMonth FMDay FMHH FMHH24 FMMI'') AS b, to_char(ts, ''FMSS FMMS FMUS FMDDD FMWW FMIW FMD hh24:mi:ss.us'') AS c, count(*) AS n FROM t_datetime GROUP BY 1, 2, 3', 'a, b, c');
 SELECT * FROM check_gpupreagg('SELECT to_char(tz, ''YYYY-MM-DD HH24:MI'') AS k, to_char(ts, ''Yyyy'') AS y, to_char(ts, '''') AS e, count(*) AS n FROM dt GROUP BY 1, 2, 3', 'k, y, e');
+-- date and timestamp plus or minus a constant interval: months on the
+-- calendar (the day clamped to the month's end), then days, then time
+SELECT * FROM check_gpupreagg('SELECT ts + interval ''1 month'' AS k, ts - interval ''1 mon 3 days 04:05:06.789'' AS k2, count(*) AS n FROM dt GROUP BY 1, 2', 'k, k2');
+SELECT * FROM check_gpupreagg('SELECT d + interval ''13 months'' AS k, d - interval ''-25 months 1 second'' AS k2, date_trunc(''month'', ts) + interval ''1 month'' - interval ''1 day'' AS eom, count(*) AS n FROM dt GROUP BY 1, 2, 3', 'k, k2, eom');
+SELECT * FROM check_gpupreagg('SELECT count(*) AS n, sum(v) AS s FROM dt WHERE ts + interval ''1 month 2 days 3 hours'' > tz::timestamp AND d - interval ''1 year'' < ts - interval ''11 months 29 days''');
+-- an interval that is not a constant keeps the CPU plan
+SELECT * FROM check_gpupreagg('SELECT ts + v * interval ''1 day'' AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 -- formats the device does not print (quoted text, a letter outside a
 -- field, the TM prefix, a TH suffix, an unsupported field, a format
 -- that is not a constant) keep the CPU plan
