@@ -284,8 +284,8 @@ cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args)
 	if (((Const *) span)->constisnull)
 		return cg_emit_const(ctx, XPU_TYPE_TIMESTAMP, TIMESTAMPOID, (Datum) 0, true);
 	iv = DatumGetIntervalP(((Const *) span)->constvalue);
-	if (Abs((int64) iv->month) > INTERVAL_ARITH_BOUND ||
-		Abs((int64) iv->day) > INTERVAL_ARITH_BOUND ||
+	if (iv->month > INTERVAL_ARITH_BOUND || iv->month < -INTERVAL_ARITH_BOUND ||
+		iv->day > INTERVAL_ARITH_BOUND || iv->day < -INTERVAL_ARITH_BOUND ||
 		iv->time == PG_INT64_MIN || iv->time == PG_INT64_MAX)
 		return cg_refuse(ctx, "an infinite or very large interval");
 	months = (f->flags & FF_NEGATE) ? -iv->month : iv->month;

@@ -43,6 +43,9 @@ static const CgFuncInfo cg_func_table[] = {
 	/* comparisons */
 	CMP(F_BOOLEQ, EQ, BOOL, BOOL, BOOL),
 	CMP(F_BOOLNE, NE, BOOL, BOOL, BOOL),
+	/* an enum is its label's OID: equal labels, equal OIDs */
+	CMP(F_ENUM_EQ, EQ, INT4, INT4, INT4),
+	CMP(F_ENUM_NE, NE, INT4, INT4, INT4),
 	CMP6(F_INT2, , INT2, INT2, INT2),
 	CMP6(F_INT4, , INT4, INT4, INT4),
 	CMP6(F_INT8, , INT8, INT8, INT8),

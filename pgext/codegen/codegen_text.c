@@ -114,6 +114,8 @@ cg_emit_to_text(CgContext *ctx, Expr *arg, Oid argtype, Oid resulttype)
 	if (to != XPU_TYPE_TEXT && to != XPU_TYPE_VARCHAR)
 		return cg_refuse(ctx, "cast to %s is not supported on the device",
 						 format_type_be(resulttype));
+	if (cg_type_is_enum(argtype))
+		return cg_refuse(ctx, "an enum printed as text");
 	switch (from)
 	{
 		case XPU_TYPE_INT2:

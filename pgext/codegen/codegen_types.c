@@ -50,8 +50,8 @@ xtype_of_base_oid(Oid typid)
 }
 
 /*
- * The XpuType of a PostgreSQL type, or XPU_TYPE_INVALID.  A domain is its
- * base type: a value of it (a column, a parameter) passed the domain's
+ * The XpuType of a PostgreSQL type, or XPU_TYPE_INVALID; an enum is an
+ * INT4 (cg_type_is_enum).  A domain is its base type: a value of it (a column, a parameter) passed the domain's
  * checks when it was stored or coerced, and the operators and functions
  * over it are the base type's (the parser relabels the value).  A coercion
  * to a domain (CoerceToDomain), which would have to run the checks, is
@@ -68,8 +68,22 @@ cg_xtype_of_oid(Oid typid)
 
 		if (base != typid)
 			xtype = xtype_of_base_oid(base);
+		if (xtype == XPU_TYPE_INVALID && type_is_enum(base))
+			xtype = XPU_TYPE_INT4;
 	}
 	return xtype;
+}
+
+/*
+ * Is typid (or its domain's base) an enum?  The device holds an enum's
+ * value, the OID of its label, as an INT4, which only equality and
+ * grouping may read: its order is the labels' sort order, and its text
+ * the label.
+ */
+bool
+cg_type_is_enum(Oid typid)
+{
+	return OidIsValid(typid) && type_is_enum(getBaseType(typid));
 }
 
 const char *

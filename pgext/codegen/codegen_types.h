@@ -14,6 +14,7 @@
 #include "pg_strom_xpu.h"
 
 extern XpuType cg_xtype_of_oid(Oid typid);
+extern bool cg_type_is_enum(Oid typid);
 extern const char *cg_xtype_name(int xtype);
 extern const char *cg_opcode_name(int opcode);
 extern bool cg_cast_supported(XpuType from, XpuType to);
