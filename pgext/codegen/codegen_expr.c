@@ -18,6 +18,7 @@
 #include "parser/scansup.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/datetime.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
@@ -650,6 +651,8 @@ cg_emit_expr(CgContext *ctx, Expr *expr)
 
 				if (fe->funcretset)
 					return cg_refuse(ctx, "set-returning function");
+				if (fe->funcid == F_CONCAT)
+					return cg_emit_concat(ctx, fe);
 				return emit_func(ctx, fe->funcid, fe->inputcollid,
 								 fe->funcresulttype, fe->args);
 			}

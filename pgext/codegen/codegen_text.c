@@ -21,6 +21,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -142,4 +143,64 @@ cg_emit_to_text(CgContext *ctx, Expr *arg, Oid argtype, Oid resulttype)
 						 format_type_be(argtype));
 	node = cg_add_node(ctx, XPU_OP_TO_TEXT, XPU_TYPE_TEXT, 0, 0, 1, &a);
 	return (to == XPU_TYPE_VARCHAR) ? cg_coerce(ctx, node, to) : node;
+}
+
+/*
+ * concat(a, b, ...): each argument as its output function prints it, a
+ * NULL as nothing, one after the other: COALESCE(TO_TEXT(a), '') and
+ * TEXTCAT.  Arguments the device prints as the output function does: text
+ * and varchar, integers, numeric, and under DateStyle ISO date and
+ * timestamp; not bool (boolout prints "t"), nor char(n) (whose output keeps
+ * the padding the device's cast drops).
+ */
+int
+cg_emit_concat(CgContext *ctx, FuncExpr *fe)
+{
+	int			result = -1;
+	ListCell   *lc;
+
+	if (fe->funcvariadic || fe->args == NIL)
+		return cg_refuse(ctx, "concat over a VARIADIC array");
+	foreach(lc, fe->args)
+	{
+		Expr	   *arg = lfirst(lc);
+		Oid			argtype = exprType((Node *) arg);
+		XpuType		xtype = cg_xtype_of_oid(argtype);
+		int			argv[2];
+
+		if (argtype == UNKNOWNOID && IsA(arg, Const))
+		{
+			/* a literal: "any" leaves it unknown, printed as written */
+			Const	   *c = (Const *) arg;
+
+			argv[0] = cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID,
+									c->constisnull ? (Datum) 0 :
+									CStringGetTextDatum(DatumGetCString(c->constvalue)),
+									c->constisnull);
+		}
+		else if (xtype == XPU_TYPE_TEXT || xtype == XPU_TYPE_VARCHAR)
+			argv[0] = cg_coerce(ctx, cg_emit_expr(ctx, arg), XPU_TYPE_TEXT);
+		else if (xtype == XPU_TYPE_BOOL || xtype == XPU_TYPE_BPCHAR)
+			return cg_refuse(ctx, "concat of %s", format_type_be(argtype));
+		else
+			argv[0] = cg_emit_to_text(ctx, arg, argtype, TEXTOID);
+		if (argv[0] < 0)
+			return -1;
+		argv[1] = cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID,
+								CStringGetTextDatum(""), false);
+		argv[0] = cg_add_node(ctx, XPU_OP_COALESCE, XPU_TYPE_TEXT, 0, 0, 2, argv);
+		if (argv[0] < 0)
+			return -1;
+		if (result < 0)
+			result = argv[0];
+		else
+		{
+			argv[1] = argv[0];
+			argv[0] = result;
+			result = cg_add_node(ctx, XPU_OP_TEXTCAT, XPU_TYPE_TEXT, 0, 0, 2, argv);
+			if (result < 0)
+				return -1;
+		}
+	}
+	return result;
 }

@@ -10,6 +10,7 @@
 
 #include "postgres.h"
 #include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
 
 #include "codegen/codegen_functable.h"
 #include "codegen/codegen_program.h"
@@ -18,5 +19,6 @@ extern int	cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f,
 							  Oid inputcollid, List *args);
 extern int	cg_emit_to_text(CgContext *ctx, Expr *arg, Oid argtype,
 							Oid resulttype);
+extern int	cg_emit_concat(CgContext *ctx, FuncExpr *fe);
 
 #endif							/* PGSTROM_CODEGEN_TEXT_H */

@@ -64,6 +64,11 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE (m * 100)::text LIKE
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d::text LIKE '%BC' OR d::text LIKE '2000-02%' OR d::text = 'infinity'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts::text LIKE '%:59' OR ts::text LIKE '%BC' OR ts::text LIKE '-inf%'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE 'y' || d = 'y5874897-12-31' OR d::varchar LIKE '0001-%'$$);
+-- concat: each argument as its output function prints it, NULL as nothing
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE concat(t, '|', v, id) LIKE 'k1%|v1%' OR concat(NULL::text, id, NULL::int) = '-7'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE concat(a, ',', b, ',', c) LIKE '-1%,%,%7'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE concat('y', d, ' ', ts) LIKE 'y2000-02-29 %'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE concat(c, 'x') = 'a bx'$$);
 CREATE TABLE t_print (id int, f bool, ts timestamp);
 INSERT INTO t_print
 SELECT i, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 3 = 0 END,

@@ -62,3 +62,5 @@ RESET pg_strom.enabled;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
+-- a concat of text and integers as a key, made on the device
+SELECT * FROM check_gpupreagg($$SELECT concat(gt, '/', g, '/', g2) AS k, count(*) AS n, sum(b) AS s FROM t_pa GROUP BY 1$$, 'k');
