@@ -185,6 +185,28 @@ SELECT hx_check('GpuPreAgg', $q$SELECT g, count(*), sum(a), round(avg(f)::numeri
                 'GpuPreAgg', '{Chunks,GPU Groups}');
 SELECT hx_check('GpuPreAgg long text keys', $q$SELECT t, count(*) FROM hx GROUP BY t$q$,
                 'GpuPreAgg', '{Chunks,GPU Groups,Recheck Rows,CPU Groups}');
+-- DISTINCT aggregates beside others: two Aggs and the pass-through node
+SELECT hx_check('GpuPreAgg DISTINCT beside count and avg', $q$SELECT g, count(DISTINCT a % 100) AS d, count(*) AS n, avg(a) FROM hx GROUP BY g$q$,
+                'GpuPreAgg Result', '{Chunks,GPU Groups}');
+-- a to_char key longer than a default text slot (56 bytes): its slot is
+-- sized from the format, so no row goes to the CPU
+SET TimeZone = 'UTC';
+SELECT hx_check('GpuPreAgg to_char key', $q$SELECT to_char(date '2000-01-01' + a, 'Day Month YYYY-MM-DD IYYY-IW-ID DDD J Q WW') AS k, count(*) FROM hx GROUP BY 1$q$,
+                'GpuPreAgg', '{Chunks,GPU Groups}');
+DO $$
+DECLARE
+	line text;
+	plan text := '';
+BEGIN
+	FOR line IN EXECUTE $q$EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT to_char(date '2000-01-01' + a, 'Day Month YYYY-MM-DD IYYY-IW-ID DDD J Q WW') AS k, count(*) FROM hx GROUP BY 1$q$ LOOP
+		plan := plan || line || E'\n';
+	END LOOP;
+	IF plan !~ 'Recheck Rows: 0\M' THEN
+		RAISE EXCEPTION 'a to_char key longer than 56 bytes went to the CPU:%', E'\n' || plan;
+	END IF;
+END
+$$;
+RESET TimeZone;
 -- many groups: the costs prefer PostgreSQL's HashAggregate; regression mode
 -- only makes the planner offer the path, execution still uses the service
 SET pg_strom.regression_test_mode = on;

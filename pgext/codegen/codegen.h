@@ -55,6 +55,7 @@ extern bool pgstrom_codegen_expr_supported(Expr *expr, Index scanrelid,
 
 /* the device type of a PostgreSQL type, XPU_TYPE_INVALID if none */
 extern int	pgstrom_codegen_xpu_type(Oid typid);
+extern int	pgstrom_codegen_text_bound(Expr *expr);
 
 /*
  * Builds the OpenSession message of a GpuPreAgg (kind XPU_KIND_GPUPREAGG):

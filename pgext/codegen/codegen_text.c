@@ -26,9 +26,12 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 
+#include "codegen/codegen.h"
 #include "codegen/codegen_expr.h"
 #include "codegen/codegen_text.h"
+#include "codegen/codegen_to_char.h"
 #include "codegen/codegen_types.h"
 #include "codegen/codegen_values.h"
 #include "compat/pg_compat.h"
@@ -203,4 +206,52 @@ cg_emit_concat(CgContext *ctx, FuncExpr *fe)
 		}
 	}
 	return result;
+}
+
+/*
+ * The most bytes of the text the device makes for expr, or -1 when it is
+ * not bounded so: to_char with a constant format, and the casts to text of
+ * integers, bool, and (DateStyle ISO) dates and timestamps.  Sizes a
+ * grouping key's slot; a longer value would only make its row RECHECK.
+ */
+int
+pgstrom_codegen_text_bound(Expr *expr)
+{
+	if (IsA(expr, FuncExpr))
+	{
+		FuncExpr   *fe = (FuncExpr *) expr;
+		Node	   *fmt;
+
+		if (fe->funcid == F_TEXT_BOOL)
+			return 5;
+		if ((fe->funcid == F_TO_CHAR_TIMESTAMP_TEXT ||
+			 fe->funcid == F_TO_CHAR_TIMESTAMPTZ_TEXT) &&
+			list_length(fe->args) == 2 &&
+			IsA((fmt = strip_implicit_coercions(lsecond(fe->args))), Const) &&
+			!((Const *) fmt)->constisnull)
+			return cg_to_char_max_bytes(TextDatumGetCString(((Const *) fmt)->constvalue));
+	}
+	else if (IsA(expr, CoerceViaIO))
+	{
+		Oid			argtype = exprType((Node *) ((CoerceViaIO *) expr)->arg);
+
+		if (cg_type_is_enum(argtype))
+			return -1;
+		switch (cg_xtype_of_oid(argtype))
+		{
+			case XPU_TYPE_INT2:
+				return 6;
+			case XPU_TYPE_INT4:
+				return 11;
+			case XPU_TYPE_INT8:
+				return 20;
+			case XPU_TYPE_DATE:
+				return 16;		/* "5874897-12-31 BC" */
+			case XPU_TYPE_TIMESTAMP:
+				return 32;		/* "294276-12-31 23:59:59.999999 BC" is 31 */
+			default:
+				break;
+		}
+	}
+	return -1;
 }

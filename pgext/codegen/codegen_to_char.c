@@ -163,3 +163,71 @@ cg_parse_to_char_format(const char *fmt, StringInfo out, char **reason)
 	}
 	return true;
 }
+
+/* the most bytes a field prints (years up to 294276, julian days up to 9 digits) */
+static int
+field_max_bytes(int key)
+{
+	switch (key)
+	{
+		case XPU_CHAR_YYYY:
+		case XPU_CHAR_IYYY:
+			return 6;
+		case XPU_CHAR_MONTH_UPPER:
+		case XPU_CHAR_MONTH_CAP:
+		case XPU_CHAR_MONTH_LOWER:
+		case XPU_CHAR_DAY_UPPER:
+		case XPU_CHAR_DAY_CAP:
+		case XPU_CHAR_DAY_LOWER:
+		case XPU_CHAR_J:
+			return 9;
+		case XPU_CHAR_US:
+			return 6;
+		case XPU_CHAR_SSSS:
+			return 5;
+		case XPU_CHAR_AM_DOTS_UPPER:
+		case XPU_CHAR_AM_DOTS_LOWER:
+		case XPU_CHAR_AD_DOTS_UPPER:
+		case XPU_CHAR_AD_DOTS_LOWER:
+			return 4;
+		case XPU_CHAR_YYY:
+		case XPU_CHAR_IYY:
+		case XPU_CHAR_MON_UPPER:
+		case XPU_CHAR_MON_CAP:
+		case XPU_CHAR_MON_LOWER:
+		case XPU_CHAR_DDD:
+		case XPU_CHAR_DY_UPPER:
+		case XPU_CHAR_DY_CAP:
+		case XPU_CHAR_DY_LOWER:
+		case XPU_CHAR_MS:
+			return 3;
+		case XPU_CHAR_Y:
+		case XPU_CHAR_I:
+		case XPU_CHAR_D:
+		case XPU_CHAR_ID:
+		case XPU_CHAR_Q:
+		case XPU_CHAR_W:
+		case XPU_CHAR_LITERAL:
+			return 1;
+		default:
+			return 2;
+	}
+}
+
+/* the most bytes to_char prints with fmt, or -1 when the device does not */
+int
+cg_to_char_max_bytes(const char *fmt)
+{
+	StringInfoData tokens;
+	char	   *reason;
+	int			bytes = 0;
+	int			i;
+
+	initStringInfo(&tokens);
+	if (!cg_parse_to_char_format(fmt, &tokens, &reason))
+		return -1;
+	for (i = 0; i + 1 < tokens.len; i += 2)
+		bytes += field_max_bytes((uint8) tokens.data[i]);
+	pfree(tokens.data);
+	return bytes;
+}

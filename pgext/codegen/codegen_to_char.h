@@ -11,5 +11,6 @@
 
 extern bool cg_parse_to_char_format(const char *fmt, StringInfo out,
 									char **reason);
+extern int	cg_to_char_max_bytes(const char *fmt);
 
 #endif							/* PGSTROM_CODEGEN_TO_CHAR_H */

@@ -69,6 +69,8 @@ key_slot_width(Expr *key, int xtype)
 				(int64) (typmod - VARHDRSZ) * pg_database_encoding_max_length() <=
 				XPU_PREAGG_MAX_TEXT_KEY)
 				bytes = (typmod - VARHDRSZ) * pg_database_encoding_max_length();
+			else if (pgstrom_codegen_text_bound(key) >= 0)
+				bytes = pgstrom_codegen_text_bound(key);
 			else
 				bytes = TEXT_KEY_DEFAULT_BYTES;
 			/* the slot width is a multiple of 16 within 8 + MAX_TEXT_KEY */
