@@ -161,13 +161,13 @@ func genQuery(r *rand.Rand) sjQuery {
 }
 
 // sjResidualForms compare a dimension column (the first %s.%s) of a kind
-// with the fact's columns; float to numeric and lower() keep a clause on
-// the CPU, so that GPU nodes get both kinds of residual clauses.
+// with the fact's columns; text to numeric and md5() keep a clause on the
+// CPU, so that GPU nodes get both kinds of residual clauses.
 var sjResidualForms = map[string][]string{
 	"int":   {"%s.%s < f.v %% 50", "%s.%s <> f.k_i2", "(%s.%s > f.f OR f.v %% 3 = 0)", "%s.%s * 2 >= f.k_i2"},
 	"float": {"%s.%s < f.f * 10", "(%s.%s > f.v OR f.k_i2 < 5)"},
-	"num":   {"%s.%s > f.m / 100", "%s.%s <> f.k_i2", "%s.%s > f.v::float8::numeric / 100"},
-	"text":  {"%s.%s <> f.k_txt", "(%s.%s > f.k_txt OR f.v < 300)", "lower(%s.%s) <> f.k_txt"},
+	"num":   {"%s.%s > f.m / 100", "%s.%s <> f.k_i2", "%s.%s > f.v::text::numeric / 100"},
+	"text":  {"%s.%s <> f.k_txt", "(%s.%s > f.k_txt OR f.v < 300)", "md5(%s.%s) <> f.k_txt"},
 	"date":  {"%s.%s > f.k_date - 200"},
 }
 
