@@ -31,6 +31,19 @@ xpu_format_digits(unsigned __int128 v, char *digits)
 	return n;
 }
 
+/* len bytes of w into dst; len, or -1 when they do not fit cap */
+XPU_FUNC int32_t
+xpu_format_put(const char *w, int32_t len, char *dst, int32_t cap)
+{
+	int32_t		i;
+
+	if (len > cap)
+		return -1;
+	for (i = 0; i < len; i++)
+		dst[i] = w[i];
+	return len;
+}
+
 /* int8out and its narrower forms */
 XPU_FUNC int32_t
 xpu_format_int(int64_t v, char *dst, int32_t cap)
@@ -54,15 +67,7 @@ xpu_format_int(int64_t v, char *dst, int32_t cap)
 XPU_FUNC int32_t
 xpu_format_bool(bool v, char *dst, int32_t cap)
 {
-	const char *w = v ? "true" : "false";
-	int32_t		len = v ? 4 : 5;
-	int32_t		i;
-
-	if (len > cap)
-		return -1;
-	for (i = 0; i < len; i++)
-		dst[i] = w[i];
-	return len;
+	return v ? xpu_format_put("true", 4, dst, cap) : xpu_format_put("false", 5, dst, cap);
 }
 
 /*
@@ -137,15 +142,8 @@ xpu_format_ymd(int year, int mon, int mday, char *dst)
 XPU_FUNC int32_t
 xpu_format_infinity(bool negative, char *dst, int32_t cap)
 {
-	const char *w = negative ? "-infinity" : "infinity";
-	int32_t		len = negative ? 9 : 8;
-	int32_t		i;
-
-	if (len > cap)
-		return -1;
-	for (i = 0; i < len; i++)
-		dst[i] = w[i];
-	return len;
+	return negative ? xpu_format_put("-infinity", 9, dst, cap) :
+		xpu_format_put("infinity", 8, dst, cap);
 }
 
 XPU_FUNC int32_t
@@ -168,17 +166,12 @@ xpu_format_date(int32_t d, char *dst, int32_t cap)
 				mon,
 				mday;
 	int32_t		len;
-	int32_t		i;
 
 	if (xpu_date_not_finite(d))
 		return xpu_format_infinity(d == XPU_DATEVAL_NOBEGIN, dst, cap);
 	xpu_j2date(d + XPU_POSTGRES_EPOCH_JDATE, &year, &mon, &mday);
 	len = xpu_format_bc(year, buf, xpu_format_ymd(year, mon, mday, buf));
-	if (len > cap)
-		return -1;
-	for (i = 0; i < len; i++)
-		dst[i] = buf[i];
-	return len;
+	return xpu_format_put(buf, len, dst, cap);
 }
 
 /*
@@ -197,7 +190,6 @@ xpu_format_timestamp(int64_t ts, char *dst, int32_t cap)
 				mday;
 	int32_t		fsec;
 	int32_t		pos;
-	int32_t		i;
 
 	if (ts == XPU_DT_NOBEGIN || ts == XPU_DT_NOEND)
 		return xpu_format_infinity(ts == XPU_DT_NOBEGIN, dst, cap);
@@ -225,11 +217,7 @@ xpu_format_timestamp(int64_t ts, char *dst, int32_t cap)
 		pos += xpu_format_zeropad(fsec, ndigits, buf + pos);
 	}
 	pos = xpu_format_bc(year, buf, pos);
-	if (pos > cap)
-		return -1;
-	for (i = 0; i < pos; i++)
-		dst[i] = buf[i];
-	return pos;
+	return xpu_format_put(buf, pos, dst, cap);
 }
 
 /* formatting.c's months[] / months_full[] and days[] (English, no TM) */
@@ -347,7 +335,6 @@ xpu_format_to_char(int64_t ts, const char *fmt, int32_t fmtlen, char *dst,
 		bool		fm = (arg & XPU_CHAR_FM) != 0;
 		char		buf[24];
 		int32_t		n = 0;
-		int32_t		k;
 
 #define ZEROPAD(v, width)	xpu_format_zeropad((v), fm ? 0 : (width), buf)
 		switch (key)
@@ -480,10 +467,8 @@ xpu_format_to_char(int64_t ts, const char *fmt, int32_t fmtlen, char *dst,
 				return -1;
 		}
 #undef ZEROPAD
-		if (pos + n > cap)
+		if (xpu_format_put(buf, n, dst + pos, cap - pos) < 0)
 			return -1;
-		for (k = 0; k < n; k++)
-			dst[pos + k] = buf[k];
 		pos += n;
 	}
 	return pos;

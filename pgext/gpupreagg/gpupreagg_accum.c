@@ -55,6 +55,7 @@ static uint32
 key_slot_width(Expr *key, int xtype)
 {
 	int32		typmod;
+	int			made;
 	uint32		bytes;
 
 	switch (xtype)
@@ -65,12 +66,13 @@ key_slot_width(Expr *key, int xtype)
 		case XPU_TYPE_VARCHAR:
 		case XPU_TYPE_BPCHAR:
 			typmod = exprTypmod((Node *) key);
+			made = pgstrom_codegen_text_bound(key);
 			if (typmod > VARHDRSZ &&
 				(int64) (typmod - VARHDRSZ) * pg_database_encoding_max_length() <=
 				XPU_PREAGG_MAX_TEXT_KEY)
 				bytes = (typmod - VARHDRSZ) * pg_database_encoding_max_length();
-			else if (pgstrom_codegen_text_bound(key) >= 0)
-				bytes = pgstrom_codegen_text_bound(key);
+			else if (made >= 0)
+				bytes = made;
 			else
 				bytes = TEXT_KEY_DEFAULT_BYTES;
 			/* the slot width is a multiple of 16 within 8 + MAX_TEXT_KEY */
