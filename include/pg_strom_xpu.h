@@ -192,7 +192,9 @@ typedef enum XpuOpcode
  *           check); NUMERIC -> FLOAT4/FLOAT8 (the correctly rounded value,
  *           as strtof/strtod of the printed numeric; RECHECK past 24/53
  *           significant bits or a power of ten the float type does not
- *           hold); DATE -> TIMESTAMP; VARCHAR <-> TEXT (no-op);
+ *           hold); DATE -> TIMESTAMP; TIMESTAMP -> DATE (the day
+ *           holding it, infinities kept; RECHECK outside the valid
+ *           range); VARCHAR <-> TEXT (no-op);
  *           anything else is refused.
  * AND/OR    nargs >= 2.
  * CASE      nargs = 2k+1 (k >= 1): cond1, val1, ..., condk, valk, else.

@@ -405,6 +405,32 @@ xpu_timestamp_is_valid(int64_t ts)
 }
 
 /*
+ * timestamp_date: the day holding ts (floor division: 1999-12-31 23:00 is
+ * day -1), infinities to infinities; false (RECHECK, the CPU's error) for
+ * a timestamp outside the valid range.
+ */
+XPU_FUNC bool
+xpu_timestamp_to_date(int64_t ts, int64_t *r)
+{
+	int64_t		d;
+
+	if (ts == XPU_DT_NOBEGIN)
+		*r = XPU_DATEVAL_NOBEGIN;
+	else if (ts == XPU_DT_NOEND)
+		*r = XPU_DATEVAL_NOEND;
+	else
+	{
+		if (!xpu_timestamp_is_valid(ts))
+			return false;
+		d = ts / XPU_USECS_PER_DAY;
+		if (ts % XPU_USECS_PER_DAY < 0)
+			d--;
+		*r = d;
+	}
+	return true;
+}
+
+/*
  * The first year of the decade, century or millennium holding year (year 0
  * is 1 BC), as date_trunc numbers them: 2020, 2001, 2001 for 2024; -10,
  * -99, -999 for 11 BC.  PostgreSQL goes on from a millennium's first year

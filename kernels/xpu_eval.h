@@ -150,6 +150,8 @@ xpu_cast_supported(int from, int to)
 		return xpu_type_is_int(to) || xpu_type_is_float(to);
 	if (from == XPU_TYPE_DATE)
 		return to == XPU_TYPE_TIMESTAMP;
+	if (from == XPU_TYPE_TIMESTAMP)
+		return to == XPU_TYPE_DATE;
 	if (from == XPU_TYPE_VARCHAR || from == XPU_TYPE_TEXT)
 		return to == XPU_TYPE_VARCHAR || to == XPU_TYPE_TEXT;
 	if (from == XPU_TYPE_BPCHAR)
@@ -1193,6 +1195,8 @@ xpu_eval_cast(int from, int to, const xpu_datum *a, xpu_datum *r)
 		return xpu_numeric_to_float4(a->v.num, a->scale, &r->v.f4);
 	if (from == XPU_TYPE_DATE && to == XPU_TYPE_TIMESTAMP)
 		return xpu_date_to_timestamp((int32_t) a->v.i64, &r->v.i64);
+	if (from == XPU_TYPE_TIMESTAMP && to == XPU_TYPE_DATE)
+		return xpu_timestamp_to_date(a->v.i64, &r->v.i64);
 	if ((from == XPU_TYPE_TEXT || from == XPU_TYPE_VARCHAR) &&
 		(to == XPU_TYPE_TEXT || to == XPU_TYPE_VARCHAR))
 	{

@@ -139,6 +139,8 @@ func castSupported(from, to Type) bool {
 		return to.isInteger() || to.isFloat()
 	case from == TypeDate:
 		return to == TypeTimestamp
+	case from == TypeTimestamp:
+		return to == TypeDate
 	case from == TypeVarchar:
 		return to == TypeText
 	case from == TypeText:

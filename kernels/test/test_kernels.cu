@@ -348,6 +348,8 @@ build_expr(int k, KtProg &p)
 			break;
 #undef MAKE
 #undef TEXT_EQ
+		case 114: p.op(OP(EQ), BOOL, {p.op(OP(CAST), DATE, {p.var(A_TS)}), p.var(A_D)}); break;
+		case 115: p.op(OP(LT), BOOL, {p.op(OP(CAST), DATE, {p.var(A_TS)}), p.date(2000, 1, 1)}); break;
 		default: return false;
 	}
 	return true;

@@ -162,6 +162,7 @@ static const CgFuncInfo cg_func_table[] = {
 	CAST(F_FLOAT4_NUMERIC, NUMERIC, FLOAT4),
 	CAST(F_FLOAT8_NUMERIC, NUMERIC, FLOAT8),
 	CAST(F_TIMESTAMP_DATE, DATE, TIMESTAMP),
+	CAST(F_DATE_TIMESTAMP, TIMESTAMP, DATE),
 	CAST(F_TEXT_BPCHAR, BPCHAR, TEXT),	/* rtrim1: without trailing spaces */
 
 	/* round(numeric, int4) and trunc(numeric, int4), a constant scale */

@@ -128,6 +128,8 @@ cg_cast_supported(XpuType from, XpuType to)
 		return xtype_is_int(to) || xtype_is_float(to);
 	if (from == XPU_TYPE_DATE)
 		return to == XPU_TYPE_TIMESTAMP;
+	if (from == XPU_TYPE_TIMESTAMP)
+		return to == XPU_TYPE_DATE;
 	if (from == XPU_TYPE_VARCHAR)
 		return to == XPU_TYPE_TEXT;
 	if (from == XPU_TYPE_TEXT)

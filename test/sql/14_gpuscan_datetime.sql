@@ -9,6 +9,7 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d = 'infinity' OR d
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts BETWEEN '1990-01-01' AND '2005-12-31 23:59:59'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE tz < '2020-01-01 00:00:00+09'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d < ts$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts::date = d OR ts::date < '1970-01-01'$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND d + 30 > '2030-01-01'$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND d - 365 < '1970-01-01'$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND d - date '2000-01-01' > 5000$$);

@@ -28,6 +28,10 @@ SELECT * FROM check_gpupreagg('SELECT date_trunc(''year'', ts) AS k, date_trunc(
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''hour'', ts) AS k, count(*) AS n FROM dt WHERE id < 3000 GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''minute'', ts) AS k, date_trunc(''second'', ts) AS s, count(*) AS n FROM dt WHERE id < 500 GROUP BY 1, 2', 'k, s');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+-- a timestamp's day as a date: the monthly-report key, the day holding
+-- times before the epoch and the infinities
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', ts)::date AS k, count(*) AS n, sum(v) AS s FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT (ts - interval ''20 years 3 hours'')::date AS k, count(*) AS n FROM dt WHERE ts::date <> d GROUP BY 1', 'k');
 -- date_trunc of a date is date_trunc of timestamptz: the session's zone
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n, sum(v) AS s FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''week'', tz) AS k, count(*) AS n, max(tz) AS hi FROM dt GROUP BY 1', 'k');
