@@ -17,11 +17,19 @@
  * On 15 a Var has no such set and expressions are returned unchanged.
  * (16's side is untested.)
  *
+ * 18 treats the grouping step of a query with grouping sets the same way:
+ * above it a grouping expression may be NULL (its set does not group by
+ * it), so its Vars carry the step's range table index (RTE_GROUP).  Below
+ * the step, where GpuPreAgg computes the keys, they must not.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "nodes/nodeFuncs.h"
+#if PG_VERSION_NUM >= 180000
+#include "rewrite/rewriteManip.h"
+#endif
 
 #include "compat/pg_compat.h"
 
@@ -67,4 +75,20 @@ pgstrom_nullingrels_as_tlist(Node *expr, List *tlist)
 #else
 	return copyObject(expr);
 #endif
+}
+
+/*
+ * expr as the input of the grouping step sees it: without the step's own
+ * nulling of grouping expressions (18, grouping sets).
+ */
+Node *
+pgstrom_without_grouping_nulls(PlannerInfo *root, Node *expr)
+{
+#if PG_VERSION_NUM >= 180000
+	if (root->group_rtindex > 0 && root->parse->groupingSets != NIL)
+		return remove_nulling_relids(expr,
+									 bms_make_singleton(root->group_rtindex),
+									 NULL);
+#endif
+	return expr;
 }

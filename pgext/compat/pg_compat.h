@@ -32,6 +32,7 @@
 #include "commands/explain.h"
 #include "common/relpath.h"
 #include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
 #include "storage/block.h"
 #include "utils/relcache.h"
 
@@ -128,6 +129,18 @@
 #define PgStromTupleHashEntryPointer(table, entry)	((entry)->additional)
 #endif
 
+/*
+ * 18: create_groupingsets_path() lost its numGroups argument (the rollups
+ * carry their estimates).
+ */
+#if PG_VERSION_NUM >= 180000
+#define PgStromCreateGroupingSetsPath(root, rel, sub, having, strat, rollups, costs, ngroups) \
+	create_groupingsets_path((root), (rel), (sub), (having), (strat), (rollups), (costs))
+#else
+#define PgStromCreateGroupingSetsPath(root, rel, sub, having, strat, rollups, costs, ngroups) \
+	create_groupingsets_path((root), (rel), (sub), (having), (strat), (rollups), (costs), (ngroups))
+#endif
+
 /* collation.c */
 extern bool pgstrom_collation_is_c(Oid collid);
 extern bool pgstrom_collation_ctype_is_c(Oid collid);
@@ -147,6 +160,7 @@ extern TupleHashTable pgstrom_build_tuple_hash_table(PlanState *parent,
 
 /* nullingrels.c */
 extern Node *pgstrom_nullingrels_as_tlist(Node *expr, List *tlist);
+extern Node *pgstrom_without_grouping_nulls(PlannerInfo *root, Node *expr);
 
 /* scan_slot.c */
 extern void pgstrom_scan_slot_create(CustomScanState *css);

@@ -155,14 +155,16 @@ typedef struct GpaMixedAggs
 	int			upper_naggs;	/* Aggrefs of the second Agg */
 } GpaMixedAggs;
 extern bool gpupreagg_mixed_split(List *aggrefs, gpa_on_device_fn on_device,
-								  void *arg, GpaMixedAggs *m, char **reason);
+								  void *arg, bool grouping_sets,
+								  GpaMixedAggs *m, char **reason);
 extern List *gpupreagg_mixed_set_keys(GpaMixedAggs *m);
 extern Node *gpupreagg_mixed_rewrite(Node *expr, GpaMixedAggs *m);
 extern void gpupreagg_mixed_paths(PlannerInfo *root, RelOptInfo *output_rel,
 								  Path *serial, Path *partial,
 								  PathTarget *dev_target, int nkeys,
 								  List *l1_group, GpaMixedAggs *m,
-								  PathTarget *final_target, Node *having,
+								  List *pg_gsets, PathTarget *final_target,
+								  Node *having,
 								  double ncombinations, double dNumGroups,
 								  Path *(*scaled) (Path *));
 

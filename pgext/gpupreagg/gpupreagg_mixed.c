@@ -24,6 +24,12 @@
  * above (a Sort by an aggregate, HAVING, a window) looks for, so a
  * pass-through node (gpupreagg_result.c) presents them as those.
  *
+ * GROUPING SETS, ROLLUP and CUBE take the same plan, DISTINCT aggregates
+ * or not: the device groups by every grouping column (the finest of the
+ * sets), and the second Agg is PostgreSQL's own grouping-sets Agg, with
+ * the rollups and strategy PostgreSQL chose for the query, over the
+ * combinations.  GROUPING() is computed there as always.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -41,6 +47,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "compat/pg_compat.h"
 #include "gpupreagg/gpupreagg_internal.h"
 
 /* aggfnoid's transition type, which mark_partial_aggref() needs */
@@ -227,11 +234,12 @@ reaggregate(GpaMixedAggs *m, Aggref *aggref)
  * combinations (DISTINCT ones, and min/max/bool_and/bool_or the device
  * cannot accumulate: on_device says), and the plain ones, which the
  * device accumulates per combination.  False with *reason when one is
- * neither.
+ * neither, or (unless for grouping sets, where either may be missing)
+ * when there are not both.
  */
 bool
 gpupreagg_mixed_split(List *aggrefs, gpa_on_device_fn on_device, void *arg,
-					  GpaMixedAggs *m, char **reason)
+					  bool grouping_sets, GpaMixedAggs *m, char **reason)
 {
 	ListCell   *lc;
 
@@ -284,7 +292,7 @@ gpupreagg_mixed_split(List *aggrefs, gpa_on_device_fn on_device, void *arg,
 		m->plain = lappend(m->plain, aggref);
 		m->rewrites = lappend(m->rewrites, expr);
 	}
-	if (m->plain == NIL || m->set_aggrefs == NIL)
+	if (!grouping_sets && (m->plain == NIL || m->set_aggrefs == NIL))
 	{
 		*reason = "no aggregate over DISTINCT values beside one over every row";
 		return false;
@@ -351,11 +359,83 @@ gpupreagg_mixed_rewrite(Node *expr, GpaMixedAggs *m)
 }
 
 /*
+ * Does a grouping-sets Agg of these rollups read its input sorted
+ * (root->group_pathkeys, as PostgreSQL's own sorted and mixed strategies
+ * are given it)?  Only the first rollup not hashed is read as it comes;
+ * one over the empty set alone needs no order.
+ */
+static bool
+rollups_read_sorted(List *rollups)
+{
+	ListCell   *lc;
+
+	foreach(lc, rollups)
+	{
+		RollupData *rollup = lfirst_node(RollupData, lc);
+
+		if (!rollup->is_hashed)
+			return rollup->groupClause != NIL;
+	}
+	return false;
+}
+
+/*
+ * The second Agg over path (the Finalize Agg's) into output_rel: a sorted
+ * or plain Agg without grouping sets, else one grouping-sets Agg of each
+ * strategy and rollups PostgreSQL offered (pg_gsets, GroupingSetsPaths of
+ * output_rel), each under a GpuPreAgg Result.
+ */
+static void
+add_second_agg_paths(PlannerInfo *root, RelOptInfo *output_rel, Path *path,
+					 PathTarget *l2_target, Node *having,
+					 const AggClauseCosts *l2_costs, List *pg_gsets,
+					 PathTarget *final_target, double dNumGroups,
+					 Path *(*scaled) (Path *))
+{
+	Query	   *parse = root->parse;
+	ListCell   *lc;
+
+	if (pg_gsets == NIL)
+	{
+		if (root->group_pathkeys != NIL)
+			path = (Path *) create_sort_path(root, output_rel, path,
+											 root->group_pathkeys, -1.0);
+		path = scaled((Path *) create_agg_path(root, output_rel, path, l2_target,
+											   parse->groupClause != NIL ? AGG_SORTED : AGG_PLAIN,
+											   AGGSPLIT_SIMPLE, parse->groupClause,
+											   (List *) having, l2_costs, dNumGroups));
+		add_path(output_rel, gpupreagg_result_path(root, output_rel, path,
+												   final_target));
+		return;
+	}
+	foreach(lc, pg_gsets)
+	{
+		GroupingSetsPath *pg = lfirst_node(GroupingSetsPath, lc);
+		Path	   *input = path;
+		GroupingSetsPath *gsets;
+
+		if (rollups_read_sorted(pg->rollups) && root->group_pathkeys != NIL)
+			input = (Path *) create_sort_path(root, output_rel, input,
+											  root->group_pathkeys, -1.0);
+		gsets = PgStromCreateGroupingSetsPath(root, output_rel, input,
+											  (List *) having, pg->aggstrategy,
+											  pg->rollups, l2_costs,
+											  pg->path.rows);
+		/* it computes the rewritten aggregates, not output_rel's */
+		gsets->path.pathtarget = l2_target;
+		add_path(output_rel,
+				 gpupreagg_result_path(root, output_rel,
+									   scaled((Path *) gsets), final_target));
+	}
+}
+
+/*
  * The plan over the GpuPreAgg inputs (serial, and partial under a Gather
  * where not NULL), into output_rel:
  *
  *		GpuPreAgg Result
- *		  -> Agg (AGGSPLIT_SIMPLE, sorted by the grouping keys, or plain)
+ *		  -> Agg (AGGSPLIT_SIMPLE, sorted by the grouping keys, or plain;
+ *				  or grouping sets as pg_gsets)
  *			   -> Sort
  *				 -> Finalize HashAggregate over the keys and set keys
  *					  -> [Gather ->] GpuPreAgg
@@ -368,11 +448,10 @@ void
 gpupreagg_mixed_paths(PlannerInfo *root, RelOptInfo *output_rel,
 					  Path *serial, Path *partial, PathTarget *dev_target,
 					  int nkeys, List *l1_group, GpaMixedAggs *m,
-					  PathTarget *final_target, Node *having,
+					  List *pg_gsets, PathTarget *final_target, Node *having,
 					  double ncombinations, double dNumGroups,
 					  Path *(*scaled) (Path *))
 {
-	Query	   *parse = root->parse;
 	PathTarget *l1_target = create_empty_pathtarget();
 	PathTarget *l2_target = copy_pathtarget(final_target);
 	AggClauseCosts l1_costs;
@@ -413,14 +492,8 @@ gpupreagg_mixed_paths(PlannerInfo *root, RelOptInfo *output_rel,
 											   l1_group != NIL ? AGG_HASHED : AGG_PLAIN,
 											   AGGSPLIT_FINAL_DESERIAL, l1_group,
 											   NIL, &l1_costs, ncombinations));
-		if (root->group_pathkeys != NIL)
-			path = (Path *) create_sort_path(root, output_rel, path,
-											 root->group_pathkeys, -1.0);
-		path = scaled((Path *) create_agg_path(root, output_rel, path, l2_target,
-											   parse->groupClause != NIL ? AGG_SORTED : AGG_PLAIN,
-											   AGGSPLIT_SIMPLE, parse->groupClause,
-											   (List *) having, &l2_costs, dNumGroups));
-		add_path(output_rel, gpupreagg_result_path(root, output_rel, path,
-												   final_target));
+		add_second_agg_paths(root, output_rel, path, l2_target, having,
+							 &l2_costs, pg_gsets, final_target, dNumGroups,
+							 scaled);
 	}
 }

@@ -11,14 +11,16 @@
  * for aggregates over DISTINCT arguments, or min/max the device does not
  * accumulate (gpupreagg_set_aggs.c), a sorted or plain Agg (AGGSPLIT_SIMPLE)
  * over a Sort of a GpuPreAgg without aggregates, and beside other
- * aggregates two Aggs over a GpuPreAgg of both (gpupreagg_mixed.c); when
+ * aggregates, and for grouping sets, two Aggs over a GpuPreAgg of both
+ * (gpupreagg_mixed.c); when
  *	- pg_strom.enabled and pg_strom.enable_gpupreagg are on, and the GPU
  *	  service is READY or pg_strom.regression_test_mode is on;
  *	- every restriction clause runs on the device (a host qual would have
  *	  to be evaluated before aggregating, which the device cannot wait for);
- *	- no grouping sets, no SRFs in the target list, every aggregate is one
+ *	- no SRFs in the target list, every aggregate is one
  *	  gpupreagg_classify_aggref() accepts (or, with DISTINCT aggregates,
- *	  one gpupreagg_set_aggs_keys() or gpupreagg_mixed_split() does),
+ *	  one gpupreagg_set_aggs_keys() or gpupreagg_mixed_split() does; with
+ *	  grouping sets, one gpupreagg_mixed_split() does),
  *	  every grouping key is one
  *	  gpupreagg_key_supported() accepts and hashes with its type's default
  *	  equality, and any other column the target list or HAVING needs is a
@@ -57,6 +59,7 @@
 #include "utils/typcache.h"
 
 #include "codegen/codegen.h"
+#include "compat/pg_compat.h"
 #include "core/pg_strom.h"
 #include "gpupreagg/gpupreagg_internal.h"
 #include "planner/gpu_paths.h"
@@ -81,12 +84,13 @@ typedef struct GpaOnDevice
 
 /* the Aggrefs and Vars below a target expression or HAVING */
 static bool
-collect_upper_items(Node *expr, List *keys, Index relid, List **aggrefs,
-					char **reason)
+collect_upper_items(PlannerInfo *root, Node *expr, List *keys, Index relid,
+					List **aggrefs, char **reason)
 {
 	List	   *items;
 	ListCell   *lc;
 
+	expr = pgstrom_without_grouping_nulls(root, expr);
 	items = pull_var_clause(expr, PVC_INCLUDE_AGGREGATES |
 							PVC_INCLUDE_WINDOWFUNCS |
 							PVC_INCLUDE_PLACEHOLDERS);
@@ -108,6 +112,8 @@ collect_upper_items(Node *expr, List *keys, Index relid, List **aggrefs,
 				return false;
 			}
 		}
+		else if (IsA(item, GroupingFunc))
+			continue;			/* over grouping keys, the second Agg's */
 		else
 		{
 			*reason = "window function or placeholder above the aggregation";
@@ -222,8 +228,8 @@ add_device_key(Expr *key, Index sgref, Index relid, GpaJoinInput *join,
  * cannot be a device key.
  */
 static bool
-add_device_keys(List *clauses, List *tlist, Index relid, GpaJoinInput *join,
-				GpuPreAggInfo *info, List **orig_keys,
+add_device_keys(PlannerInfo *root, List *clauses, List *tlist, Index relid,
+				GpaJoinInput *join, GpuPreAggInfo *info, List **orig_keys,
 				PathTarget *partial_target, char **reason)
 {
 	ListCell   *lc;
@@ -231,7 +237,9 @@ add_device_keys(List *clauses, List *tlist, Index relid, GpaJoinInput *join,
 	foreach(lc, clauses)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		Expr	   *key = (Expr *) get_sortgroupclause_expr(sgc, tlist);
+		Expr	   *key = (Expr *)
+			pgstrom_without_grouping_nulls(root,
+										   get_sortgroupclause_expr(sgc, tlist));
 		TypeCacheEntry *tce;
 
 		if (!sgc->hashable)
@@ -572,6 +580,31 @@ table_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	return true;
 }
 
+/*
+ * Copies of PostgreSQL's grouping-sets paths of grouped_rel: the second
+ * Agg over GpuPreAgg takes the strategy and rollups of each (planner.c
+ * chose them from hash_mem, sortability and hashability of the sets).
+ * Copies, because add_path() frees the paths ours dominate.
+ */
+static List *
+pg_grouping_sets_paths(RelOptInfo *grouped_rel)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, grouped_rel->pathlist)
+	{
+		if (IsA(lfirst(lc), GroupingSetsPath))
+		{
+			GroupingSetsPath *copy = palloc(sizeof(GroupingSetsPath));
+
+			memcpy(copy, lfirst(lc), sizeof(GroupingSetsPath));
+			result = lappend(result, copy);
+		}
+	}
+	return result;
+}
+
 static void
 gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 					RelOptInfo *grouped_rel, GroupPathExtraData *extra)
@@ -598,13 +631,15 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	GpaOnDevice on_device;
 	GpaMixedAggs mixed;
 	bool		mixed_mode = false;
+	List	   *pg_gsets = NIL;
 	List	   *l1_group = NIL;
 	char	   *reason = NULL;
 	ListCell   *lc;
 	int			i;
 
-	if (parse->groupingSets != NIL)
-		NOT_OFFERED("grouping sets");
+	if (parse->groupingSets != NIL &&
+		(pg_gsets = pg_grouping_sets_paths(grouped_rel)) == NIL)
+		NOT_OFFERED("grouping sets without a grouping-sets path of PostgreSQL's");
 	if (parse->hasTargetSRFs)
 		NOT_OFFERED("set-returning function in the target list");
 	/* DISTINCT aggregates: only as aggregates of sets, see below */
@@ -629,8 +664,8 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	/* grouping keys, in groupClause order, with their sortgrouprefs */
 	partial_target = create_empty_pathtarget();
-	if (!add_device_keys(parse->groupClause, parse->targetList, relid, join,
-						 info, &orig_keys, partial_target, &reason))
+	if (!add_device_keys(root, parse->groupClause, parse->targetList, relid,
+						 join, info, &orig_keys, partial_target, &reason))
 		NOT_OFFERED("%s", reason);
 
 	/* what the target list and HAVING need from below the final Agg */
@@ -643,13 +678,13 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		i++;
 		if (sgref && get_sortgroupref_clause_noerr(sgref, parse->groupClause))
 			continue;			/* a grouping key */
-		if (!collect_upper_items((Node *) expr, orig_keys, relid, &aggrefs,
-								 &reason))
+		if (!collect_upper_items(root, (Node *) expr, orig_keys, relid,
+								 &aggrefs, &reason))
 			NOT_OFFERED("%s", reason);
 	}
 	if (extra->havingQual &&
-		!collect_upper_items(extra->havingQual, orig_keys, relid, &aggrefs,
-							 &reason))
+		!collect_upper_items(root, extra->havingQual, orig_keys, relid,
+							 &aggrefs, &reason))
 		NOT_OFFERED("%s", reason);
 	/*
 	 * Aggregates the device cannot split: of sets (DISTINCT, and min/max
@@ -658,13 +693,14 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	on_device.relid = relid;
 	on_device.join = join;
 	on_device.reason = NULL;
-	if (set_aggs || !all_on_device(aggrefs, &on_device))
+	if (pg_gsets != NIL || set_aggs || !all_on_device(aggrefs, &on_device))
 	{
 		List	   *set_keys;
 		char	   *mixed_reason;
 
 		set_aggs = true;
-		if (gpupreagg_set_aggs_keys(aggrefs, &set_keys, &reason))
+		if (pg_gsets == NIL &&
+			gpupreagg_set_aggs_keys(aggrefs, &set_keys, &reason))
 		{
 			if (!add_set_agg_keys(set_keys, relid, join, info, &orig_keys,
 								  partial_target, NULL, &reason))
@@ -672,7 +708,7 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			aggrefs = NIL;		/* the final Agg runs them whole */
 		}
 		else if (gpupreagg_mixed_split(aggrefs, aggref_on_device, &on_device,
-									   &mixed, &mixed_reason))
+									   pg_gsets != NIL, &mixed, &mixed_reason))
 		{
 			l1_group = list_copy(parse->groupClause);
 			if (!add_set_agg_keys(gpupreagg_mixed_set_keys(&mixed), relid, join,
@@ -682,6 +718,8 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			aggrefs = mixed.dev_aggrefs;
 			mixed_mode = true;
 		}
+		else if (pg_gsets != NIL)
+			NOT_OFFERED("grouping sets: %s", mixed_reason);
 		else if (root->hasNonPartialAggs || root->hasNonSerialAggs)
 			NOT_OFFERED("%s; %s", reason, mixed_reason);
 		else
@@ -767,8 +805,9 @@ gpupreagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	{
 		gpupreagg_mixed_paths(root, grouped_rel, serial, partial,
 							  partial_target, list_length(info->keys),
-							  l1_group, &mixed, grouped_target,
-							  extra->havingQual, info->ngroups, dNumGroups,
+							  l1_group, &mixed, pg_gsets, grouped_target,
+							  extra->havingQual, info->ngroups,
+							  pg_gsets != NIL ? grouped_rel->rows : dNumGroups,
 							  regression_scaled);
 		return;
 	}
@@ -824,8 +863,9 @@ gpupreagg_add_distinct_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	info = palloc0(sizeof(GpuPreAggInfo));
 	info->dev_quals = extract_actual_clauses(dev_rinfos, false);
 	partial_target = create_empty_pathtarget();
-	if (!add_device_keys(parse->distinctClause, parse->targetList, relid, NULL,
-						 info, &orig_keys, partial_target, &reason))
+	if (!add_device_keys(root, parse->distinctClause, parse->targetList,
+						 relid, NULL, info, &orig_keys, partial_target,
+						 &reason))
 		NOT_OFFERED("%s", reason);
 
 	/* the output must consist of the distinct keys alone */
