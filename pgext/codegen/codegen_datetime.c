@@ -262,27 +262,66 @@ cg_emit_to_char(CgContext *ctx, const CgFuncInfo *f, List *args)
 /* months or days beyond which an interval is refused: any result is out of range */
 #define INTERVAL_ARITH_BOUND	100000000
 
+/* TS_PL_INTERVAL of a timestamp node by constant months, days and usecs */
+static int
+ts_pl_interval(CgContext *ctx, int ts, int32 months, int32 days, int64 usecs)
+{
+	int			argv[4];
+
+	argv[0] = ts;
+	argv[1] = cg_emit_const(ctx, XPU_TYPE_INT4, INT4OID, Int32GetDatum(months), false);
+	argv[2] = cg_emit_const(ctx, XPU_TYPE_INT4, INT4OID, Int32GetDatum(days), false);
+	argv[3] = cg_emit_const(ctx, XPU_TYPE_INT8, INT8OID, Int64GetDatum(usecs), false);
+	if (argv[0] < 0 || argv[1] < 0 || argv[2] < 0 || argv[3] < 0)
+		return -1;
+	return cg_add_node(ctx, XPU_OP_TS_PL_INTERVAL, XPU_TYPE_TIMESTAMP, 0, 0, 4, argv);
+}
+
 /*
- * timestamp +/- interval and date +/- interval (a timestamp) with a
- * constant interval: its months, days and microseconds as the constants
- * of TS_PL_INTERVAL, negated for minus as timestamp_mi_interval negates
- * them.  Not an infinite interval, nor one so large that adding it
- * overflows PostgreSQL's own arithmetic.
+ * One step of timestamptz_pl_interval on a timestamptz node: in the
+ * session's zone (east of UTC) when the step is on the calendar, as
+ * timestamp2tm and tm2timestamp take it there and back with their range
+ * checks; in UTC for the microseconds (a shift by 0 only changes the
+ * node's type).
+ */
+static int
+zoned_step(CgContext *ctx, int tz, int32 east, int32 months, int32 days,
+		   int64 usecs)
+{
+	int			idx = zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, east, tz);
+
+	if (idx >= 0)
+		idx = ts_pl_interval(ctx, idx, months, days, usecs);
+	return zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, east, idx);
+}
+
+/*
+ * timestamp, date and timestamptz +/- interval with a constant interval:
+ * its months, days and microseconds as the constants of TS_PL_INTERVAL,
+ * negated for minus as timestamp_mi_interval negates them.  A date is
+ * added as a timestamp.  A timestamptz takes PostgreSQL's three steps
+ * (months, days, then microseconds), each that is not zero, the first two
+ * in the session's zone, which must have a fixed offset.  Not an infinite
+ * interval, nor one so large that adding it overflows PostgreSQL's own
+ * arithmetic.
  */
 int
 cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args)
 {
 	Node	   *span = strip_implicit_coercions(lsecond(args));
+	bool		zoned = (f->arg1 == XPU_TYPE_TIMESTAMPTZ);
 	Interval   *iv;
 	int32		months;
 	int32		days;
 	int64		usecs;
-	int			argv[4];
+	int32		east;
+	int			idx;
 
 	if (!IsA(span, Const) || ((Const *) span)->consttype != INTERVALOID)
 		return cg_refuse(ctx, "interval arithmetic with an interval that is not a constant");
 	if (((Const *) span)->constisnull)
-		return cg_emit_const(ctx, XPU_TYPE_TIMESTAMP, TIMESTAMPOID, (Datum) 0, true);
+		return cg_emit_const(ctx, f->restype,
+							 zoned ? TIMESTAMPTZOID : TIMESTAMPOID, (Datum) 0, true);
 	iv = DatumGetIntervalP(((Const *) span)->constvalue);
 	if (iv->month > INTERVAL_ARITH_BOUND || iv->month < -INTERVAL_ARITH_BOUND ||
 		iv->day > INTERVAL_ARITH_BOUND || iv->day < -INTERVAL_ARITH_BOUND ||
@@ -291,16 +330,23 @@ cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args)
 	months = (f->flags & FF_NEGATE) ? -iv->month : iv->month;
 	days = (f->flags & FF_NEGATE) ? -iv->day : iv->day;
 	usecs = (f->flags & FF_NEGATE) ? -iv->time : iv->time;
+	if (zoned && !session_zone_offset(ctx, &east))
+		return -1;
 
-	argv[0] = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, linitial(args)), f->arg1);
-	if (argv[0] >= 0 && f->arg1 == XPU_TYPE_DATE)
-		argv[0] = cg_coerce(ctx, argv[0], XPU_TYPE_TIMESTAMP);	/* date2timestamp */
-	if (argv[0] < 0)
+	idx = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, linitial(args)), f->arg1);
+	if (idx < 0)
 		return -1;
-	argv[1] = cg_emit_const(ctx, XPU_TYPE_INT4, INT4OID, Int32GetDatum(months), false);
-	argv[2] = cg_emit_const(ctx, XPU_TYPE_INT4, INT4OID, Int32GetDatum(days), false);
-	argv[3] = cg_emit_const(ctx, XPU_TYPE_INT8, INT8OID, Int64GetDatum(usecs), false);
-	if (argv[1] < 0 || argv[2] < 0 || argv[3] < 0)
-		return -1;
-	return cg_add_node(ctx, XPU_OP_TS_PL_INTERVAL, XPU_TYPE_TIMESTAMP, 0, 0, 4, argv);
+	if (!zoned)
+	{
+		if (f->arg1 == XPU_TYPE_DATE)
+			idx = cg_coerce(ctx, idx, XPU_TYPE_TIMESTAMP);	/* date2timestamp */
+		return idx < 0 ? -1 : ts_pl_interval(ctx, idx, months, days, usecs);
+	}
+	if (months != 0)
+		idx = zoned_step(ctx, idx, east, months, 0, 0);
+	if (days != 0 && idx >= 0)
+		idx = zoned_step(ctx, idx, east, 0, days, 0);
+	if (usecs != 0 && idx >= 0)
+		idx = zoned_step(ctx, idx, 0, 0, 0, usecs);
+	return idx;
 }

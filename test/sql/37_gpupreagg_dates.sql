@@ -81,8 +81,23 @@ SET TimeZone = 'Etc/GMT-9';
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n, sum(v) AS s FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, date_trunc(''day'', tz::timestamp) AS dd, count(*) AS n FROM dt GROUP BY 1, 2', 'k, dd');
 SELECT * FROM check_gpupreagg('SELECT to_char(tz, ''YYYY-MM-DD HH24'') AS k, to_char(d, ''YYYY-MM-DD HH24'') AS dk, count(*) AS n FROM dt GROUP BY 1, 2', 'k, dk');
+-- timestamptz plus or minus an interval: months and days on the zone's
+-- calendar (2024-01-30 20:00 UTC is the 31st there: a month later is
+-- 2024-02-28 20:00 UTC), then the time
+SELECT * FROM check_gpupreagg('SELECT tz + interval ''1 month'' AS k, tz - interval ''1 mon 3 days 04:05:06.789'' AS k2, count(*) AS n FROM dt GROUP BY 1, 2', 'k, k2');
+SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', tz) + interval ''1 month'' - interval ''1 day'' AS eom, count(*) AS n FROM dt GROUP BY 1', 'eom');
+CREATE TEMP TABLE tz_edge (id int, tz timestamptz);
+INSERT INTO tz_edge VALUES (1, '294276-12-31 23:59:59+00'), (2, '4714-11-24 00:00:00+00 BC'),
+	(3, 'infinity'), (4, '-infinity'), (5, '2024-01-30 20:00:00+00'), (6, NULL);
+SELECT * FROM check_gpuscan($$SELECT id, tz, tz + interval '1 month' AS k FROM tz_edge WHERE id <> 1 AND (tz + interval '1 month' < '2024-03-01' OR id = 3)$$);
+SELECT * FROM check_gpuscan($$SELECT id, tz FROM tz_edge WHERE tz - interval '1 month 2 days 3 hours' > '2024-01-01' AND id <> 2$$);
+SELECT id, tz + interval '1 month' FROM tz_edge WHERE id = 5;
+-- past the range: PostgreSQL's error, from the CPU
+SELECT count(*) FROM tz_edge WHERE tz + interval '1 month' > '2024-01-01';
+SELECT count(*) FROM tz_edge WHERE tz - interval '1 day' > '2024-01-01';
 SET TimeZone = '-05:30';
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''quarter'', tz) AS k, count(*) AS n, min(tz) AS lo FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT count(*) AS n FROM dt WHERE tz + interval ''2 days 1 hour'' > ts::timestamptz', '');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''hour'', tz) AS k, count(*) AS n FROM dt WHERE tz::timestamp < ts GROUP BY 1', 'k');
 EXPLAIN (COSTS OFF)
 SELECT date_trunc('month', d), count(*), sum(v) FROM dt GROUP BY 1;
@@ -91,6 +106,7 @@ SET TimeZone = 'America/New_York';
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT to_char(d, ''YYYY-MM'') AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT tz + interval ''1 day'' AS k, count(*) AS n FROM dt WHERE id < 100 GROUP BY 1', 'k');
 -- date_trunc of a timestamp does not depend on the zone
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 -- units the device does not truncate to, and unknown ones (an error)
