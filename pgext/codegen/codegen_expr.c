@@ -28,6 +28,7 @@
 #include "codegen/codegen_expr.h"
 #include "codegen/codegen_functable.h"
 #include "codegen/codegen_program.h"
+#include "codegen/codegen_regex.h"
 #include "codegen/codegen_text.h"
 #include "codegen/codegen_types.h"
 #include "codegen/codegen_values.h"
@@ -267,8 +268,16 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 		case FK_TO_CHAR:
 			return cg_emit_to_char(ctx, f, args);
 		case FK_LIKE:
-			a1 = cg_emit_expr(ctx, linitial(args));
-			a2 = emit_maybe_const(ctx, lsecond(args), XPU_TYPE_TEXT);
+			{
+				Expr	   *pattern = lsecond(args);
+				char	   *reason;
+
+				if ((f->flags & FF_REGEX) &&
+					(pattern = cg_regex_as_like(pattern, &reason)) == NULL)
+					return cg_refuse(ctx, "%s", reason);
+				a1 = cg_emit_expr(ctx, linitial(args));
+				a2 = emit_maybe_const(ctx, pattern, XPU_TYPE_TEXT);
+			}
 			break;
 		default:
 			a1 = cg_emit_expr(ctx, linitial(args));
@@ -336,7 +345,8 @@ emit_scalar_array_op(CgContext *ctx, ScalarArrayOpExpr *saop)
 
 	if (f == NULL)
 		return refuse_func(ctx, funcid);
-	if ((f->kind != FK_CMP && f->kind != FK_LIKE) || list_length(saop->args) != 2)
+	if ((f->kind != FK_CMP && f->kind != FK_LIKE) || (f->flags & FF_REGEX) ||
+		list_length(saop->args) != 2)
 		return cg_refuse(ctx, "%s is not supported in ANY/ALL", cg_func_name(f));
 	arrexpr = lsecond(saop->args);
 	while (IsA(arrexpr, RelabelType))

@@ -237,6 +237,11 @@ static const CgFuncInfo cg_func_table[] = {
 	/* ILIKE: under a "C" ctype only (codegen_expr.c) */
 	F(F_TEXTICLIKE, FK_LIKE, FF_ICASE, LIKE, TEXT, TEXT, TEXT, BOOL),
 	F(F_TEXTICNLIKE, FK_LIKE, FF_ICASE, NOT_LIKE, TEXT, TEXT, TEXT, BOOL),
+	/* regular expressions that are LIKE patterns in disguise */
+	F(F_TEXTREGEXEQ, FK_LIKE, FF_REGEX, LIKE, TEXT, TEXT, TEXT, BOOL),
+	F(F_TEXTREGEXNE, FK_LIKE, FF_REGEX, NOT_LIKE, TEXT, TEXT, TEXT, BOOL),
+	F(F_TEXTICREGEXEQ, FK_LIKE, FF_REGEX | FF_ICASE, LIKE, TEXT, TEXT, TEXT, BOOL),
+	F(F_TEXTICREGEXNE, FK_LIKE, FF_REGEX | FF_ICASE, NOT_LIKE, TEXT, TEXT, TEXT, BOOL),
 };
 
 #undef T

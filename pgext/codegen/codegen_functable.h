@@ -45,6 +45,8 @@ typedef enum CgFuncKind
 #define FF_TRIM_LEAD	0x08	/* TRIM_SPACES: leading spaces */
 #define FF_TRIM_TRAIL	0x10	/* TRIM_SPACES: trailing spaces */
 #define FF_NEGATE		0x20	/* TS_PL_INTERVAL: minus the interval */
+#define FF_REGEX		0x40	/* LIKE: the pattern is a regular
+								 * expression (codegen_regex.c) */
 
 typedef struct CgFuncInfo
 {

@@ -25,6 +25,16 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ILIKE 'K1%X'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE v NOT ILIKE 'V1%' AND t ILIKE '_12'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ILIKE 'Ä漢%' OR v ILIKE 'ä漢%'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ILIKE ANY (ARRAY['A\_B', 'BACK%', '100\%X'])$$);
+-- regular expressions of literal text with "^", "$", "." and ".*": the
+-- device matches them as the LIKE patterns they equal (LIKE's "%", "_"
+-- and "\" as literals); any other keeps the CPU plan
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '^k1.*x$'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '12' AND v !~ '^v9'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '^100%' OR t ~ 'a_b' OR t ~ '0\.' OR t ~ 'back\\slash'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '^ä.字' OR v ~ '漢$' OR t ~ '^$'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~* '^K1..$' OR v !~* 'V1'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '^k[12]' OR t ~ 'x+$'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '\d'$$);
 -- text functions: their results are parts of the value's bytes, counted in
 -- characters (UTF-8 sequences); a bpchar loses its trailing spaces first,
 -- as its cast to text does
