@@ -210,7 +210,8 @@ typedef enum XpuOpcode
  * EXTRACT   (DATE or TIMESTAMP) -> NUMERIC (scale 0); aux = XpuDateField.
  * DATE_PART (DATE or TIMESTAMP) -> FLOAT8; aux = XpuDateField.
  *           Infinite inputs give RECHECK.
- * LIKE      (TEXT/VARCHAR, CONST TEXT pattern) -> BOOL; backslash escape.
+ * LIKE      (TEXT/VARCHAR/BPCHAR, CONST TEXT pattern) -> BOOL; backslash
+ *           escape; BPCHAR as stored, its padding included (bpcharlike).
  *           flags XPU_NODE_LIKE_UTF8 when the database encoding is UTF8 (so
  *           '_' matches one UTF-8 character, not one byte); only UTF8 and
  *           single-byte encodings are offered to the device.  With

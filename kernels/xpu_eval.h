@@ -543,7 +543,8 @@ xpu_validate_node(const xpu_program *prog, int i)
 				const XpuNode *pat;
 
 				if (na != 2 || rt != XPU_TYPE_BOOL ||
-					(t0 != XPU_TYPE_TEXT && t0 != XPU_TYPE_VARCHAR) ||
+					(t0 != XPU_TYPE_TEXT && t0 != XPU_TYPE_VARCHAR &&
+					 t0 != XPU_TYPE_BPCHAR) ||
 					(t1 != XPU_TYPE_TEXT && t1 != XPU_TYPE_VARCHAR))
 					return false;
 				pat = &prog->nodes[xpu_prog_arg(prog, n, 1)];

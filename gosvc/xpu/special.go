@@ -105,8 +105,9 @@ func checkLike(p *Program, nd *Node) error {
 	if err := requireRestype(nd, TypeBool); err != nil {
 		return err
 	}
-	if at := argType(p, nd, 0); at != TypeText && at != TypeVarchar {
-		return fmt.Errorf("argument 0 is %s, want TEXT or VARCHAR", at)
+	// BPCHAR is matched as stored, with its padding, as bpcharlike does.
+	if at := argType(p, nd, 0); at != TypeText && at != TypeVarchar && at != TypeBpchar {
+		return fmt.Errorf("argument 0 is %s, want TEXT, VARCHAR or BPCHAR", at)
 	}
 	// A NULL pattern is legal: a parameter bound to NULL becomes a NULL
 	// CONST, and LIKE then yields NULL.

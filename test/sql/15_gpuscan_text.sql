@@ -35,6 +35,10 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '^ä.字' OR v ~ '�
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~* '^K1..$' OR v !~* 'V1'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '^k[12]' OR t ~ 'x+$'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE t ~ '\d'$$);
+-- char(n) is matched as stored, its padding included (c is char(8))
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE c LIKE 'c1%' AND c NOT LIKE '%1 %'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE c LIKE 'a b' OR c LIKE 'a b     ' OR c ILIKE 'C12%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE c ~ '^c1.     $' OR c ~ '2 ' OR c ~* '^C12 '$$);
 -- text functions: their results are parts of the value's bytes, counted in
 -- characters (UTF-8 sequences); a bpchar loses its trailing spaces first,
 -- as its cast to text does
