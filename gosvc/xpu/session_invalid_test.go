@@ -293,8 +293,11 @@ func TestParseSessionTypeRules(t *testing.T) {
 			return b.OpX(xpu.OpLike, B, xpu.FlagLikeUTF8, 0, v(T), b.ConstText(T, "a%"))
 		}},
 		{"like var pattern", "want a CONST TEXT", op2(xpu.OpLike, B, T, T)},
-		{"like bpchar", "argument 0 is BPCHAR", func(b *xputest.Builder, v func(xpu.Type) int) int {
+		{"like bpchar", "", func(b *xputest.Builder, v func(xpu.Type) int) int {
 			return b.Op(xpu.OpLike, B, v(BP), b.ConstText(T, "a%"))
+		}},
+		{"like numeric", "argument 0 is NUMERIC", func(b *xputest.Builder, v func(xpu.Type) int) int {
+			return b.Op(xpu.OpLike, B, v(xpu.TypeNumeric), b.ConstText(T, "a%"))
 		}},
 		{"like varchar pattern", "CONST VARCHAR, want a CONST TEXT", func(b *xputest.Builder, v func(xpu.Type) int) int {
 			return b.Op(xpu.OpNotLike, B, v(VC), b.ConstText(VC, "a%"))
