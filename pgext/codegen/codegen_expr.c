@@ -663,6 +663,8 @@ cg_emit_expr(CgContext *ctx, Expr *expr)
 					return cg_refuse(ctx, "set-returning function");
 				if (fe->funcid == F_CONCAT)
 					return cg_emit_concat(ctx, fe);
+				if (fe->funcid == F_CONCAT_WS)
+					return cg_emit_concat_ws(ctx, fe);
 				return emit_func(ctx, fe->funcid, fe->inputcollid,
 								 fe->funcresulttype, fe->args);
 			}

@@ -149,12 +149,54 @@ cg_emit_to_text(CgContext *ctx, Expr *arg, Oid argtype, Oid resulttype)
 }
 
 /*
- * concat(a, b, ...): each argument as its output function prints it, a
- * NULL as nothing, one after the other: COALESCE(TO_TEXT(a), '') and
- * TEXTCAT.  Arguments the device prints as the output function does: text
- * and varchar, integers, numeric, and under DateStyle ISO date and
- * timestamp; not bool (boolout prints "t"), nor char(n) (whose output keeps
- * the padding the device's cast drops).
+ * An argument of concat or concat_ws as its output function prints it
+ * (NULL stays NULL): text and varchar, integers, numeric, and under
+ * DateStyle ISO date and timestamp; not bool (boolout prints "t"), nor
+ * char(n) (whose output keeps the padding the device's cast drops).
+ */
+static int
+concat_arg_text(CgContext *ctx, const char *fname, Expr *arg)
+{
+	Oid			argtype = exprType((Node *) arg);
+	XpuType		xtype = cg_xtype_of_oid(argtype);
+
+	if (argtype == UNKNOWNOID && IsA(arg, Const))
+	{
+		/* a literal: "any" leaves it unknown, printed as written */
+		Const	   *c = (Const *) arg;
+
+		return cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID,
+							 c->constisnull ? (Datum) 0 :
+							 CStringGetTextDatum(DatumGetCString(c->constvalue)),
+							 c->constisnull);
+	}
+	if (xtype == XPU_TYPE_TEXT || xtype == XPU_TYPE_VARCHAR)
+		return cg_coerce(ctx, cg_emit_expr(ctx, arg), XPU_TYPE_TEXT);
+	if (xtype == XPU_TYPE_BOOL || xtype == XPU_TYPE_BPCHAR)
+		return cg_refuse(ctx, "%s of %s", fname, format_type_be(argtype));
+	return cg_emit_to_text(ctx, arg, argtype, TEXTOID);
+}
+
+/* a node of two arguments, or -1 when either is */
+static int
+binary_node(CgContext *ctx, XpuOpcode opcode, int a, int b)
+{
+	int			argv[2] = {a, b};
+
+	if (a < 0 || b < 0)
+		return -1;
+	return cg_add_node(ctx, opcode, XPU_TYPE_TEXT, 0, 0, 2, argv);
+}
+
+static int
+empty_text(CgContext *ctx)
+{
+	return cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID, CStringGetTextDatum(""), false);
+}
+
+/*
+ * concat(a, b, ...): each argument printed (concat_arg_text), a NULL as
+ * nothing, one after the other: COALESCE(TO_TEXT(a), '') and TEXTCAT.
  */
 int
 cg_emit_concat(CgContext *ctx, FuncExpr *fe)
@@ -166,46 +208,66 @@ cg_emit_concat(CgContext *ctx, FuncExpr *fe)
 		return cg_refuse(ctx, "concat over a VARIADIC array");
 	foreach(lc, fe->args)
 	{
-		Expr	   *arg = lfirst(lc);
-		Oid			argtype = exprType((Node *) arg);
-		XpuType		xtype = cg_xtype_of_oid(argtype);
-		int			argv[2];
+		int			arg = binary_node(ctx, XPU_OP_COALESCE,
+									  concat_arg_text(ctx, "concat", lfirst(lc)),
+									  empty_text(ctx));
 
-		if (argtype == UNKNOWNOID && IsA(arg, Const))
-		{
-			/* a literal: "any" leaves it unknown, printed as written */
-			Const	   *c = (Const *) arg;
-
-			argv[0] = cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID,
-									c->constisnull ? (Datum) 0 :
-									CStringGetTextDatum(DatumGetCString(c->constvalue)),
-									c->constisnull);
-		}
-		else if (xtype == XPU_TYPE_TEXT || xtype == XPU_TYPE_VARCHAR)
-			argv[0] = cg_coerce(ctx, cg_emit_expr(ctx, arg), XPU_TYPE_TEXT);
-		else if (xtype == XPU_TYPE_BOOL || xtype == XPU_TYPE_BPCHAR)
-			return cg_refuse(ctx, "concat of %s", format_type_be(argtype));
-		else
-			argv[0] = cg_emit_to_text(ctx, arg, argtype, TEXTOID);
-		if (argv[0] < 0)
-			return -1;
-		argv[1] = cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID,
-								CStringGetTextDatum(""), false);
-		argv[0] = cg_add_node(ctx, XPU_OP_COALESCE, XPU_TYPE_TEXT, 0, 0, 2, argv);
-		if (argv[0] < 0)
-			return -1;
+		result = (result < 0) ? arg : binary_node(ctx, XPU_OP_TEXTCAT, result, arg);
 		if (result < 0)
-			result = argv[0];
-		else
-		{
-			argv[1] = argv[0];
-			argv[0] = result;
-			result = cg_add_node(ctx, XPU_OP_TEXTCAT, XPU_TYPE_TEXT, 0, 0, 2, argv);
-			if (result < 0)
-				return -1;
-		}
+			return -1;
 	}
 	return result;
+}
+
+/*
+ * concat_ws(sep, a, b, ...) with a constant separator: the arguments that
+ * are not NULL, printed, with sep between them; '' when all are NULL, NULL
+ * for a NULL separator.  The joined prefix stays NULL until an argument is
+ * not, so that the separator goes only between two values:
+ *
+ *		acc' = COALESCE(acc || sep || arg, acc, arg)
+ */
+int
+cg_emit_concat_ws(CgContext *ctx, FuncExpr *fe)
+{
+	Expr	   *sep_expr;
+	Const	   *sep_const;
+	int			sep;
+	int			acc = -1;
+	ListCell   *lc;
+
+	if (fe->funcvariadic || list_length(fe->args) < 2)
+		return cg_refuse(ctx, "concat_ws over a VARIADIC array");
+	sep_expr = (Expr *) strip_implicit_coercions(linitial(fe->args));
+	if (!IsA(sep_expr, Const))
+		return cg_refuse(ctx, "concat_ws with a separator that is not a constant");
+	sep_const = (Const *) sep_expr;
+	if (sep_const->constisnull)
+		return cg_emit_const(ctx, XPU_TYPE_TEXT, TEXTOID, (Datum) 0, true);
+	sep = concat_arg_text(ctx, "concat_ws", sep_expr);
+	for_each_from(lc, fe->args, 1)
+	{
+		int			arg = concat_arg_text(ctx, "concat_ws", lfirst(lc));
+		int			argv[3];
+
+		if (arg < 0 || sep < 0)
+			return -1;
+		if (acc < 0)
+		{
+			acc = arg;
+			continue;
+		}
+		argv[0] = binary_node(ctx, XPU_OP_TEXTCAT,
+							  binary_node(ctx, XPU_OP_TEXTCAT, acc, sep), arg);
+		argv[1] = acc;
+		argv[2] = arg;
+		if (argv[0] < 0)
+			return -1;
+		acc = cg_add_node(ctx, XPU_OP_COALESCE, XPU_TYPE_TEXT, 0, 0, 3, argv);
+		if (acc < 0)
+			return -1;
+	}
+	return binary_node(ctx, XPU_OP_COALESCE, acc, empty_text(ctx));
 }
 
 /*

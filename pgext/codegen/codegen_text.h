@@ -20,5 +20,6 @@ extern int	cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f,
 extern int	cg_emit_to_text(CgContext *ctx, Expr *arg, Oid argtype,
 							Oid resulttype);
 extern int	cg_emit_concat(CgContext *ctx, FuncExpr *fe);
+extern int	cg_emit_concat_ws(CgContext *ctx, FuncExpr *fe);
 
 #endif							/* PGSTROM_CODEGEN_TEXT_H */

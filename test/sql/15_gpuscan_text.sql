@@ -83,6 +83,12 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE concat(t, '|', v, id) L
 SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE concat(a, ',', b, ',', c) LIKE '-1%,%,%7'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE concat('y', d, ' ', ts) LIKE 'y2000-02-29 %'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE concat(c, 'x') = 'a bx'$$);
+-- concat_ws: the separator between the arguments that are not NULL, ''
+-- when all are, NULL for a NULL separator
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE concat_ws('|', t, v, id) LIKE 'k1%|v%|%' OR concat_ws(', ', NULL::text, v, NULL::int) = 'v12'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE concat_ws('-', t, NULL::text) = '' OR concat_ws('', t, v) LIKE 'a_ba_b' OR concat_ws(NULL, t, v) IS NOT NULL$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_int WHERE concat_ws('/', a, b, c) LIKE '-1%/%' AND concat_ws('/', a) NOT LIKE '%/%'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE concat_ws(v, t, t) LIKE 'k1%'$$);
 CREATE TABLE t_print (id int, f bool, ts timestamp);
 INSERT INTO t_print
 SELECT i, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 3 = 0 END,

@@ -64,3 +64,4 @@ RESET enable_mergejoin;
 RESET enable_material;
 -- a concat of text and integers as a key, made on the device
 SELECT * FROM check_gpupreagg($$SELECT concat(gt, '/', g, '/', g2) AS k, count(*) AS n, sum(b) AS s FROM t_pa GROUP BY 1$$, 'k');
+SELECT * FROM check_gpupreagg($$SELECT concat_ws('/', gt, g, g2) AS k, count(*) AS n, sum(b) AS s FROM t_pa GROUP BY 1$$, 'k');
