@@ -18,7 +18,8 @@
  *		min, max, bool_and, bool_or, every	the same aggregate again
  *		avg(int2/int4/int8/numeric)	numeric_div(sum of the sums, sum of the
  *							counts), as int8_avg and numeric_avg divide
- *		avg(float8)			float8 division likewise, as float8_avg
+ *		avg(float4/float8)	float8 division likewise, as float8_avg (the
+ *							float4 argument summed as float8)
  *
  * The second Agg's results are not the query's Aggrefs, which the plan
  * above (a Sort by an aggregate, HAVING, a window) looks for, so a
@@ -131,14 +132,20 @@ upper_agg(GpaMixedAggs *m, Oid aggfnoid, Oid rettype, Expr *arg)
 	return make_aggref(aggfnoid, rettype, arg, NULL, m->upper_naggs++);
 }
 
-/* the per-combination sum and count of avg's argument, on the device */
+/*
+ * The per-combination sum and count of avg's argument, on the device;
+ * float4 summed as float8, as float4_accum sums it.
+ */
 static void
 device_sum_count(GpaMixedAggs *m, Aggref *avg, Oid sumfn, Oid sumtype,
 				 Aggref **sum, Aggref **count)
 {
 	Expr	   *arg = linitial_node(TargetEntry, avg->args)->expr;
+	Expr	   *summed = copyObject(arg);
 
-	*sum = device_agg(m, make_aggref(sumfn, sumtype, copyObject(arg),
+	if (avg->aggfnoid == F_AVG_FLOAT4)
+		summed = make_call(F_FLOAT8_FLOAT4, FLOAT8OID, summed, NULL);
+	*sum = device_agg(m, make_aggref(sumfn, sumtype, summed,
 									 copyObject(avg->aggfilter), 0));
 	*count = device_agg(m, make_aggref(F_COUNT_ANY, INT8OID, copyObject(arg),
 									   copyObject(avg->aggfilter), 0));
@@ -202,6 +209,7 @@ reaggregate(GpaMixedAggs *m, Aggref *aggref)
 			return make_call(F_NUMERIC_DIV, NUMERICOID,
 							 (Expr *) upper_agg(m, F_SUM_NUMERIC, NUMERICOID, (Expr *) sum),
 							 (Expr *) upper_agg(m, F_SUM_INT8, NUMERICOID, (Expr *) count));
+		case F_AVG_FLOAT4:
 		case F_AVG_FLOAT8:
 			device_sum_count(m, aggref, F_SUM_FLOAT8, FLOAT8OID, &sum, &count);
 

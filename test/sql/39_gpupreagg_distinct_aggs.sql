@@ -53,7 +53,7 @@ SELECT * FROM da_plan('SELECT g, count(DISTINCT x), count(*) FROM da GROUP BY g'
 SELECT * FROM check_gpupreagg('SELECT g, count(DISTINCT x) AS c, count(*) AS n FROM da GROUP BY g', 'g');
 SELECT * FROM check_gpupreagg('SELECT g, count(DISTINCT x) AS c, sum(x) AS s FROM da GROUP BY g', 'g');
 SELECT * FROM check_gpupreagg('SELECT g, count(DISTINCT t) AS c, count(x) AS n, sum(x) AS s, avg(x) AS a, sum(id::int8) AS s8, avg(id::int8) AS a8, sum(x * 0.25) AS sn, avg(x::numeric) AS an, sum(f) AS sf, avg(f) AS af, min(x) AS mi, max(t) AS mt, bool_or(x > 400) AS b FROM da GROUP BY g', 'g');
-SELECT * FROM check_gpupreagg('SELECT count(DISTINCT x) AS c, count(*) AS n, sum(x) AS s, avg(x::numeric) AS an, sum((id % 1000)::int2) AS s2 FROM da');
+SELECT * FROM check_gpupreagg('SELECT count(DISTINCT x) AS c, count(*) AS n, sum(x) AS s, avg(x::numeric) AS an, sum((id % 1000)::int2) AS s2, avg(f::float4) AS a4 FROM da');
 -- no rows: count 0, the others NULL
 SELECT * FROM check_gpupreagg('SELECT count(DISTINCT x) AS c, count(*) AS n, sum(x) AS s, avg(x::numeric) AS an, avg(f) AS af, sum(x * 0.25) AS sn FROM da WHERE id < 0');
 SELECT * FROM check_gpupreagg('SELECT g, count(*) FILTER (WHERE x > 100) AS n, avg(x) FILTER (WHERE id % 3 = 0) AS a, count(DISTINCT x) FILTER (WHERE id % 2 = 0) AS c FROM da GROUP BY g HAVING count(*) > 1000 AND sum(x) > 0', 'g');

@@ -35,7 +35,7 @@ BEGIN
 END $$;
 SELECT * FROM gs_plan('SELECT a, b, count(*), sum(x) FROM gs GROUP BY ROLLUP (a, b)');
 SELECT * FROM check_gpupreagg('SELECT a, b, grouping(a, b) AS gr, count(*) AS n, count(x) AS nx, sum(x) AS s, avg(x) AS av, min(x) AS mi, max(d) AS md FROM gs GROUP BY ROLLUP (a, b)', 'a, b, gr');
-SELECT * FROM check_gpupreagg('SELECT a, c, grouping(a, c) AS gr, sum(n) AS sn, avg(n) AS an, sum(f) AS sf, avg(f) AS af, bool_and(x > 10) AS ba, bool_or(x > 490) AS bo FROM gs GROUP BY CUBE (a, c)', 'a, c, gr');
+SELECT * FROM check_gpupreagg('SELECT a, c, grouping(a, c) AS gr, sum(n) AS sn, avg(n) AS an, sum(f) AS sf, avg(f) AS af, avg(f::float4 / 3) AS a4, bool_and(x > 10) AS ba, bool_or(x > 490) AS bo FROM gs GROUP BY CUBE (a, c)', 'a, c, gr');
 SELECT * FROM check_gpupreagg('SELECT a, b, grouping(a) AS ga, grouping(b) AS gb, count(*) AS n, sum(id::int8) AS s FROM gs GROUP BY GROUPING SETS ((a), (b), ())', 'a, b, ga, gb');
 SELECT * FROM check_gpupreagg('SELECT a, b, c, grouping(a, b, c) AS gr, count(*) AS n FROM gs GROUP BY GROUPING SETS ((a, b), (a), (c), (b, c)) HAVING count(*) > 400', 'a, b, c, gr');
 -- expressions as keys, a key in two sets, a set repeated, a WHERE clause
