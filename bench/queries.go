@@ -55,6 +55,16 @@ var Queries = []Query{
 		SQL:         "SELECT b, count(*), sum(x), avg(y) FROM {t} WHERE e < 9000 GROUP BY b",
 	},
 	{
+		Name:        "rollup_80",
+		Description: "GROUP BY ROLLUP of two keys (80, 8 and 1 groups), 90% of the rows pass",
+		SQL:         "SELECT c, a % 10 AS k, count(*), sum(x), avg(y) FROM {t} WHERE e < 9000 GROUP BY ROLLUP (c, a % 10)",
+	},
+	{
+		Name:        "distinct_mix",
+		Description: "count(DISTINCT) of 1000 values beside count/sum per 8 groups, 90% of the rows pass",
+		SQL:         "SELECT c, count(DISTINCT a % 1000), count(*), sum(x) FROM {t} WHERE e < 9000 GROUP BY c",
+	},
+	{
 		Name:        "arith_pred",
 		Description: "a predicate heavy in float and integer arithmetic",
 		SQL: "SELECT count(*), sum(a) FROM {t} WHERE " +
