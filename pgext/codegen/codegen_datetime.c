@@ -1,10 +1,11 @@
 /*
  * codegen_datetime.c
  *
- * xPU code generator: extract/date_part, date_trunc and the casts between
- * timestamptz and date or timestamp.
+ * xPU code generator: extract/date_part, date_trunc, to_char, interval
+ * arithmetic and the casts between timestamptz and date or timestamp.
  *
- * A timestamptz is shown, truncated and cast in the session's time zone.
+ * A timestamptz is shown, truncated, cast and moved by months and days in
+ * the session's time zone.
  * The device models a zone by one offset from UTC, so these are offered
  * only while the session's zone has a fixed offset (UTC, Etc/GMT+n, a
  * numeric offset), and then exactly as PostgreSQL computes them: with no
