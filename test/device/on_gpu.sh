@@ -80,6 +80,9 @@ for q in "SELECT id FROM t_int WHERE a > 0 AND b < 100" \
 	"SELECT gt, count(*), max(d) FROM t_pa GROUP BY gt" \
 	"SELECT k, count(*), sum(v) FROM t_pa_many GROUP BY k" \
 	"SELECT DISTINCT gt FROM t_pa" \
+	"SELECT g, g2, grouping(g, g2), count(*), sum(b), avg(f8) FROM t_pa GROUP BY ROLLUP (g, g2)" \
+	"SELECT id FROM t_text WHERE t ~ '^k1.*x$' OR c LIKE 'c1%' OR concat_ws('/', t, v) LIKE 'a%'" \
+	"SELECT id FROM t_datetime WHERE ts::date = d OR tz + interval '1 month' < ts::timestamptz" \
 	"SELECT f.id, d1.name, d2.v, d3.w, d4.s FROM gj_fact f JOIN gj_d1 d1 ON f.k_int = d1.id LEFT JOIN gj_d2 d2 ON f.k_big = d2.k JOIN gj_d3 d3 ON d3.t = f.k_text JOIN gj_d4 d4 ON d4.c = f.k_char" \
 	"SELECT f.id, s.n FROM gj_fact f JOIN gj_skew s ON f.k_int = s.id" \
 	"SELECT f.id, d1.name, d3.w FROM gj_fact f JOIN gj_d1 d1 ON f.k_int = d1.id AND f.v > d1.id % 13 LEFT JOIN gj_d3 d3 ON d3.t = f.k_text AND d3.w > f.v" \
