@@ -111,6 +111,33 @@ device_field(int dtk)
 	return 0;
 }
 
+/* the session's zone offset east of UTC, or false refused */
+static bool
+session_zone_offset(CgContext *ctx, int32 *east)
+{
+	long int	gmtoff;
+
+	if (session_timezone == NULL ||
+		!pg_get_timezone_offset(session_timezone, &gmtoff) ||
+		gmtoff <= -SECS_PER_DAY || gmtoff >= SECS_PER_DAY)
+	{
+		cg_refuse(ctx, "time zone \"%s\" has no fixed offset from UTC",
+				  session_timezone ? pg_get_timezone_name(session_timezone) : "?");
+		return false;
+	}
+	*east = (int32) gmtoff;
+	return true;
+}
+
+static int
+zone_node(CgContext *ctx, XpuOpcode opcode, XpuType restype, int32 east,
+		  int arg)
+{
+	if (arg < 0)
+		return -1;
+	return cg_add_node(ctx, opcode, restype, 0, east, 1, &arg);
+}
+
 /* extract(field from x) and date_part(field, x) */
 int
 cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
@@ -137,7 +164,21 @@ cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
 	idx = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, lsecond(args)), f->arg2);
 	if (idx < 0)
 		return -1;
-	if (f->flags & FF_DATE_AS_TS)
+	if (f->arg2 == XPU_TYPE_TIMESTAMPTZ)
+	{
+		/*
+		 * the fields of the local time, as timestamp2tm gives them; the
+		 * epoch counts from 1970-01-01 00:00 UTC, the value itself
+		 */
+		int32		east = 0;
+
+		if (xfield != XPU_FIELD_EPOCH && !session_zone_offset(ctx, &east))
+			return -1;
+		idx = zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, east, idx);
+		if (idx < 0)
+			return -1;
+	}
+	else if (f->flags & FF_DATE_AS_TS)
 		idx = cg_coerce(ctx, idx, XPU_TYPE_TIMESTAMP);	/* SQL: $2::timestamp */
 	else if (f->arg2 == XPU_TYPE_DATE &&
 			 (xfield == XPU_FIELD_HOUR || xfield == XPU_FIELD_MINUTE ||
@@ -145,33 +186,6 @@ cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
 			  xfield == XPU_FIELD_MICROSEC))
 		return cg_refuse(ctx, "field \"%s\" of a date", lowunits);	/* an error in PG */
 	return cg_add_node(ctx, f->opcode, f->restype, 0, xfield, 1, &idx);
-}
-
-/* the session's zone offset east of UTC, or false refused */
-static bool
-session_zone_offset(CgContext *ctx, int32 *east)
-{
-	long int	gmtoff;
-
-	if (session_timezone == NULL ||
-		!pg_get_timezone_offset(session_timezone, &gmtoff) ||
-		gmtoff <= -SECS_PER_DAY || gmtoff >= SECS_PER_DAY)
-	{
-		cg_refuse(ctx, "time zone \"%s\" has no fixed offset from UTC",
-				  session_timezone ? pg_get_timezone_name(session_timezone) : "?");
-		return false;
-	}
-	*east = (int32) gmtoff;
-	return true;
-}
-
-static int
-zone_node(CgContext *ctx, XpuOpcode opcode, XpuType restype, int32 east,
-		  int arg)
-{
-	if (arg < 0)
-		return -1;
-	return cg_add_node(ctx, opcode, restype, 0, east, 1, &arg);
 }
 
 /* date_trunc(field, timestamp) and date_trunc(field, timestamptz) */
@@ -208,7 +222,10 @@ cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
 	return idx;
 }
 
-/* a cast between timestamptz and timestamp (arg already of f->optype) */
+/*
+ * a cast between timestamptz and timestamp (arg already of f->optype), or
+ * from timestamptz to date: the day of the local time
+ */
 int
 cg_emit_zone_shift(CgContext *ctx, const CgFuncInfo *f, int arg)
 {
@@ -216,7 +233,31 @@ cg_emit_zone_shift(CgContext *ctx, const CgFuncInfo *f, int arg)
 
 	if (arg < 0 || !session_zone_offset(ctx, &east))
 		return -1;
+	if (f->restype == XPU_TYPE_DATE)
+		return cg_coerce(ctx, zone_node(ctx, f->opcode, XPU_TYPE_TIMESTAMP, east, arg),
+						 XPU_TYPE_DATE);
 	return zone_node(ctx, f->opcode, f->restype, east, arg);
+}
+
+/*
+ * a date, timestamp or timestamptz node as timestamptz: a date's midnight
+ * and a timestamp in the session's zone (date2timestamptz,
+ * timestamp2timestamptz), out of range RECHECK
+ */
+int
+cg_emit_as_timestamptz(CgContext *ctx, int arg)
+{
+	int32		east;
+
+	if (arg < 0)
+		return -1;
+	if (ctx->nodes[arg].restype == XPU_TYPE_TIMESTAMPTZ)
+		return arg;
+	if (!session_zone_offset(ctx, &east))
+		return -1;
+	if (ctx->nodes[arg].restype == XPU_TYPE_DATE)
+		arg = cg_coerce(ctx, arg, XPU_TYPE_TIMESTAMP);
+	return zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, east, arg);
 }
 
 /*

@@ -17,6 +17,7 @@
 extern int	cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args);
 extern int	cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args);
 extern int	cg_emit_zone_shift(CgContext *ctx, const CgFuncInfo *f, int arg);
+extern int	cg_emit_as_timestamptz(CgContext *ctx, int arg);
 extern int	cg_emit_to_char(CgContext *ctx, const CgFuncInfo *f, List *args);
 extern int	cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args);
 

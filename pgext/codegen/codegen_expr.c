@@ -106,6 +106,14 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 	switch ((CgFuncKind) f->kind)
 	{
 		case FK_CMP:
+			if (f->flags & FF_ZONED)
+			{
+				argv[0] = cg_emit_as_timestamptz(ctx, a1);
+				argv[1] = cg_emit_as_timestamptz(ctx, a2);
+				if (argv[0] < 0 || argv[1] < 0)
+					return -1;
+				return cg_add_node(ctx, f->opcode, f->restype, 0, 0, 2, argv);
+			}
 			if (xtype_is_text(f->optype))
 			{
 				if (f->flags & FF_PATTERN)

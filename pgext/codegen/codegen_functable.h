@@ -47,6 +47,8 @@ typedef enum CgFuncKind
 #define FF_NEGATE		0x20	/* TS_PL_INTERVAL: minus the interval */
 #define FF_REGEX		0x40	/* LIKE: the pattern is a regular
 								 * expression (codegen_regex.c) */
+#define FF_ZONED		0x80	/* CMP: date and timestamp operands as
+								 * timestamptz in the session's zone */
 
 typedef struct CgFuncInfo
 {

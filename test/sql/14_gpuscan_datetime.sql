@@ -10,6 +10,7 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts BETWEEN '1990-01
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE tz < '2020-01-01 00:00:00+09'$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE d < ts$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts::date = d OR ts::date < '1970-01-01'$$);
+SELECT * FROM check_gpuscan($$SELECT * FROM t_datetime WHERE ts > d AND ts <= d + 1000$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND d + 30 > '2030-01-01'$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND d - 365 < '1970-01-01'$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE id > 0 AND d - date '2000-01-01' > 5000$$);

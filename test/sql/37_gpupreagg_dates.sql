@@ -95,6 +95,12 @@ SELECT id, tz + interval '1 month' FROM tz_edge WHERE id = 5;
 -- past the range: PostgreSQL's error, from the CPU
 SELECT count(*) FROM tz_edge WHERE tz + interval '1 month' > '2024-01-01';
 SELECT count(*) FROM tz_edge WHERE tz - interval '1 day' > '2024-01-01';
+-- date and timestamp against timestamptz, a timestamptz's date and its
+-- fields: in the zone (the epoch counts from 1970-01-01 00:00 UTC)
+SELECT * FROM check_gpupreagg('SELECT count(*) AS n, sum(v) AS s FROM dt WHERE d < tz AND ts >= tz - interval ''1 day'' AND tz <> d AND tz::timestamp > d', '');
+SELECT * FROM check_gpupreagg('SELECT tz::date AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT extract(hour FROM tz) AS h, date_part(''dow'', tz) AS w, extract(epoch FROM tz) - extract(epoch FROM tz::timestamp) AS off, count(*) AS n FROM dt GROUP BY 1, 2, 3', 'h, w, off');
+SELECT * FROM check_gpuscan($$SELECT id, tz, tz::date AS d FROM tz_edge WHERE tz::date > '2024-01-30' OR tz < date '2000-01-01' OR tz >= timestamp '2024-01-31 05:00'$$);
 SET TimeZone = '-05:30';
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''quarter'', tz) AS k, count(*) AS n, min(tz) AS lo FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT count(*) AS n FROM dt WHERE tz + interval ''2 days 1 hour'' > ts::timestamptz', '');
@@ -107,6 +113,7 @@ SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT to_char(d, ''YYYY-MM'') AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT tz + interval ''1 day'' AS k, count(*) AS n FROM dt WHERE id < 100 GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT count(*) AS n FROM dt WHERE d < tz OR extract(hour FROM tz) = 3', '');
 -- date_trunc of a timestamp does not depend on the zone
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', ts) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 -- units the device does not truncate to, and unknown ones (an error)
