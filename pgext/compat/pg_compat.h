@@ -130,10 +130,10 @@
 #endif
 
 /*
- * 18: create_groupingsets_path() lost its numGroups argument (the rollups
- * carry their estimates).
+ * 16: create_groupingsets_path() lost its numGroups argument (the rollups
+ * carry their estimates); 17's headers confirm it, 16's side is untested.
  */
-#if PG_VERSION_NUM >= 180000
+#if PG_VERSION_NUM >= 160000
 #define PgStromCreateGroupingSetsPath(root, rel, sub, having, strat, rollups, costs, ngroups) \
 	create_groupingsets_path((root), (rel), (sub), (having), (strat), (rollups), (costs))
 #else
