@@ -21,6 +21,7 @@
 #include "utils/fmgroids.h"
 #include "utils/datetime.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 #include "utils/numeric.h"
 #include "utils/pg_locale.h"
 
@@ -608,6 +609,66 @@ emit_nullif(CgContext *ctx, NullIfExpr *ne)
 }
 
 /*
+ * GREATEST(a, b, ...) and LEAST(...) as ExecEvalMinMax computes them: the
+ * NULLs left out, and a later value taken only where the type's btree
+ * order puts it strictly above (below) the one so far:
+ *
+ *	acc' = CASE WHEN x IS NULL THEN acc WHEN acc IS NULL THEN x
+ *				WHEN x > acc THEN x ELSE acc END
+ */
+static int
+emit_minmax(CgContext *ctx, MinMaxExpr *mm)
+{
+	XpuType		restype = cg_xtype_of_oid(mm->minmaxtype);
+	TypeCacheEntry *tce;
+	Oid			cmp_opr;
+	const CgFuncInfo *f;
+	int			acc = -1;
+	ListCell   *lc;
+
+	if (restype == XPU_TYPE_INVALID)
+		return cg_refuse(ctx, "GREATEST or LEAST of type %s is not supported",
+						 format_type_be(mm->minmaxtype));
+	tce = lookup_type_cache(mm->minmaxtype, TYPECACHE_GT_OPR | TYPECACHE_LT_OPR);
+	cmp_opr = (mm->op == IS_GREATEST) ? tce->gt_opr : tce->lt_opr;
+	if (!OidIsValid(cmp_opr))
+		return cg_refuse(ctx, "GREATEST or LEAST of a type without a btree order");
+	f = cg_lookup_func(get_opcode(cmp_opr));
+	if (f == NULL || f->kind != FK_CMP)
+		return refuse_func(ctx, get_opcode(cmp_opr));
+	foreach(lc, mm->args)
+	{
+		int			x = cg_coerce(ctx, cg_emit_expr(ctx, lfirst(lc)), restype);
+		int			argv[7];
+		int			i;
+
+		if (x < 0)
+			return -1;
+		if (acc < 0)
+		{
+			acc = x;
+			continue;
+		}
+		argv[0] = cg_add_node(ctx, XPU_OP_IS_NULL, XPU_TYPE_BOOL, 0, 0, 1, &x);
+		argv[1] = acc;
+		argv[2] = cg_add_node(ctx, XPU_OP_IS_NULL, XPU_TYPE_BOOL, 0, 0, 1, &acc);
+		argv[3] = x;
+		argv[4] = apply_func(ctx, f, mm->inputcollid, x, acc);
+		argv[5] = x;
+		argv[6] = acc;
+		for (i = 0; i < 7; i++)
+		{
+			if (argv[i] < 0)
+				return -1;
+		}
+		acc = cg_add_node(ctx, XPU_OP_CASE, restype, 0, 0, 7, argv);
+		if (acc < 0)
+			return -1;
+	}
+	return acc;
+}
+
+/*
  * Appends the nodes of expr; returns the index of its value's node, or -1
  * with ctx->refused set.
  */
@@ -780,6 +841,9 @@ cg_emit_expr(CgContext *ctx, Expr *expr)
 
 		case T_CoalesceExpr:
 			return emit_coalesce(ctx, (CoalesceExpr *) expr);
+
+		case T_MinMaxExpr:
+			return emit_minmax(ctx, (MinMaxExpr *) expr);
 
 		case T_ScalarArrayOpExpr:
 			return emit_scalar_array_op(ctx, (ScalarArrayOpExpr *) expr);

@@ -17,3 +17,17 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE CASE WHEN b = 0 THEN NU
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE (a > 0) = (b > 0)$$);
 -- md5() is not a device function: it stays a CPU filter above the GpuScan
 SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE b > 0 AND md5(id::text) LIKE '1%'$$);
+-- GREATEST and LEAST: NULL arguments left out, NULL only when all are;
+-- mixed integer widths, NaN above every float, numeric beyond the device's
+-- range, text by its collation, char(n) with its padding, dates and
+-- timestamps
+SELECT * FROM check_gpuscan($$SELECT id, greatest(a, b, c) AS g FROM t_int WHERE greatest(a, b, c) > 1000$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE least(a, b, c) < -1000 OR least(a, b, c) IS NULL$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_int WHERE greatest(a, NULL, 3) = 3$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE greatest(f4, f8) = 'NaN' OR least(f4, f8) < -100$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE least(f4, 0) = 0 AND greatest(f8, -0.0) = 0$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE greatest(n, m) > 10 AND least(n, m, 1000) < 999$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_text WHERE greatest(t COLLATE "C", v) > 'm' AND least(c, 'b') = 'b'$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE greatest(d, '2000-01-01', NULL) > '2000-06-01' AND least(ts, '2100-01-01 00:00:01') < '2100-01-01'$$);
+-- on the device, with the CPU's filter empty
+EXPLAIN (COSTS OFF) SELECT id FROM t_text WHERE greatest(t COLLATE "C", v) > 'm' AND least(c, 'b') = 'b';
