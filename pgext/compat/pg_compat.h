@@ -165,6 +165,16 @@ extern Node *pgstrom_without_grouping_nulls(PlannerInfo *root, Node *expr);
 /* scan_slot.c */
 extern void pgstrom_scan_slot_create(CustomScanState *css);
 extern void pgstrom_scan_slot_begin(CustomScanState *css, EState *estate);
+typedef struct PgStromScanOps
+{
+	const TupleTableSlotOps *ops;
+	TupleDesc	desc;
+	bool		fixed;
+	bool		set;
+} PgStromScanOps;
+extern void pgstrom_scan_ops_push_heap(PlanState *ps, TupleDesc desc,
+									   PgStromScanOps *saved);
+extern void pgstrom_scan_ops_pop(PlanState *ps, const PgStromScanOps *saved);
 
 /* buffer_tag.c */
 struct buftag;

@@ -31,6 +31,7 @@
 #include "utils/rel.h"
 
 #include "core/pg_strom.h"
+#include "compat/pg_compat.h"
 #include "gpujoin/gpujoin.h"
 
 /* the form of a join row: the outer tuple and rows[d] of each depth */
@@ -378,15 +379,16 @@ init_depth(GpuJoinState *gjs, int d, Plan *plan, EState *estate, int eflags)
  * gjs->task (GpuJoin itself, or the GpuPreAgg it is fused under), whose
  * outer heap tuples come in outer_slot.  The outer keys read the outer
  * heap tuple as the scan tuple, not the node's virtual scan slot, which
- * the expression compiler would take as already deformed: they are
- * compiled for a heap tuple.
+ * the expression compiler would take as already deformed (and the JIT
+ * compiler would deform by the node's descriptor): they are compiled for
+ * the relation's heap tuple.
  */
 void
 gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info, List *inner_plans,
 				  TupleTableSlot *outer_slot, EState *estate, int eflags)
 {
 	PlanState  *ps = &gjs->task->css.ss.ps;
-	const TupleTableSlotOps *scanops;
+	PgStromScanOps saved;
 	ListCell   *lc1,
 			   *lc2;
 	int			i = 0;
@@ -403,8 +405,7 @@ gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info, List *inner_plans,
 		i++;
 	}
 	gjs->outer_slot = outer_slot;
-	scanops = ps->scanops;
-	ps->scanops = &TTSOpsHeapTuple;
+	pgstrom_scan_ops_push_heap(ps, outer_slot->tts_tupleDescriptor, &saved);
 	gjs->host_qual_state = ExecInitQual(info->host_quals, ps);
 	d = 0;
 	foreach(lc1, inner_plans)
@@ -412,7 +413,7 @@ gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info, List *inner_plans,
 		init_depth(gjs, d, lfirst(lc1), estate, eflags);
 		d++;
 	}
-	ps->scanops = scanops;
+	pgstrom_scan_ops_pop(ps, &saved);
 	gjs->inner_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuJoin inner",
 										   ALLOCSET_DEFAULT_SIZES);
 	gjs->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuJoin row",
@@ -455,25 +456,24 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 	GpuTaskState *gts = &gjs->gts;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	GpuJoinInfo *info;
-	const TupleTableSlotOps *scanops;
+	TupleTableSlot *outer_slot;
+	PgStromScanOps saved;
 
 	info = gpujoin_info_from_list(copyObject(cscan->custom_private));
 	gpujoin_fix_outer_varnos(info, cscan->scan.scanrelid);
 	gjs->task = gts;
-	gpujoin_init_join(gjs, info, cscan->custom_plans,
-					  ExecInitExtraTupleSlot(estate,
-											 RelationGetDescr(node->ss.ss_currentRelation),
-											 &TTSOpsHeapTuple),
-					  estate, eflags);
+	outer_slot = ExecInitExtraTupleSlot(estate,
+										RelationGetDescr(node->ss.ss_currentRelation),
+										&TTSOpsHeapTuple);
+	gpujoin_init_join(gjs, info, cscan->custom_plans, outer_slot, estate, eflags);
 	gpujoin_init_row_quals(gjs, node->ss.ss_ScanTupleSlot);
 	(void) gpujoin_plan_device_quals(gjs, node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 									 info->outer_relid);
 	/* as the keys: the projection was compiled already, for the join row */
-	scanops = node->ss.ps.scanops;
-	node->ss.ps.scanops = &TTSOpsHeapTuple;
+	pgstrom_scan_ops_push_heap(&node->ss.ps, outer_slot->tts_tupleDescriptor, &saved);
 	gts->dev_quals = info->dev_quals;
 	gts->dev_qual_state = ExecInitQual(info->dev_quals, &node->ss.ps);
-	node->ss.ps.scanops = scanops;
+	pgstrom_scan_ops_pop(&node->ss.ps, &saved);
 	gjs->ops = gpujoin_ops_template;
 	gjs->ops.item_size = sizeof(uint32) * (1 + info->ndepths);
 	gpu_task_begin(gts, &gjs->ops, estate);

@@ -39,6 +39,7 @@
 #include "utils/typcache.h"
 
 #include "codegen/codegen.h"
+#include "compat/pg_compat.h"
 #include "core/pg_strom.h"
 #include "gpupreagg/gpupreagg_internal.h"
 
@@ -380,10 +381,7 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	TupleDesc	evaldesc;
 	List	   *private = copyObject(cscan->custom_private);
 	bool		fused = (cscan->custom_plans != NIL);
-	const TupleTableSlotOps *save_ops;
-	TupleDesc	save_desc;
-	bool		save_fixed,
-				save_set;
+	PgStromScanOps saved;
 	ListCell   *lc;
 	int			i;
 
@@ -424,14 +422,7 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 	 * expressions below read the heap slot, so compile them for that (the
 	 * compiler drops the deforming step for a virtual scan slot).
 	 */
-	save_ops = ps->scanops;
-	save_desc = ps->scandesc;
-	save_fixed = ps->scanopsfixed;
-	save_set = ps->scanopsset;
-	ps->scanops = &TTSOpsHeapTuple;
-	ps->scandesc = reldesc;
-	ps->scanopsfixed = true;
-	ps->scanopsset = true;
+	pgstrom_scan_ops_push_heap(ps, reldesc, &saved);
 
 	gts->dev_quals = pas->info->dev_quals;
 	gts->dev_qual_state = ExecInitQual(gts->dev_quals, ps);
@@ -455,10 +446,7 @@ gpupreagg_begin(CustomScanState *node, EState *estate, int eflags)
 			pas->filter_states[i] = ExecInitExpr(pas->aggs[i]->filter, ps);
 	}
 
-	ps->scanops = save_ops;
-	ps->scandesc = save_desc;
-	ps->scanopsfixed = save_fixed;
-	ps->scanopsset = save_set;
+	pgstrom_scan_ops_pop(ps, &saved);
 
 	init_groups(pas, estate);
 }
