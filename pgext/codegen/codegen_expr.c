@@ -37,6 +37,7 @@
 
 static int	refuse_func(CgContext *ctx, Oid funcid);
 static int	emit_num_scale(CgContext *ctx, const CgFuncInfo *f, List *args);
+static int	emit_num_integral(CgContext *ctx, const CgFuncInfo *f, Expr *arg);
 
 /* ----------------------------------------------------------------
  * Collations and encodings
@@ -196,6 +197,7 @@ apply_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid,
 		case FK_EXTRACT:
 		case FK_DATE_TRUNC:
 		case FK_NUM_SCALE:
+		case FK_NUM_INTEGRAL:
 		case FK_TEXT:
 		case FK_TO_TEXT:
 		case FK_TO_CHAR:
@@ -274,6 +276,8 @@ emit_func(CgContext *ctx, Oid funcid, Oid inputcollid, Oid rettype, List *args)
 			return cg_emit_date_trunc(ctx, f, args);
 		case FK_NUM_SCALE:
 			return emit_num_scale(ctx, f, args);
+		case FK_NUM_INTEGRAL:
+			return emit_num_integral(ctx, f, linitial(args));
 		case FK_TO_CHAR:
 			return cg_emit_to_char(ctx, f, args);
 		case FK_LIKE:
@@ -324,6 +328,37 @@ emit_num_scale(CgContext *ctx, const CgFuncInfo *f, List *args)
 	if (a1 < 0)
 		return a1;
 	return cg_add_node(ctx, f->opcode, XPU_TYPE_NUMERIC, 0, s, 1, &a1);
+}
+
+/*
+ * ceil(numeric) and floor(numeric) as ceil_var and floor_var compute them:
+ * the value truncated to scale 0, plus one where the value is above it
+ * (ceil), minus one where below (floor).  NaN and the infinities are
+ * their own truncation, and equal to it.
+ */
+static int
+emit_num_integral(CgContext *ctx, const CgFuncInfo *f, Expr *arg)
+{
+	bool		is_floor = (f->flags & FF_NEGATE) != 0;
+	int			x = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, arg), XPU_TYPE_NUMERIC);
+	int			pair[2];
+	int			argv[3];
+
+	if (x < 0)
+		return -1;
+	pair[0] = x;
+	pair[1] = cg_add_node(ctx, f->opcode, XPU_TYPE_NUMERIC, 0, 0, 1, &x);
+	argv[0] = cg_add_node(ctx, is_floor ? XPU_OP_LT : XPU_OP_GT, XPU_TYPE_BOOL,
+						  0, 0, 2, pair);
+	argv[2] = pair[1];
+	pair[0] = pair[1];
+	pair[1] = cg_emit_const(ctx, XPU_TYPE_NUMERIC, NUMERICOID,
+							NumericGetDatum(int64_to_numeric(1)), false);
+	argv[1] = cg_add_node(ctx, is_floor ? XPU_OP_SUB : XPU_OP_ADD,
+						  XPU_TYPE_NUMERIC, 0, 0, 2, pair);
+	if (argv[0] < 0 || argv[1] < 0 || argv[2] < 0)
+		return -1;
+	return cg_add_node(ctx, XPU_OP_CASE, XPU_TYPE_NUMERIC, 0, 0, 3, argv);
 }
 
 static int

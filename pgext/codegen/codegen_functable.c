@@ -185,6 +185,10 @@ static const CgFuncInfo cg_func_table[] = {
 	/* round(numeric, int4) and trunc(numeric, int4), a constant scale */
 	F(F_ROUND_NUMERIC_INT4, FK_NUM_SCALE, 0, NUM_ROUND, NUMERIC, INT4, NUMERIC, NUMERIC),
 	F(F_TRUNC_NUMERIC_INT4, FK_NUM_SCALE, 0, NUM_TRUNC, NUMERIC, INT4, NUMERIC, NUMERIC),
+	/* ceil, ceiling and floor of numeric */
+	F(F_CEIL_NUMERIC, FK_NUM_INTEGRAL, 0, NUM_TRUNC, NUMERIC, NA, NUMERIC, NUMERIC),
+	F(F_CEILING_NUMERIC, FK_NUM_INTEGRAL, 0, NUM_TRUNC, NUMERIC, NA, NUMERIC, NUMERIC),
+	F(F_FLOOR_NUMERIC, FK_NUM_INTEGRAL, FF_NEGATE, NUM_TRUNC, NUMERIC, NA, NUMERIC, NUMERIC),
 
 	/*
 	 * text functions; those of bpchar take it without trailing spaces, as

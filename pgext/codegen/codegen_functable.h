@@ -28,6 +28,8 @@ typedef enum CgFuncKind
 								 * opcode -> restype */
 	FK_NUM_SCALE,				/* (NUMERIC, CONST INT4 scale) -> NUMERIC:
 								 * the opcode with aux = the scale */
+	FK_NUM_INTEGRAL,			/* (NUMERIC) -> NUMERIC: ceil, or floor with
+								 * FF_NEGATE, from NUM_TRUNC to scale 0 */
 	FK_TEXT,					/* a text function: the first argument as
 								 * TEXT (bpchar cast), the second as arg2,
 								 * a third as INT4 (SUBSTR's optional one,
@@ -44,7 +46,8 @@ typedef enum CgFuncKind
 #define FF_ICASE		0x04	/* ILIKE: ASCII letters without case */
 #define FF_TRIM_LEAD	0x08	/* TRIM_SPACES: leading spaces */
 #define FF_TRIM_TRAIL	0x10	/* TRIM_SPACES: trailing spaces */
-#define FF_NEGATE		0x20	/* TS_PL_INTERVAL: minus the interval */
+#define FF_NEGATE		0x20	/* TS_PL_INTERVAL: minus the interval;
+								 * NUM_INTEGRAL: floor */
 #define FF_REGEX		0x40	/* LIKE: the pattern is a regular
 								 * expression (codegen_regex.c) */
 #define FF_ZONED		0x80	/* CMP: date and timestamp operands as

@@ -243,6 +243,11 @@ numeric_scale_of(Node *node, int32 *scale)
 					*scale = Min(*scale, NUMERIC_SCALE_SEARCH_MAX + 1);
 					return true;
 				}
+			case F_CEIL_NUMERIC:	/* ceil, ceiling, floor: display scale 0 */
+			case F_CEILING_NUMERIC:
+			case F_FLOOR_NUMERIC:
+				*scale = 0;
+				return list_length(args) == 1;
 			case F_NUMERIC_MUL:
 				if (list_length(args) != 2 ||
 					!numeric_scale_of(linitial(args), &a) ||
@@ -453,6 +458,15 @@ numeric_bound_of(Node *node, NumericBound *b)
 					!numeric_bound_of(lsecond(args), &c))
 					return false;
 				return div_bound(&a, &c, b);
+			case F_CEIL_NUMERIC:
+			case F_CEILING_NUMERIC:
+			case F_FLOOR_NUMERIC:
+				if (list_length(args) != 1 ||
+					!numeric_bound_of(linitial(args), &a))
+					return false;
+				b->smax = 0;
+				b->emax = a.emax + 1;
+				return bound_ok(b);
 			case F_ROUND_NUMERIC_INT4:
 			case F_TRUNC_NUMERIC_INT4:
 				{

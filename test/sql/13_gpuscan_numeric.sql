@@ -30,3 +30,8 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE trunc(n / 1000, 3) 
 SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n::float8 > 100.5$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE m::float4 < -12.3$$);
 SELECT * FROM check_gpuscan($$SELECT id, (m / 3)::text FROM t_numeric WHERE m / 3 < -100$$);
+-- ceil, ceiling and floor: negative values, exact integers of any scale,
+-- NaN and the infinities (their own value), values past the device's range
+SELECT * FROM check_gpuscan($$SELECT id, floor(m) AS f, ceil(n) AS c FROM t_numeric WHERE floor(m) >= -3 AND ceil(m) <= 3$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE floor(n) = n OR ceiling(n) - n > 0.5$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE floor(n / 3) - ceil(n / 3) = -1$$);

@@ -43,6 +43,8 @@ END $$;
 
 -- on the device
 SELECT nx_check('SELECT g, sum(price * (1 - disc)) AS a1 FROM nx GROUP BY g');
+SELECT nx_check('SELECT floor(price / 100) AS k, sum(ceil(price * disc)) AS a1, count(*) AS a2 FROM nx GROUP BY 1');
+SELECT nx_check('SELECT g, sum(floor(big / 7)) AS a1, min(ceil(price)) AS a2 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(price * (1 - disc) * (1 + tax)) AS a1, avg(price * disc) AS a2 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(q * 2 + 1) AS a1, sum(-price) AS a2, sum(abs(price)) AS a3 FROM nx GROUP BY g');
 SELECT nx_check('SELECT g, sum(price * 1.5) AS a1, sum(price * 0.100) AS a2 FROM nx GROUP BY g');
@@ -110,6 +112,8 @@ CREATE TABLE nx_nan (g int, v numeric(10,2));
 INSERT INTO nx_nan SELECT i % 3, CASE WHEN i = 7 THEN 'NaN' ELSE i / 4.0 END
   FROM generate_series(1, 300) i;
 SELECT nx_check('SELECT g, sum(v / 3) AS a1, avg(v / 3) AS a2, count(*) AS a3 FROM nx_nan GROUP BY g');
+-- ceil and floor: display scale 0, NaN kept
+SELECT nx_check('SELECT g, sum(floor(v / 3)) AS a1, sum(ceil(v)) AS a2, avg(ceiling(v * 2)) AS a3 FROM nx_nan GROUP BY g');
 DROP TABLE nx_nan;
 
 DROP FUNCTION nx_check(text);
