@@ -34,4 +34,4 @@ SELECT * FROM check_gpuscan($$SELECT id, (m / 3)::text FROM t_numeric WHERE m / 
 -- NaN and the infinities (their own value), values past the device's range
 SELECT * FROM check_gpuscan($$SELECT id, floor(m) AS f, ceil(n) AS c FROM t_numeric WHERE floor(m) >= -3 AND ceil(m) <= 3$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE floor(n) = n OR ceiling(n) - n > 0.5$$);
-SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE floor(n / 3) - ceil(n / 3) = -1$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE floor(m / 3) - ceil(m / 3) = -1 AND floor(-m) = -ceil(m)$$);
