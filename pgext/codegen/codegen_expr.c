@@ -356,8 +356,7 @@ emit_num_integral(CgContext *ctx, const CgFuncInfo *f, Expr *arg)
 							NumericGetDatum(int64_to_numeric(1)), false);
 	argv[1] = cg_add_node(ctx, is_floor ? XPU_OP_SUB : XPU_OP_ADD,
 						  XPU_TYPE_NUMERIC, 0, 0, 2, pair);
-	if (argv[0] < 0 || argv[1] < 0 || argv[2] < 0)
-		return -1;
+	/* cg_add_node passes on a refused argument's -1 */
 	return cg_add_node(ctx, XPU_OP_CASE, XPU_TYPE_NUMERIC, 0, 0, 3, argv);
 }
 
@@ -675,7 +674,6 @@ emit_minmax(CgContext *ctx, MinMaxExpr *mm)
 	{
 		int			x = cg_coerce(ctx, cg_emit_expr(ctx, lfirst(lc)), restype);
 		int			argv[7];
-		int			i;
 
 		if (x < 0)
 			return -1;
@@ -691,11 +689,7 @@ emit_minmax(CgContext *ctx, MinMaxExpr *mm)
 		argv[4] = apply_func(ctx, f, mm->inputcollid, x, acc);
 		argv[5] = x;
 		argv[6] = acc;
-		for (i = 0; i < 7; i++)
-		{
-			if (argv[i] < 0)
-				return -1;
-		}
+		/* a node refused above makes this one -1 too */
 		acc = cg_add_node(ctx, XPU_OP_CASE, restype, 0, 0, 7, argv);
 		if (acc < 0)
 			return -1;
