@@ -466,7 +466,10 @@ typedef struct XpuChunk
 											 * (runtime/task_pages.c); the
 											 * backend checked no line
 											 * pointer of such a page */
-#define XPU_PAGE_FLAGS_MASK			0x0001
+#define XPU_PAGE_STAMPED			0x0002	/* only with XPU_PAGE_ALL_VISIBLE:
+											 * visible[] holds the page's
+											 * cache stamp (below) */
+#define XPU_PAGE_FLAGS_MASK			0x0003
 
 typedef struct XpuPageRef
 {
@@ -475,6 +478,25 @@ typedef struct XpuPageRef
 	uint16_t	flags;			/* XPU_PAGE_* */
 	uint32_t	visible[XPU_PAGE_VISIBLE_WORDS];
 } XpuPageRef;
+
+/*
+ * A stamped zero-copy page (XPU_PAGE_STAMPED, which requires
+ * XPU_PAGE_ALL_VISIBLE, so visible[] is otherwise unused) may enter the
+ * device page cache as a direct-read page would: visible[] then holds its
+ * block number, its relation's file and its visibility-map stamp, read by
+ * the backend before the page's image could be copied (see "The device
+ * page cache" below).  The stamp is never 0, the OIDs are as in
+ * XpuDirectFile, and every stamped ref of a chunk names the same file; the
+ * service refuses the chunk otherwise.  With the all-visible ref applied
+ * the device's copy is the page as it was (pd_lower already ends after
+ * the nlines line pointers), so the cache holds the page's own image.
+ */
+#define XPU_PAGE_STAMP_LO			0	/* visible[] words */
+#define XPU_PAGE_STAMP_HI			1
+#define XPU_PAGE_STAMP_BLKNO		2
+#define XPU_PAGE_STAMP_SPCOID		3
+#define XPU_PAGE_STAMP_DBOID		4
+#define XPU_PAGE_STAMP_RELFILENODE	5
 
 /*
  * Direct-read chunks.  buffer_id XPU_BUFFER_DIRECT names a chunk whose
@@ -539,7 +561,9 @@ typedef struct XpuPageRef
  * all-visible bit, and every setting of a bit is WAL-logged with a new LSN
  * on the map page (visibilitymap_set): an equal stamp with the bit set
  * means no change since the image was read (README, "Device page cache").
- * Unlogged and temporary relations are never stamped.  In the read report
+ * Unlogged and temporary relations are never stamped.  A zero-copy page may
+ * carry a stamp too (XPU_PAGE_STAMPED), which fills the cache from the
+ * image gathered from shared buffers.  In the read report
  * ntuples counts the blocks served from the cache; with a cache the backend
  * also sends blocks whose pages lie clean in shared buffers by number.
  *

@@ -54,7 +54,9 @@ xpu_page_ref_valid(const XpuPageRef *ref, uint64_t nbuffers)
 {
 	return ref->buffer < nbuffers &&
 		ref->nlines <= XPU_MAX_TUPLES_PER_PAGE &&
-		(ref->flags & ~XPU_PAGE_FLAGS_MASK) == 0;
+		(ref->flags & ~XPU_PAGE_FLAGS_MASK) == 0 &&
+		((ref->flags & XPU_PAGE_STAMPED) == 0 ||
+		 (ref->flags & XPU_PAGE_ALL_VISIBLE) != 0);
 }
 
 /* is line pointer off (1-based) visible according to ref? */

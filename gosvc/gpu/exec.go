@@ -130,7 +130,7 @@ type task struct {
 	pinned   bool   // pages are registered host memory: DMA them directly
 	refs     []byte // a zero-copy chunk's XpuPageRefs (pages is nil)
 	shared   *sharedMapping
-	cache    *nodekind.CacheMoves // a direct-read chunk's page cache copies (pagestore.go)
+	cache    *nodekind.CacheMoves // the chunk's page cache copies (pagestore.go)
 	kernel   string               // the kernel's name, for errors
 	counters [xpu.NumCounters]uint32
 	items    []uint32
@@ -170,10 +170,15 @@ func (t *task) enqueue() error {
 }
 
 // uploadPages queues the copy of the chunk's pages to the device, or for a
-// zero-copy chunk their gathering from the shared buffers.
+// zero-copy chunk their gathering from the shared buffers; then the page
+// cache copies (a zero-copy chunk's are fills of its stamped pages, made
+// from the gathered images).
 func (t *task) uploadPages() error {
 	if t.refs != nil {
-		return t.gatherPages()
+		if err := t.gatherPages(); err != nil {
+			return err
+		}
+		return t.copyCachedPages()
 	}
 	st, host := t.lane.stream, t.lane.host
 	pagesDev := t.base + cu.DevicePtr(t.lay.pagesOff)

@@ -97,7 +97,7 @@ func (e *Executor) runJoinTask(c xpu.Chunk, pages nodekind.Pages, prog []byte, s
 	if err := e.checkPages(c, pages); err != nil {
 		return err
 	}
-	if err := e.applyPageCache(c, pages); err != nil {
+	if err := e.checkPageCache(c, pages.Cache); err != nil {
 		return err
 	}
 	if err := e.faults.beforeTask(); err != nil {
@@ -127,6 +127,7 @@ func (e *Executor) runJoinTask(c xpu.Chunk, pages nodekind.Pages, prog []byte, s
 		t.pages = b[pagesOff:total]
 		gather(e.shared, pages.Refs, c.NBlocks, t.pages)
 	}
+	e.copyPageCache(pages.Cache, t.pages)
 	err = probe(t)
 	return errors.Join(err, e.free(mem, "GpuJoin chunk memory"))
 }

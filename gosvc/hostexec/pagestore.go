@@ -32,12 +32,9 @@ func (e *Executor) OpenPageStore(slots int) error {
 	return nil
 }
 
-// applyPageCache makes a direct-read chunk's cache copies (Pages.Cache)
-// before its kernels run: hits from the store into the chunk's pages,
-// fills from the pages into the store.  The directory gives a slot to one
-// chunk at a time, so chunks running at once touch different bytes.
-func (e *Executor) applyPageCache(c xpu.Chunk, pages nodekind.Pages) error {
-	m := pages.Cache
+// checkPageCache refuses a chunk's cache copies (Pages.Cache) that the
+// store cannot take.
+func (e *Executor) checkPageCache(c xpu.Chunk, m *nodekind.CacheMoves) error {
 	if m == nil {
 		return nil
 	}
@@ -48,12 +45,23 @@ func (e *Executor) applyPageCache(c xpu.Chunk, pages nodekind.Pages) error {
 	if err := m.CheckMoves(c.NBlocks, slots); err != nil {
 		return fmt.Errorf("chunk %d: %w", c.ChunkID, err)
 	}
+	return nil
+}
+
+// copyPageCache makes the copies checkPageCache accepted before the
+// chunk's kernels run: hits from the store into the chunk's pages, fills
+// from the pages (a zero-copy chunk's as gathered) into the store.  The
+// directory gives a slot to one chunk at a time, so chunks running at once
+// touch different bytes.
+func (e *Executor) copyPageCache(m *nodekind.CacheMoves, pages []byte) {
+	if m == nil {
+		return
+	}
 	page := func(b []byte, i uint32) []byte { return b[int(i)*xpu.BlockSize : int(i+1)*xpu.BlockSize] }
 	for _, h := range m.Hits {
-		copy(page(pages.Bytes, h.Index), page(e.store.pages, h.Slot))
+		copy(page(pages, h.Index), page(e.store.pages, h.Slot))
 	}
 	for _, f := range m.Fills {
-		copy(page(e.store.pages, f.Slot), page(pages.Bytes, f.Index))
+		copy(page(e.store.pages, f.Slot), page(pages, f.Index))
 	}
-	return nil
 }

@@ -36,7 +36,7 @@ func (e *Executor) runTask(c xpu.Chunk, pages nodekind.Pages, retry bool, run fu
 	if err := e.checkPages(c, pages); err != nil {
 		return xpu.ChunkResult{}, nil, err
 	}
-	if err := e.applyPageCache(c, pages); err != nil {
+	if err := e.checkPageCache(c, pages.Cache); err != nil {
 		return xpu.ChunkResult{}, nil, err
 	}
 	if err := e.faults.beforeTask(); err != nil {
@@ -71,6 +71,7 @@ func (e *Executor) runTask(c xpu.Chunk, pages nodekind.Pages, retry bool, run fu
 		t.pages = b[pagesOff:total]
 		gather(e.shared, pages.Refs, c.NBlocks, t.pages)
 	}
+	e.copyPageCache(pages.Cache, t.pages)
 	err = run(&t)
 	elapsed := time.Since(start)
 	var counters [xpu.NumCounters]uint32

@@ -64,11 +64,13 @@ type Pages struct {
 	// validated with xpu.CheckPageRefs against the registered buffers);
 	// Bytes is nil then.
 	Refs []byte
-	// Cache: a direct-read chunk's traffic with the executor's page
-	// store (nil: none).  The executor copies each Hits page from its
-	// slot into the chunk's page area (Bytes holds no image there) and
-	// each Fills page from the page area into its slot, both before the
-	// kernels run, and returns from Exec only once the copies are done.
+	// Cache: a chunk's traffic with the executor's page store (nil:
+	// none).  The executor copies each Hits page from its slot into the
+	// chunk's page area (Bytes holds no image there) and each Fills page
+	// from the page area into its slot, both before the kernels run, and
+	// returns from Exec only once the copies are done.  A zero-copy
+	// chunk has no Hits; its Fills are copied from the gathered pages,
+	// with the refs applied.
 	Cache *CacheMoves
 }
 

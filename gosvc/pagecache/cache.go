@@ -125,6 +125,12 @@ func (p *Plan) Moves() *nodekind.CacheMoves {
 	return &nodekind.CacheMoves{Hits: p.Hits, Fills: p.Fills}
 }
 
+// FillPlan is the use of the cache of a chunk of n pages that serves none
+// from it and may fill some (Reserve): a zero-copy chunk's.
+func (c *Cache) FillPlan(n int) *Plan {
+	return &Plan{c: c, hit: make([]bool, n)}
+}
+
 // Lookup finds the blocks blknos of relation k whose images the store holds
 // under the same stamp (a stamp of 0 never matches) and pins their slots.
 func (c *Cache) Lookup(k Key, blknos []uint32, stamps []uint64) *Plan {
@@ -162,8 +168,8 @@ func (c *Cache) Lookup(k Key, blknos []uint32, stamps []uint64) *Plan {
 // chunk, none a hit, each usable and with stamp stamps[i] != 0) and lists
 // it in Fills: a free slot, the block's own stale slot when no chunk reads
 // it, or one evicted from the relation used least recently.  A block that
-// another chunk is filling, or for which no slot can be had, is not
-// filled.
+// another chunk is filling, that the store holds under the same stamp, or
+// for which no slot can be had, is not filled.
 func (p *Plan) Reserve(k Key, blknos []uint32, stamps []uint64, candidates []int) {
 	if len(candidates) == 0 {
 		return
@@ -191,6 +197,9 @@ func (p *Plan) Reserve(k Key, blknos []uint32, stamps []uint64, candidates []int
 			e := &c.slots[old-1]
 			if e.pins > 0 || !e.ready {
 				continue // being read or filled by another chunk
+			}
+			if e.stamp == stamps[i] {
+				continue // cached already, by another chunk since Lookup
 			}
 			c.stats.Stale++
 			r.counts.Refills++

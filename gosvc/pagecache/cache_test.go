@@ -243,3 +243,43 @@ func TestConcurrentChunksNeverShareASlot(t *testing.T) {
 	}
 	checkRelationsAddUp(t, c)
 }
+
+func TestFillPlanFillsWithoutLookingUp(t *testing.T) {
+	c, _ := New(64)
+	b := seq(0, 6)
+	stamps := []uint64{9, 0, 9, 9, 0, 9}
+	p := c.FillPlan(len(b))
+	p.Reserve(relA, b, stamps, []int{0, 2, 3, 5})
+	if len(p.Hits) != 0 || len(p.Fills) != 4 {
+		t.Fatalf("fill plan: %d hits, %d fills; want 0 and 4", len(p.Hits), len(p.Fills))
+	}
+	if s := c.Stats(); s.Hits != 0 || s.Misses != 0 {
+		t.Errorf("a fill plan counted %d hits and %d misses, want none", s.Hits, s.Misses)
+	}
+	if got := c.Lookup(relA, b, stamps); len(got.Hits) != 0 {
+		t.Errorf("%d hits before the fills were committed", len(got.Hits))
+	} else {
+		got.Abort()
+	}
+	p.Commit()
+	got := c.Lookup(relA, b, stamps)
+	if len(got.Hits) != 4 {
+		t.Errorf("after the commit: %d hits, want the 4 stamped pages", len(got.Hits))
+	}
+	got.Commit()
+}
+
+func TestAPageCachedUnderItsStampIsNotFilledAgain(t *testing.T) {
+	c, _ := New(64)
+	b := seq(0, 4)
+	fill(c, relA, b, same(4, 5))
+	p := c.FillPlan(4)
+	p.Reserve(relA, b, []uint64{5, 6, 5, 5}, all(4))
+	if len(p.Fills) != 1 || p.Fills[0].Index != 1 {
+		t.Fatalf("fills %+v, want only page 1, whose stamp changed", p.Fills)
+	}
+	p.Commit()
+	if s := c.Stats(); s.Stale != 1 {
+		t.Errorf("stale refills %d, want 1", s.Stale)
+	}
+}

@@ -44,6 +44,9 @@ func (s *Server) admit(c *clientConn, cmd *command) error {
 			if err := xpu.CheckPageRefs(chunk, r.Msg, n); err != nil {
 				return fmt.Errorf("TaskExec: %w", err)
 			}
+			if cmd.stamps, err = xpu.ParsePageStamps(chunk, r.Msg); err != nil {
+				return fmt.Errorf("TaskExec: %w", err)
+			}
 		}
 		if chunk.Direct() {
 			if cmd.direct, err = parseDirect(chunk, r.Msg); err != nil {

@@ -55,16 +55,17 @@ type command struct {
 	conn   *clientConn
 	header protocol.Header
 	req    protocol.Request
-	sess   *session      // session requests: holds one reference
-	prog   *xpu.Program  // OpenSession
-	spec   nodekind.Spec // OpenSession: the kind's validated session
-	chunk  xpu.Chunk     // TaskExec
-	direct *directChunk  // TaskExec of a direct-read chunk
-	piece  uint64        // JoinInner: its number among the session's pieces
-	body   []byte        // TaskExec received into memory the executor lent
-	charge int64         // bytes of budget the message holds
-	from   *budget       // the budget charged
-	alloc  int64         // bytes of BodyBytes the message accounts for
+	sess   *session        // session requests: holds one reference
+	prog   *xpu.Program    // OpenSession
+	spec   nodekind.Spec   // OpenSession: the kind's validated session
+	chunk  xpu.Chunk       // TaskExec
+	direct *directChunk    // TaskExec of a direct-read chunk
+	stamps *xpu.PageStamps // TaskExec of a zero-copy chunk: its stamped pages
+	piece  uint64          // JoinInner: its number among the session's pieces
+	body   []byte          // TaskExec received into memory the executor lent
+	charge int64           // bytes of budget the message holds
+	from   *budget         // the budget charged
+	alloc  int64           // bytes of BodyBytes the message accounts for
 }
 
 // serveConn registers a new client and starts its receiver and writer; a

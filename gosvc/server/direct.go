@@ -172,13 +172,8 @@ func (r *directRead) moves() *nodekind.CacheMoves {
 // end ends the chunk's use of the cache with Exec's error: the fills
 // become visible only when the kernels ran without one.
 func (r *directRead) end(execErr error) {
-	if r.plan == nil {
-		return
-	}
-	if execErr == nil {
-		r.plan.Commit()
-	} else {
-		r.plan.Abort()
+	if r.plan != nil {
+		endFills(r.plan, execErr)
 	}
 }
 

@@ -75,6 +75,10 @@ func (s *Server) taskExec(cmd *command) ([]byte, bool) {
 				protocol.ErrUnsupported, s.cfg.DeviceIndex))
 		}
 		pages = nodekind.Pages{Refs: cmd.chunk.Refs(msg)}
+		if plan := sharedFills(s.cfg.PageCache, cmd.stamps); plan != nil {
+			pages.Cache = plan.Moves()
+			defer func() { endFills(plan, execErr) }()
+		}
 	} else {
 		pages = nodekind.Pages{Bytes: cmd.chunk.Pages(msg), Pinned: cmd.body != nil}
 	}

@@ -146,6 +146,8 @@ func PageRefProblem(refs []byte, i int, nbuffers uint32) string {
 		return fmt.Sprintf("page ref %d has %d line pointers, at most %d", i, nlines, MaxTuplesPerPage)
 	case flags&^PageFlagsMask != 0:
 		return fmt.Sprintf("page ref %d has flags %#x, only %#x are defined", i, flags, PageFlagsMask)
+	case flags&PageStamped != 0 && flags&PageAllVisible == 0:
+		return fmt.Sprintf("page ref %d is stamped but not all-visible (flags %#x)", i, flags)
 	}
 	return ""
 }

@@ -441,7 +441,7 @@ extern uint32 gpu_task_chunk_capacity(GpuTaskState *gts);
 
 /* task_pages.c */
 extern bool gpu_task_load_page(GpuTaskState *gts, GpuTaskChunk *chunk,
-							   BlockNumber blkno);
+							   BlockNumber blkno, uint64 stamp);
 extern Page gpu_task_chunk_page(GpuTaskChunk *chunk, uint32 bidx);
 extern bool gpu_task_chunk_tuple_visible(GpuTaskState *gts, GpuTaskChunk *chunk,
 										 uint32 bidx, OffsetNumber off);
@@ -455,6 +455,8 @@ extern void gpu_task_order_by_buffer(GpuTaskChunk *chunk);
 extern void gpu_task_direct_begin(GpuTaskState *gts);
 extern bool gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno,
 									   uint64 *stamp);
+extern void gpu_task_stamp_ref(GpuTaskState *gts, XpuPageRef *ref,
+							   BlockNumber blkno, uint64 stamp);
 extern void gpu_task_direct_fill(GpuTaskState *gts, GpuTaskChunk *chunk);
 extern void gpu_task_direct_report(GpuTaskState *gts, GpuTaskChunk *chunk,
 								   PgStromMsgHeader *msg);

@@ -256,7 +256,7 @@ gpu_task_build_chunk(GpuTaskState *gts)
 			gts->counters.npages_direct++;
 		}
 		else
-			(void) gpu_task_load_page(gts, chunk, blkno);
+			(void) gpu_task_load_page(gts, chunk, blkno, stamp);
 		if (chunk->nblocks == chunk->capacity ||
 			chunk->nblocks >= gts->chunk_fill_limit)
 		{

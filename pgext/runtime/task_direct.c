@@ -39,8 +39,17 @@
  * clears its bit, and the bit can only be set again by visibilitymap_set,
  * which gives the map page a new LSN (WAL-logged; unlogged relations get
  * no stamps), so an equal stamp with the bit set means the page has not
- * changed since it was read.  A dirty buffer's page still goes the
- * zero-copy way, and its block gets no stamp.  Catalogs get none either:
+ * changed since it was read.  A dirty buffer's page goes the zero-copy
+ * way, since its file is behind; when its ref is all-visible it carries
+ * the stamp too (gpu_task_stamp_ref), and the device keeps the image it
+ * gathered from shared buffers as it keeps one read from the file.  The
+ * stamp was read before that image was copied, so the image is at least
+ * as new as the stamp, and a change after the stamp clears the bit, which
+ * can then only come back under a new LSN: an image kept under a stamp
+ * that is later found equal, with the bit set, is the page's.  Once
+ * cached, such a block goes by number like any other, which is how a
+ * table scanned right after its load, before a checkpoint wrote its
+ * pages, is served from device memory.  Catalogs get no stamps:
  * heap_inplace_update changes their tuples without touching the bit.
  * (heap_lock_tuple leaves the bit set, but a lock changes no tuple's
  * visibility, which is all an all-visible page's image is used for.)
@@ -191,7 +200,8 @@ buffer_resident(Relation rel, BlockNumber blkno, bool *dirty)
 /*
  * Whether block blkno goes by number: see the file header.  Blocks that
  * came back bounced, and every block once the node runs on the CPU, go
- * through the buffer manager.
+ * through the buffer manager.  *stamp is the block's page cache stamp (0:
+ * none), which a block that goes the zero-copy way may carry too.
  */
 bool
 gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno, uint64 *stamp)
@@ -210,16 +220,34 @@ gpu_task_block_goes_direct(GpuTaskState *gts, BlockNumber blkno, uint64 *stamp)
 		/* a cache-only chunk reads no file: whether it is current is moot */
 		if (gts->cache_first)
 			return true;
-		if (buffer_resident(gts->rel, blkno, &dirty) && dirty)
-		{
-			*stamp = 0;
-			return false;
-		}
-		return true;
+		/* the stamp stays: a zero-copy page may be cached under it */
+		return !(buffer_resident(gts->rel, blkno, &dirty) && dirty);
 	}
 	if (!VM_ALL_VISIBLE(gts->rel, blkno, &gts->vmbuffer))
 		return false;
 	return !buffer_resident(gts->rel, blkno, &dirty);
+}
+
+/*
+ * Stamps the all-visible ref of a zero-copy page, whose block has stamp
+ * (gpu_task_block_goes_direct), so that the device may cache its image:
+ * see the file header and XPU_PAGE_STAMPED.
+ */
+void
+gpu_task_stamp_ref(GpuTaskState *gts, XpuPageRef *ref, BlockNumber blkno,
+				   uint64 stamp)
+{
+	Relation	rel = gts->rel;
+
+	Assert(gts->page_cache && stamp != 0 &&
+		   (ref->flags & XPU_PAGE_ALL_VISIBLE) != 0);
+	ref->flags |= XPU_PAGE_STAMPED;
+	ref->visible[XPU_PAGE_STAMP_LO] = (uint32) stamp;
+	ref->visible[XPU_PAGE_STAMP_HI] = (uint32) (stamp >> 32);
+	ref->visible[XPU_PAGE_STAMP_BLKNO] = blkno;
+	ref->visible[XPU_PAGE_STAMP_SPCOID] = PgStromRelTablespace(rel);
+	ref->visible[XPU_PAGE_STAMP_DBOID] = PgStromRelDatabase(rel);
+	ref->visible[XPU_PAGE_STAMP_RELFILENODE] = PgStromRelFileNumber(rel);
 }
 
 /* the XpuDirectFile and block numbers of a direct-read chunk, in its buf */

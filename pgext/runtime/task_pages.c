@@ -193,11 +193,13 @@ page_stays_all_visible(Page page, OffsetNumber lines, bool all_visible)
 }
 
 /*
- * Pins block blkno into the chunk's next slot and records its ref.  False
+ * Pins block blkno into the chunk's next slot and records its ref, stamped
+ * when the block has a page cache stamp and the ref is all-visible.  False
  * (pin released, chunk unchanged) when the page has no visible tuple.
  */
 static bool
-pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
+pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno,
+		 uint64 stamp)
 {
 	XpuPageRef *ref = &chunk->refs[chunk->nblocks];
 	OffsetNumber lines;
@@ -222,6 +224,8 @@ pin_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 		/* the device's own line pointer checks replace mark_visible's */
 		ref->flags = XPU_PAGE_ALL_VISIBLE;
 		nvisible = lines;
+		if (stamp != 0)
+			gpu_task_stamp_ref(gts, ref, blkno, stamp);
 	}
 	else
 		nvisible = mark_visible(gts, buffer, blkno, lines, all_visible, ref, NULL);
@@ -266,10 +270,15 @@ copy_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
 	return true;
 }
 
+/*
+ * Puts block blkno into the chunk being filled with pages; stamp is its
+ * page cache stamp, 0 when it has none (a copied page is never cached).
+ */
 bool
-gpu_task_load_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno)
+gpu_task_load_page(GpuTaskState *gts, GpuTaskChunk *chunk, BlockNumber blkno,
+				   uint64 stamp)
 {
-	return chunk->zero_copy ? pin_page(gts, chunk, blkno)
+	return chunk->zero_copy ? pin_page(gts, chunk, blkno, stamp)
 		: copy_page(gts, chunk, blkno);
 }
 

@@ -15,7 +15,10 @@
 #    off and unlogged tables (no cache);
 #  - pgstrom.gpu_page_cache_relations() follows it: the first scan's misses
 #    and cached pages, the second scan's hits, the refills after VACUUM,
-#    and no row for the unlogged table.
+#    and no row for the unlogged table;
+#  - pages that lie dirty in shared buffers (no checkpoint since the load)
+#    are cached from the images gathered zero-copy, and served after HOT
+#    updates, inserts, deletes and VACUUM only where still current.
 # Prints "pagecache checks: N passed, N failed"; exit 1 on a failure.
 # Needs: a running cluster with pg_strom created and a page cache set; R
 # (default cluster.sh) with a psql verb.  PC_ROWS rows (default 200,000).
@@ -183,6 +186,45 @@ sleep 2 # a report made after the unlogged table's scans
 check "the view: no row for the unlogged table, pc_fact's still there" \
 	"$(view_rows pc_unlogged) $([ "$(view_rows pc_fact)" -gt 0 ] && echo present)" "0 present"
 
-psqlq -c "DROP TABLE pc_fact, pc_dim, pc_unlogged" -c "DROP FUNCTION pc_plan(text), pc_diff(text)"
+# Pages that lie dirty in shared buffers (loaded and vacuumed, no
+# checkpoint since): their files are behind, so they go the zero-copy way,
+# and the device keeps the images it gathered under their stamps.  Every
+# change below clears visibility-map bits; none is followed by a checkpoint.
+psqlq <<SQL || { echo "pagecache checks: dirty-table setup failed"; exit 1; }
+CREATE TABLE pc_dirty (id int, g int, v int, pad text) WITH (fillfactor = 50, autovacuum_enabled = off);
+INSERT INTO pc_dirty SELECT i, i % 17, ((i::bigint * 7919) % 100003)::int, repeat('d', 120) FROM generate_series(1, $ROWS / 10) i;
+VACUUM (FREEZE, ANALYZE) pc_dirty;
+SQL
+DAGG="SELECT g, count(*), sum(v), min(id), max(v) FROM pc_dirty GROUP BY g"
+DROWS="SELECT id, v FROM pc_dirty WHERE v % 97 = 1"
+dpages=$(psqlq -c "SELECT relpages FROM pg_class WHERE oid = 'pc_dirty'::regclass")
+cache_line "$DAGG" >/dev/null
+v=$(view_of pc_dirty "cached_pages >= $dpages")
+check "dirty pages: the first scan caches all $dpages pages" "$(col "$v" 1)" "$dpages"
+d2=$(cache_line "$DAGG")
+check "dirty pages: the second scan takes every page from the cache" "$(hits_of "$d2") $(files_of "$d2")" "$dpages 0"
+check "dirty pages from the cache: GpuPreAgg equals PostgreSQL" "$(diff_of "$DAGG")" 0
+check "dirty pages from the cache: GpuScan rows equal PostgreSQL's" "$(diff_of "$DROWS")" 0
+# an UPDATE (HOT, into the pages' free space), an INSERT into free space and
+# a DELETE, each on pages the cache holds
+psqlq -c "UPDATE pc_dirty SET v = v + 7 WHERE id % 40 = 0"
+check "dirty pages after a HOT UPDATE: GpuPreAgg equals PostgreSQL" "$(diff_of "$DAGG")" 0
+d3=$(cache_line "$DAGG")
+check "dirty pages after a HOT UPDATE: the changed pages are not served from the cache" \
+	"$([ "$(hits_of "$d3")" -lt "$dpages" ] && echo fewer)" fewer
+psqlq -c "INSERT INTO pc_dirty SELECT -i, i % 17, i, 'new' FROM generate_series(1, 300) i"
+psqlq -c "DELETE FROM pc_dirty WHERE id % 33 = 0"
+check "dirty pages after INSERT and DELETE: GpuPreAgg equals PostgreSQL" "$(diff_of "$DAGG")" 0
+check "dirty pages after INSERT and DELETE: GpuScan rows equal PostgreSQL's" "$(diff_of "$DROWS")" 0
+# VACUUM prunes and sets the bits again under a new map LSN: the images are
+# gathered again and then served
+psqlq -c "VACUUM pc_dirty"
+check "dirty pages after VACUUM: GpuPreAgg equals PostgreSQL" "$(diff_of "$DAGG")" 0
+d4=$(cache_line "$DAGG")
+check "dirty pages after VACUUM, scanned again: every page from the cache" "$(files_of "$d4") $([ "$(hits_of "$d4")" -gt 0 ] && echo hits)" "0 hits"
+check "dirty pages after VACUUM, from the cache: GpuScan rows equal PostgreSQL's" "$(diff_of "$DROWS")" 0
+check "dirty pages after VACUUM, from the cache: GpuPreAgg equals PostgreSQL" "$(diff_of "$DAGG")" 0
+
+psqlq -c "DROP TABLE pc_fact, pc_dim, pc_unlogged, pc_dirty" -c "DROP FUNCTION pc_plan(text), pc_diff(text)"
 echo "pagecache checks: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -41,6 +41,17 @@ func AllVisibleRef(buffer uint32, nlines int) PageRef {
 	return PageRef{Buffer: buffer, NLines: uint16(nlines), Flags: xpu.PageAllVisible}
 }
 
+// StampedRef is AllVisibleRef whose page may enter the page cache
+// (XPU_PAGE_STAMPED): block blkno of file f, under stamp.
+func StampedRef(buffer uint32, nlines int, f xpu.DirectFile, blkno uint32, stamp uint64) PageRef {
+	r := AllVisibleRef(buffer, nlines)
+	r.Flags |= xpu.PageStamped
+	r.Visible[xpu.PageStampLo], r.Visible[xpu.PageStampHi] = uint32(stamp), uint32(stamp>>32)
+	r.Visible[xpu.PageStampBlkno] = blkno
+	r.Visible[xpu.PageStampSpc], r.Visible[xpu.PageStampDB], r.Visible[xpu.PageStampRel] = f.Spc, f.DB, f.RelNode
+	return r
+}
+
 // VisibleRef refers to buffer's first nlines line pointers, of which only
 // the offsets (1-based) listed are visible.
 func VisibleRef(buffer uint32, nlines int, visible ...int) PageRef {
