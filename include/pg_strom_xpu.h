@@ -135,7 +135,12 @@ typedef enum XpuType
 	X(TO_TEXT,    1, SPECIAL) \
 	X(SPLIT_PART, 3, SPECIAL) \
 	X(TO_CHAR,    2, SPECIAL) \
-	X(TS_PL_INTERVAL, 4, SPECIAL)
+	X(TS_PL_INTERVAL, 4, SPECIAL) \
+	X(FLOOR,      1, ARITH) \
+	X(CEIL,       1, ARITH) \
+	X(RINT,       1, ARITH) \
+	X(TRUNC,      1, ARITH) \
+	X(SIGN,       1, ARITH)
 
 typedef enum XpuOpcode
 {
@@ -175,9 +180,13 @@ typedef enum XpuOpcode
  *           "C" or "POSIX"); EQ/NE need a deterministic collation only.
  *           BPCHAR compares ignore trailing spaces, as bpchareq/bpcharcmp.
  *           BOOL supports EQ/NE only.
- * ARITH     INT2/INT4/INT8/FLOAT4/FLOAT8: all; NUMERIC: ADD, SUB, MUL, DIV
- *           (numeric_div's result scale and rounding), NEG, ABS; MOD on
- *           integers only.  Overflow, division by zero, a numeric quotient
+ * ARITH     INT2/INT4/INT8/FLOAT4/FLOAT8: ADD, SUB, MUL, DIV, MOD, NEG,
+ *           ABS; NUMERIC: ADD, SUB, MUL, DIV (numeric_div's result scale
+ *           and rounding), NEG, ABS; MOD on integers only.  FLOOR, CEIL,
+ *           RINT (half to even), TRUNC and SIGN (1, -1 or 0, 0 for NaN and
+ *           both zeros) on FLOAT4/FLOAT8 only, as dfloor, dceil, dround,
+ *           dtrunc and dsign: infinities and NaN pass through the first
+ *           four unchanged, and a negative argument may give -0.  Overflow, division by zero, a numeric quotient
  *           past 128 bits and float overflow/underflow (as PostgreSQL's
  *           float checks) give RECHECK.
  * CAST      supported (from -> to): any of INT2/INT4/INT8 -> any of

@@ -188,6 +188,14 @@ XPU_FUNC float xpu_div_rn(float a, float b) { return xpu_fdiv(a, b); }
 XPU_FUNC double xpu_div_rn(double a, double b) { return xpu_ddiv(a, b); }
 XPU_FUNC float xpu_fabs(float a) { return fabsf(a); }
 XPU_FUNC double xpu_fabs(double a) { return fabs(a); }
+XPU_FUNC float xpu_floor(float a) { return floorf(a); }
+XPU_FUNC double xpu_floor(double a) { return floor(a); }
+XPU_FUNC float xpu_ceil(float a) { return ceilf(a); }
+XPU_FUNC double xpu_ceil(double a) { return ceil(a); }
+XPU_FUNC float xpu_rint(float a) { return xpu_rint4(a); }
+XPU_FUNC double xpu_rint(double a) { return xpu_rint8(a); }
+XPU_FUNC float xpu_trunc(float a) { return truncf(a); }
+XPU_FUNC double xpu_trunc(double a) { return trunc(a); }
 
 /* ---- 128-bit helpers ---- */
 

@@ -401,6 +401,12 @@ xpu_validate_node(const xpu_program *prog, int i)
 			if (na != 1 || t0 != rt)
 				return false;
 			return xpu_type_is_int(rt) || xpu_type_is_float(rt) || rt == XPU_TYPE_NUMERIC;
+		case XPU_OP_FLOOR:
+		case XPU_OP_CEIL:
+		case XPU_OP_RINT:
+		case XPU_OP_TRUNC:
+		case XPU_OP_SIGN:
+			return na == 1 && t0 == rt && xpu_type_is_float(rt);
 		case XPU_OP_CAST:
 			return na == 1 && xpu_cast_supported(t0, rt);
 		case XPU_OP_AND:
@@ -1075,6 +1081,22 @@ xpu_float_arith(int op, T a, T b, T *r)
 		case XPU_OP_ABS:
 			v = xpu_fabs(a);
 			break;
+		case XPU_OP_FLOOR:
+			v = xpu_floor(a);
+			break;
+		case XPU_OP_CEIL:
+			v = xpu_ceil(a);
+			break;
+		case XPU_OP_RINT:
+			v = xpu_rint(a);
+			break;
+		case XPU_OP_TRUNC:
+			v = xpu_trunc(a);
+			break;
+		case XPU_OP_SIGN:
+			/* as dsign: NaN, -0 and 0 give 0 */
+			v = a > zero ? T(1) : a < zero ? T(-1) : zero;
+			break;
 		default:
 			return false;
 	}
@@ -1426,6 +1448,11 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 			case XPU_OP_MOD:
 			case XPU_OP_NEG:
 			case XPU_OP_ABS:
+			case XPU_OP_FLOOR:
+			case XPU_OP_CEIL:
+			case XPU_OP_RINT:
+			case XPU_OP_TRUNC:
+			case XPU_OP_SIGN:
 				if (a->isnull || (b != NULL && b->isnull))
 				{
 					r->isnull = 1;

@@ -111,6 +111,10 @@ func checkArith(p *Program, nd *Node) error {
 	}
 	t := nd.Restype
 	switch {
+	case nd.Opcode.floatOnly():
+		if !t.isFloat() {
+			return fmt.Errorf("%s is for FLOAT4 and FLOAT8 only, not %s", nd.Opcode, t)
+		}
 	case t.isInteger():
 	case t.isFloat():
 		if nd.Opcode == OpMod {

@@ -65,10 +65,12 @@ func everyOpcode() *xputest.Builder {
 	mod := b.Op(xpu.OpMod, xpu.TypeInt4, quot, b.ConstInt4(7))
 	neg := b.Op(xpu.OpNeg, xpu.TypeInt4, mod)
 	abs := b.Op(xpu.OpAbs, xpu.TypeInt4, neg)
-	for _, op := range []xpu.Opcode{xpu.OpEq, xpu.OpNe, xpu.OpLt, xpu.OpLe, xpu.OpGt, xpu.OpGe} {
-		add(b.Op(op, xpu.TypeBool, abs, a))
-	}
+	// the other comparisons appear below
+	add(b.Op(xpu.OpGe, xpu.TypeBool, abs, a))
 	f8 := b.Op(xpu.OpCast, xpu.TypeFloat8, a)
+	for _, op := range []xpu.Opcode{xpu.OpFloor, xpu.OpCeil, xpu.OpRint, xpu.OpTrunc, xpu.OpSign} {
+		f8 = b.Op(op, xpu.TypeFloat8, f8)
+	}
 	add(b.Op(xpu.OpGt, xpu.TypeBool, f8, b.ConstFloat8(0.5)))
 	num := b.Op(xpu.OpCast, xpu.TypeNumeric, a)
 	add(b.Op(xpu.OpLt, xpu.TypeBool, b.Op(xpu.OpAdd, xpu.TypeNumeric, num, b.ConstNumeric(15, 0, 1)), b.Var(5, xpu.TypeNumeric)))

@@ -88,6 +88,11 @@ const (
 	OpMod          = Opcode(C.XPU_OP_MOD)
 	OpNeg          = Opcode(C.XPU_OP_NEG)
 	OpAbs          = Opcode(C.XPU_OP_ABS)
+	OpFloor        = Opcode(C.XPU_OP_FLOOR)
+	OpCeil         = Opcode(C.XPU_OP_CEIL)
+	OpRint         = Opcode(C.XPU_OP_RINT)
+	OpTrunc        = Opcode(C.XPU_OP_TRUNC)
+	OpSign         = Opcode(C.XPU_OP_SIGN)
 	OpCast         = Opcode(C.XPU_OP_CAST)
 	OpAnd          = Opcode(C.XPU_OP_AND)
 	OpOr           = Opcode(C.XPU_OP_OR)
@@ -181,6 +186,15 @@ func (op Opcode) String() string {
 		return "INNER_VAR"
 	}
 	return "Opcode(" + strconv.Itoa(int(op)) + ")"
+}
+
+// floatOnly: the ARITH opcodes the header defines on FLOAT4/FLOAT8 only.
+func (op Opcode) floatOnly() bool {
+	switch op {
+	case OpFloor, OpCeil, OpRint, OpTrunc, OpSign:
+		return true
+	}
+	return false
 }
 
 // NArgs is the header's nargs column: an exact count, or -1.

@@ -523,6 +523,19 @@ test_helpers(void)
 	CHECK(xpu_float8_arith(XPU_OP_DIV, 1.0, 1.0 / 0.0 /* inf */, &g) && g == 0.0);
 	/* float4 arithmetic stays in float precision: 16777216 + 1 = 16777216 */
 	CHECK(xpu_float4_arith(XPU_OP_ADD, 16777216.0f, 1.0f, &f) && f == 16777216.0f);
+	/* floor, ceil, round (half to even), trunc, sign: as dfloor etc. */
+	CHECK(xpu_float8_arith(XPU_OP_FLOOR, -2.5, 0.0, &g) && g == -3.0);
+	CHECK(xpu_float8_arith(XPU_OP_CEIL, -2.5, 0.0, &g) && g == -2.0);
+	CHECK(xpu_float8_arith(XPU_OP_CEIL, -0.5, 0.0, &g) && g == 0.0 && signbit(g));
+	CHECK(xpu_float8_arith(XPU_OP_RINT, 2.5, 0.0, &g) && g == 2.0);
+	CHECK(xpu_float8_arith(XPU_OP_RINT, -3.5, 0.0, &g) && g == -4.0);
+	CHECK(xpu_float8_arith(XPU_OP_TRUNC, -2.7, 0.0, &g) && g == -2.0);
+	CHECK(xpu_float8_arith(XPU_OP_FLOOR, 1.0 / 0.0, 0.0, &g) && g == 1.0 / 0.0);
+	CHECK(xpu_float8_arith(XPU_OP_TRUNC, 0.0 / 0.0, 0.0, &g) && g != g);
+	CHECK(xpu_float8_arith(XPU_OP_SIGN, -1e-300, 0.0, &g) && g == -1.0);
+	CHECK(xpu_float8_arith(XPU_OP_SIGN, 0.0 / 0.0, 0.0, &g) && g == 0.0);
+	CHECK(xpu_float8_arith(XPU_OP_SIGN, -0.0, 0.0, &g) && g == 0.0 && !signbit(g));
+	CHECK(xpu_float4_arith(XPU_OP_FLOOR, 8388607.5f, 0.0f, &f) && f == 8388607.0f);
 	CHECK(xpu_float8_cmp(0.0 / 0.0, 1.0 / 0.0) == 1);
 	CHECK(xpu_float8_cmp(0.0 / 0.0, 0.0 / 0.0) == 0);
 	CHECK(xpu_float8_cmp(-0.0, 0.0) == 0);

@@ -26,3 +26,13 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8 IS NULL OR f4 IS N
 SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8::numeric = round(f8::numeric, 3) OR f4::numeric > 20$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE (f8::numeric)::text LIKE '%.%5' OR (f4::numeric)::text LIKE '-%3'$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE f8::numeric IN (0, 1.5, 2.5) OR f4::numeric::text = 'NaN' OR (f8 * 1e-3)::numeric::text LIKE '0.00%'$$);
+-- floor, ceil(ing), round (half to even), trunc and sign of double
+-- precision (a real argument is cast): infinities and NaN pass through,
+-- sign of NaN and of both zeros is 0, NULL stays NULL
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE floor(f8) = -3 OR ceil(f4) = 2 OR ceiling(f8) >= 'Infinity'$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE round(f8) <> f8 AND round(f4 * 2) / 2 = f4$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE round(f8) IN (2, -2) OR round(f4) = 2$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE trunc(f8) = 0 AND f8 <> 0 OR trunc(f4) = 'NaN'$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE sign(f8) = 0 OR sign(f4) + sign(f8) = -2$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE floor(f8 / 100) * 100 > ceil(f4 * 3) AND trunc(f8) IS NOT NULL$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_float WHERE sign(f4) IS NULL AND floor(f8) IS NOT NULL$$);

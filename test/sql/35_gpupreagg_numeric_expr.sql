@@ -116,5 +116,10 @@ SELECT nx_check('SELECT g, sum(v / 3) AS a1, avg(v / 3) AS a2, count(*) AS a3 FR
 SELECT nx_check('SELECT g, sum(floor(v / 3)) AS a1, sum(ceil(v)) AS a2, avg(ceiling(v * 2)) AS a3 FROM nx_nan GROUP BY g');
 DROP TABLE nx_nan;
 
+-- floor, ceil, round, trunc and sign of double precision as grouping keys
+-- and aggregate arguments, NaN and infinities included
+SELECT * FROM check_gpupreagg('SELECT floor(f8 / 100) AS k, count(*) AS n, sum(round(f4)) AS r, sum(trunc(f8)) AS t, sum(sign(f8)) AS s, max(ceil(f4)) AS c FROM t_float GROUP BY 1', 'k');
+SELECT * FROM check_gpupreagg('SELECT ceil(f8) AS k, sign(f4) AS s, count(*) AS n, min(floor(f4)) AS lo FROM t_float WHERE id < 0 GROUP BY 1, 2', 'k, s');
+
 DROP FUNCTION nx_check(text);
 DROP TABLE nx, nx_on, nx_off;
