@@ -239,10 +239,17 @@ typedef enum XpuOpcode
  * TZ_LOCAL  (TIMESTAMPTZ) -> TIMESTAMP: the local time of a zone with a
  *           fixed UTC offset, aux = its offset in seconds east of UTC
  *           (|aux| < 86400), as timestamptz_timestamp in such a zone.
+ *           With flags XPU_NODE_TZ_RULES, aux is instead the pool offset
+ *           of the zone's XpuZoneRules, and the offset is the one in force
+ *           at the instant (as pg_localtime finds it).
  * TZ_UTC    (TIMESTAMP) -> TIMESTAMPTZ: the inverse, as
- *           timestamp_timestamptz.  Infinite inputs are returned as they
- *           are; an input or result outside the timestamp range gives
- *           RECHECK.
+ *           timestamp_timestamptz.  With XPU_NODE_TZ_RULES the offset of
+ *           the local time is DetermineTimeZoneOffset's: the one in force
+ *           around it, and for a local time that a transition skips or
+ *           repeats, the earlier offset when clocks went forward and the
+ *           later one when they went back.  Infinite inputs are returned
+ *           as they are; an input or result outside the timestamp range,
+ *           or an instant outside the rules' span, gives RECHECK.
  * NUM_ROUND (NUMERIC) -> NUMERIC, as numeric_round with the constant
  *           scale aux (|aux| <= 2000): half away from zero, display scale
  *           aux or 0 when aux is negative.  NUM_TRUNC likewise as
@@ -349,6 +356,36 @@ typedef enum XpuCharKey
 #define XPU_NODE_TEXT_BYTEWISE	0x0002
 #define XPU_NODE_LIKE_UTF8		0x0004
 #define XPU_NODE_LIKE_ICASE		0x0008
+#define XPU_NODE_TZ_RULES		0x0010	/* TZ_LOCAL/TZ_UTC: aux names an
+										 * XpuZoneRules in the pool */
+
+/*
+ * A time zone's UTC offsets over a span of time, for TZ_LOCAL and TZ_UTC
+ * with XPU_NODE_TZ_RULES: at pool offset aux (16-byte aligned), then
+ * ntrans XpuZoneTransition in ascending order of at.  Times are seconds
+ * since 1970-01-01 00:00 UTC.  The offset is first_gmtoff before the first
+ * transition and each transition's gmtoff from its at on; the rules are
+ * those of the zone for instants in [lo, hi), and list every transition
+ * before hi.  Offsets are seconds east of UTC, |gmtoff| < 86400.  The
+ * service checks the order and the bounds; the kernels never read past the
+ * pool whatever they hold.
+ */
+typedef struct XpuZoneRules
+{
+	int64_t		lo;
+	int64_t		hi;
+	int32_t		ntrans;
+	int32_t		first_gmtoff;
+} XpuZoneRules;
+
+typedef struct XpuZoneTransition
+{
+	int64_t		at;
+	int32_t		gmtoff;
+	int32_t		reserved;
+} XpuZoneTransition;
+
+#define XPU_ZONE_MAX_TRANSITIONS	4096
 
 typedef struct XpuNode
 {

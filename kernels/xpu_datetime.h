@@ -532,6 +532,111 @@ xpu_timestamp_shift(int64_t ts, int64_t secs, int64_t *r)
 	return xpu_timestamp_is_valid(*r);
 }
 
+/* seconds between the Unix epoch and PostgreSQL's (2000-01-01) */
+#define XPU_UNIX_TO_POSTGRES_SECS	INT64_C(946684800)
+
+/* the Unix second holding timestamp ts (floor division, as timestamp2tm) */
+XPU_FUNC int64_t
+xpu_timestamp_unix_secs(int64_t ts)
+{
+	int64_t		secs = ts / XPU_USECS_PER_SEC;
+
+	if (ts % XPU_USECS_PER_SEC < 0)
+		secs--;
+	return secs + XPU_UNIX_TO_POSTGRES_SECS;
+}
+
+/* the zone rules' fields (XpuZoneRules), read from the pool */
+#define XPU_ZONE_LO(z)			((int64_t) xpu_load_u64((z)))
+#define XPU_ZONE_HI(z)			((int64_t) xpu_load_u64((z) + 8))
+#define XPU_ZONE_NTRANS(z)		((int32_t) xpu_load_u32((z) + 16))
+#define XPU_ZONE_FIRST(z)		((int32_t) xpu_load_u32((z) + 20))
+#define XPU_ZONE_AT(z, i)		((int64_t) xpu_load_u64((z) + 24 + 16 * (size_t) (i)))
+#define XPU_ZONE_OFF(z, i)		((int32_t) xpu_load_u32((z) + 32 + 16 * (size_t) (i)))
+
+/* how many transitions of the rules z are at or before Unix second t */
+XPU_FUNC int32_t
+xpu_zone_count_upto(const char *z, int64_t t)
+{
+	int32_t		a = 0;
+	int32_t		b = XPU_ZONE_NTRANS(z);
+
+	while (a < b)
+	{
+		int32_t		m = a + (b - a) / 2;
+
+		if (XPU_ZONE_AT(z, m) <= t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* the offset in force after the first k transitions */
+XPU_FUNC int64_t
+xpu_zone_off_after(const char *z, int32_t k)
+{
+	return k == 0 ? XPU_ZONE_FIRST(z) : XPU_ZONE_OFF(z, k - 1);
+}
+
+/*
+ * The offset (seconds east of UTC) of the zone at timestamptz ts, as
+ * pg_localtime gives it to timestamp2tm; false outside the rules' span.
+ */
+XPU_FUNC bool
+xpu_zone_offset_utc(const char *z, int64_t ts, int64_t *gmtoff)
+{
+	int64_t		t = xpu_timestamp_unix_secs(ts);
+
+	if (t < XPU_ZONE_LO(z) || t >= XPU_ZONE_HI(z))
+		return false;
+	*gmtoff = xpu_zone_off_after(z, xpu_zone_count_upto(z, t));
+	return true;
+}
+
+/*
+ * The offset of local timestamp ts, as DetermineTimeZoneOffset finds it:
+ * the transition that pg_next_dst_boundary reports from a day before,
+ * and its rule for local times that it skips or repeats (the earlier
+ * offset when clocks went forward, the later one when they went back).
+ * False outside the rules' span, and where that day-before instant is the
+ * first transition itself, which PostgreSQL treats apart.
+ */
+XPU_FUNC bool
+xpu_zone_offset_local(const char *z, int64_t ts, int64_t *gmtoff)
+{
+	int64_t		mytime = xpu_timestamp_unix_secs(ts);
+	int64_t		prevtime = mytime - 86400;
+	int32_t		n = XPU_ZONE_NTRANS(z);
+	int32_t		k;
+	int64_t		before;
+	int64_t		after;
+	int64_t		boundary;
+
+	if (prevtime < XPU_ZONE_LO(z) || mytime > XPU_ZONE_HI(z) - 86400)
+		return false;
+	if (n > 0 && prevtime == XPU_ZONE_AT(z, 0))
+		return false;
+	k = xpu_zone_count_upto(z, prevtime);
+	before = xpu_zone_off_after(z, k);
+	if (k == n)
+	{
+		/* no transition from a day before up to the span's end */
+		*gmtoff = before;
+		return true;
+	}
+	after = XPU_ZONE_OFF(z, k);
+	boundary = XPU_ZONE_AT(z, k);
+	if (mytime - before < boundary && mytime - after < boundary)
+		*gmtoff = before;
+	else if (mytime - before > boundary && mytime - after >= boundary)
+		*gmtoff = after;
+	else
+		*gmtoff = (mytime - before > mytime - after) ? before : after;
+	return true;
+}
+
 /* day_tab of datetime.c: days in month m (1..12) */
 XPU_FUNC int
 xpu_days_in_month(int y, int m)

@@ -293,6 +293,29 @@ xpu_validate_attr(const xpu_program *prog, int a)
  * xpu_validate_node - node i (nodes[0..nnodes-1] loaded) is well formed and
  * well typed.
  */
+/* XPU_ZONE_* of xpu_datetime.h read the rules at these offsets */
+static_assert(sizeof(XpuZoneRules) == 24 && sizeof(XpuZoneTransition) == 16,
+			  "XpuZoneRules or XpuZoneTransition changed size");
+
+/*
+ * Whether an XpuZoneRules at pool offset off, with its transitions, lies
+ * inside the pool (what the kernels read of it; the service checks the
+ * rest).
+ */
+XPU_FUNC bool
+xpu_zone_rules_fit(const xpu_program *prog, int32_t off)
+{
+	int32_t		ntrans;
+
+	if (off < 0 || off % 16 != 0 ||
+		(int64_t) off + (int64_t) sizeof(XpuZoneRules) > (int64_t) prog->consts_len)
+		return false;
+	ntrans = (int32_t) xpu_load_u32(prog->consts + off + 16);
+	return ntrans >= 0 && ntrans <= XPU_ZONE_MAX_TRANSITIONS &&
+		(int64_t) off + (int64_t) sizeof(XpuZoneRules) +
+		(int64_t) ntrans * (int64_t) sizeof(XpuZoneTransition) <= (int64_t) prog->consts_len;
+}
+
 XPU_FUNC bool
 xpu_validate_node(const xpu_program *prog, int i)
 {
@@ -479,11 +502,14 @@ xpu_validate_node(const xpu_program *prog, int i)
 				prog->nodes[xpu_prog_arg(prog, n, 3)].restype == XPU_TYPE_INT8 &&
 				rt == XPU_TYPE_TIMESTAMP;
 		case XPU_OP_TZ_LOCAL:
-			return na == 1 && t0 == XPU_TYPE_TIMESTAMPTZ &&
-				rt == XPU_TYPE_TIMESTAMP && n->aux > -86400 && n->aux < 86400;
 		case XPU_OP_TZ_UTC:
-			return na == 1 && t0 == XPU_TYPE_TIMESTAMP &&
-				rt == XPU_TYPE_TIMESTAMPTZ && n->aux > -86400 && n->aux < 86400;
+			if (na != 1 ||
+				t0 != (op == XPU_OP_TZ_LOCAL ? XPU_TYPE_TIMESTAMPTZ : XPU_TYPE_TIMESTAMP) ||
+				rt != (op == XPU_OP_TZ_LOCAL ? XPU_TYPE_TIMESTAMP : XPU_TYPE_TIMESTAMPTZ))
+				return false;
+			if (n->flags == 0)
+				return n->aux > -86400 && n->aux < 86400;
+			return n->flags == XPU_NODE_TZ_RULES && xpu_zone_rules_fit(prog, n->aux);
 		case XPU_OP_NUM_ROUND:
 		case XPU_OP_NUM_TRUNC:
 			return na == 1 && t0 == XPU_TYPE_NUMERIC && rt == XPU_TYPE_NUMERIC &&
@@ -1639,9 +1665,25 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 				if (op == XPU_OP_DATE_TRUNC)
 					ok = xpu_timestamp_trunc(n->aux, a->v.i64, &r->v.i64);
 				else
-					ok = xpu_timestamp_shift(a->v.i64,
-											 op == XPU_OP_TZ_LOCAL ? n->aux : -(int64_t) n->aux,
-											 &r->v.i64);
+				{
+					int64_t		east = n->aux;
+
+					/* a zone with transitions: the offset at that time */
+					if ((n->flags & XPU_NODE_TZ_RULES) &&
+						a->v.i64 != XPU_DT_NOBEGIN && a->v.i64 != XPU_DT_NOEND)
+					{
+						const char *z = prog->consts + n->aux;
+
+						ok = xpu_timestamp_is_valid(a->v.i64) &&
+							((op == XPU_OP_TZ_LOCAL) ?
+							 xpu_zone_offset_utc(z, a->v.i64, &east) :
+							 xpu_zone_offset_local(z, a->v.i64, &east));
+					}
+					if (ok)
+						ok = xpu_timestamp_shift(a->v.i64,
+												 op == XPU_OP_TZ_LOCAL ? east : -east,
+												 &r->v.i64);
+				}
 				break;
 
 			case XPU_OP_TS_PL_INTERVAL:

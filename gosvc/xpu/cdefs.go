@@ -94,6 +94,14 @@ const (
 	FlagTextBytewise = uint16(C.XPU_NODE_TEXT_BYTEWISE)
 	FlagLikeUTF8     = uint16(C.XPU_NODE_LIKE_UTF8)
 	FlagLikeICase    = uint16(C.XPU_NODE_LIKE_ICASE)
+	FlagTzRules      = uint16(C.XPU_NODE_TZ_RULES)
+)
+
+// Zone rules (XpuZoneRules, XpuZoneTransition) in the constant pool.
+const (
+	ZoneRulesSize      = int(C.sizeof_XpuZoneRules)
+	ZoneTransitionSize = int(C.sizeof_XpuZoneTransition)
+	ZoneMaxTransitions = int(C.XPU_ZONE_MAX_TRANSITIONS)
 )
 
 // Date fields (XpuDateField).

@@ -224,6 +224,8 @@ func TestParseSessionTypeRules(t *testing.T) {
 		{"date_trunc dow", "cannot be truncated to", opx(xpu.OpDateTrunc, TS, 0, xpu.FieldDow, TS)},
 		{"date_trunc of a date", "is DATE, want TIMESTAMP", opx(xpu.OpDateTrunc, TS, 0, xpu.FieldDay, D)},
 		{"tz_local", "", opx(xpu.OpTzLocal, TS, 0, -18000, TZ)},
+		{"tz_local rules outside the pool", "zone rules at pool offset 4096", opx(xpu.OpTzLocal, TS, xpu.FlagTzRules, 4096, TZ)},
+		{"tz_utc unknown flag", "flags 0x20 not allowed", opx(xpu.OpTzUtc, TZ, 0x20, 0, TS)},
 		{"tz_local of a timestamp", "is TIMESTAMP, want TIMESTAMPTZ", opx(xpu.OpTzLocal, TS, 0, 0, TS)},
 		{"tz_utc a day east", "a day or more", opx(xpu.OpTzUtc, TZ, 0, 86400, TS)},
 		{"tz_utc restype", "result type TIMESTAMP, want TIMESTAMPTZ", opx(xpu.OpTzUtc, TS, 0, 0, TS)},

@@ -138,7 +138,7 @@ func checkDateTrunc(p *Program, nd *Node) error {
 // checkZoneShift: aux is a fixed zone's offset from UTC in seconds, less
 // than a day either way.
 func checkZoneShift(p *Program, nd *Node, res, arg Type) error {
-	if err := requireZero(nd, 0, true); err != nil {
+	if err := requireZero(nd, FlagTzRules, true); err != nil {
 		return err
 	}
 	if err := requireRestype(nd, res); err != nil {
@@ -146,6 +146,9 @@ func checkZoneShift(p *Program, nd *Node, res, arg Type) error {
 	}
 	if at := argType(p, nd, 0); at != arg {
 		return fmt.Errorf("argument is %s, want %s", at, arg)
+	}
+	if nd.Flags&FlagTzRules != 0 {
+		return CheckZoneRules(p.Consts, nd.Aux)
 	}
 	if nd.Aux <= -86400 || nd.Aux >= 86400 {
 		return fmt.Errorf("zone offset %d s is a day or more", nd.Aux)

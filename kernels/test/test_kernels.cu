@@ -743,6 +743,43 @@ test_helpers(void)
 		CHECK(!xpu_timestamp_pl_interval(9223368652800000000LL, 1, 0, 0, &t));
 		CHECK(!xpu_timestamp_pl_interval(0, 0, 0, INT64_MAX, &t));
 	}
+	/*
+	 * zone rules: Europe/Paris in 2024 (CET +3600, CEST +7200 from
+	 * 2024-03-31 01:00 UTC to 2024-10-27 01:00 UTC), rules from 1970 to 2200
+	 */
+	{
+		union
+		{
+			char		bytes[sizeof(XpuZoneRules) + 2 * sizeof(XpuZoneTransition)];
+			int64_t		align;
+		}			z;
+		XpuZoneRules rules = {0, 7258118400LL, 2, 3600};
+		XpuZoneTransition tr[2] = {{1711846800LL, 7200, 0}, {1729990800LL, 3600, 0}};
+		int64_t		off;
+
+#define PG_TS(unix_secs) (((int64_t) (unix_secs) - 946684800LL) * 1000000LL)
+		memcpy(z.bytes, &rules, sizeof(rules));
+		memcpy(z.bytes + sizeof(rules), tr, sizeof(tr));
+		/* instants: the offset in force, the new one from the transition on */
+		CHECK(xpu_zone_offset_utc(z.bytes, PG_TS(1711846799), &off) && off == 3600);
+		CHECK(xpu_zone_offset_utc(z.bytes, PG_TS(1711846800), &off) && off == 7200);
+		CHECK(xpu_zone_offset_utc(z.bytes, PG_TS(1729990800) - 1, &off) && off == 7200);
+		CHECK(xpu_zone_offset_utc(z.bytes, PG_TS(1729990800), &off) && off == 3600);
+		CHECK(!xpu_zone_offset_utc(z.bytes, PG_TS(-1), &off));
+		CHECK(!xpu_zone_offset_utc(z.bytes, PG_TS(7258118400LL), &off));
+		/* local 2024-03-31 02:30 does not exist: the earlier offset */
+		CHECK(xpu_zone_offset_local(z.bytes, PG_TS(1711852200), &off) && off == 3600);
+		/* local 2024-03-31 03:00: the later */
+		CHECK(xpu_zone_offset_local(z.bytes, PG_TS(1711854000), &off) && off == 7200);
+		/* local 2024-10-27 02:30 happens twice: the later offset */
+		CHECK(xpu_zone_offset_local(z.bytes, PG_TS(1729996200), &off) && off == 3600);
+		/* local 2024-10-27 01:59:59: still summer time */
+		CHECK(xpu_zone_offset_local(z.bytes, PG_TS(1729994399), &off) && off == 7200);
+		/* a day before the span's start or end: the CPU */
+		CHECK(!xpu_zone_offset_local(z.bytes, PG_TS(86399), &off));
+		CHECK(!xpu_zone_offset_local(z.bytes, PG_TS(7258118400LL - 86399), &off));
+#undef PG_TS
+	}
 	/* float -> numeric: "%.15g" / "%.6g" as PostgreSQL 15 parsed them */
 	{
 		xpu_int128	n;

@@ -5,14 +5,10 @@
  * arithmetic and the casts between timestamptz and date or timestamp.
  *
  * A timestamptz is shown, truncated, cast and moved by months and days in
- * the session's time zone.
- * The device models a zone by one offset from UTC, so these are offered
- * only while the session's zone has a fixed offset (UTC, Etc/GMT+n, a
- * numeric offset), and then exactly as PostgreSQL computes them: with no
- * transitions, timestamp2tm and tm2timestamp only add or subtract the
- * offset.  The device program is built again when each execution starts,
- * so a zone set after planning is the one used, and a zone without a fixed
- * offset then sends the node to the CPU.
+ * the session's time zone, which the device takes as codegen_zone.c models
+ * it: a fixed offset, or the zone's offsets and transitions from 1900 to
+ * 2200.  The device program is built again when each execution starts, so
+ * a zone set after planning is the one used.
  */
 #include "postgres.h"
 
@@ -29,6 +25,7 @@
 #include "codegen/codegen_to_char.h"
 #include "codegen/codegen_types.h"
 #include "codegen/codegen_values.h"
+#include "codegen/codegen_zone.h"
 
 /*
  * The field name of extract, date_part or date_trunc (a text constant) as
@@ -111,33 +108,6 @@ device_field(int dtk)
 	return 0;
 }
 
-/* the session's zone offset east of UTC, or false refused */
-static bool
-session_zone_offset(CgContext *ctx, int32 *east)
-{
-	long int	gmtoff;
-
-	if (session_timezone == NULL ||
-		!pg_get_timezone_offset(session_timezone, &gmtoff) ||
-		gmtoff <= -SECS_PER_DAY || gmtoff >= SECS_PER_DAY)
-	{
-		cg_refuse(ctx, "time zone \"%s\" has no fixed offset from UTC",
-				  session_timezone ? pg_get_timezone_name(session_timezone) : "?");
-		return false;
-	}
-	*east = (int32) gmtoff;
-	return true;
-}
-
-static int
-zone_node(CgContext *ctx, XpuOpcode opcode, XpuType restype, int32 east,
-		  int arg)
-{
-	if (arg < 0)
-		return -1;
-	return cg_add_node(ctx, opcode, restype, 0, east, 1, &arg);
-}
-
 /* extract(field from x) and date_part(field, x) */
 int
 cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
@@ -170,11 +140,11 @@ cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
 		 * the fields of the local time, as timestamp2tm gives them; the
 		 * epoch counts from 1970-01-01 00:00 UTC, the value itself
 		 */
-		int32		east = 0;
+		CgZone		zone = CG_ZONE_UTC;
 
-		if (xfield != XPU_FIELD_EPOCH && !session_zone_offset(ctx, &east))
+		if (xfield != XPU_FIELD_EPOCH && !cg_session_zone(ctx, &zone))
 			return -1;
-		idx = zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, east, idx);
+		idx = cg_zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, &zone, idx);
 		if (idx < 0)
 			return -1;
 	}
@@ -188,6 +158,42 @@ cg_emit_extract(CgContext *ctx, const CgFuncInfo *f, List *args)
 	return cg_add_node(ctx, f->opcode, f->restype, 0, xfield, 1, &idx);
 }
 
+/*
+ * date_trunc to the hour, minute or second of a timestamptz node tz in a
+ * zone with rules.  timestamptz_trunc keeps the instant's own offset there
+ * (it does not call DetermineTimeZoneOffset below a day), so where every
+ * offset of the rules is a whole number of the unit, the result is the
+ * truncation in UTC; the rules' offset of tz is still looked up, so that
+ * an instant outside their span is evaluated on the CPU:
+ * CASE WHEN TZ_LOCAL(tz) IS NOT NULL THEN <tz truncated in UTC> END.
+ */
+static int
+trunc_in_utc(CgContext *ctx, const CgZone *zone, int32 xfield,
+			 const char *lowunits, int tz)
+{
+	CgZone		utc = CG_ZONE_UTC;
+	int32		unit = (xfield == XPU_FIELD_HOUR) ? 3600 :
+		(xfield == XPU_FIELD_MINUTE) ? 60 : 1;
+	int			argv[3];
+	int			idx;
+
+	if (zone->unit % unit != 0)
+		return cg_refuse(ctx, "date_trunc to \"%s\" in a zone whose offsets are not whole %ss",
+						 lowunits, lowunits);
+	idx = cg_zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, zone, tz);
+	if (idx < 0)
+		return -1;
+	argv[0] = cg_add_node(ctx, XPU_OP_IS_NOT_NULL, XPU_TYPE_BOOL, 0, 0, 1, &idx);
+	idx = cg_zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, &utc, tz);
+	if (idx >= 0)
+		idx = cg_add_node(ctx, XPU_OP_DATE_TRUNC, XPU_TYPE_TIMESTAMP, 0, xfield, 1, &idx);
+	argv[1] = cg_zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, &utc, idx);
+	argv[2] = cg_emit_const(ctx, XPU_TYPE_TIMESTAMPTZ, TIMESTAMPTZOID, (Datum) 0, true);
+	if (argv[0] < 0 || argv[1] < 0 || argv[2] < 0)
+		return -1;
+	return cg_add_node(ctx, XPU_OP_CASE, XPU_TYPE_TIMESTAMPTZ, 0, 0, 3, argv);
+}
+
 /* date_trunc(field, timestamp) and date_trunc(field, timestamptz) */
 int
 cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
@@ -195,7 +201,7 @@ cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
 	char	   *lowunits;
 	int			val = field_units(ctx, f, linitial(args), &lowunits);
 	int32		xfield;
-	int32		east = 0;
+	CgZone		zone = CG_ZONE_UTC;
 	bool		zoned = (f->arg2 == XPU_TYPE_TIMESTAMPTZ);
 	int			idx;
 
@@ -209,16 +215,20 @@ cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
 	if (xfield == 0 || xfield == XPU_FIELD_DOW || xfield == XPU_FIELD_ISODOW ||
 		xfield == XPU_FIELD_DOY || xfield > XPU_FIELD_MILLENNIUM)
 		return cg_refuse(ctx, "date_trunc to \"%s\" is not supported on the device", lowunits);
-	if (zoned && !session_zone_offset(ctx, &east))
+	if (zoned && !cg_session_zone(ctx, &zone))
 		return -1;
 	idx = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, lsecond(args)), f->arg2);
+	if (zoned && (zone.flags & XPU_NODE_TZ_RULES) &&
+		(xfield == XPU_FIELD_HOUR || xfield == XPU_FIELD_MINUTE ||
+		 xfield == XPU_FIELD_SECOND))
+		return trunc_in_utc(ctx, &zone, xfield, lowunits, idx);
 	if (zoned)
-		idx = zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, east, idx);
+		idx = cg_zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, &zone, idx);
 	if (idx < 0)
 		return -1;
 	idx = cg_add_node(ctx, XPU_OP_DATE_TRUNC, XPU_TYPE_TIMESTAMP, 0, xfield, 1, &idx);
 	if (zoned)
-		idx = zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, east, idx);
+		idx = cg_zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, &zone, idx);
 	return idx;
 }
 
@@ -229,14 +239,14 @@ cg_emit_date_trunc(CgContext *ctx, const CgFuncInfo *f, List *args)
 int
 cg_emit_zone_shift(CgContext *ctx, const CgFuncInfo *f, int arg)
 {
-	int32		east;
+	CgZone		zone;
 
-	if (arg < 0 || !session_zone_offset(ctx, &east))
+	if (arg < 0 || !cg_session_zone(ctx, &zone))
 		return -1;
 	if (f->restype == XPU_TYPE_DATE)
-		return cg_coerce(ctx, zone_node(ctx, f->opcode, XPU_TYPE_TIMESTAMP, east, arg),
+		return cg_coerce(ctx, cg_zone_node(ctx, f->opcode, XPU_TYPE_TIMESTAMP, &zone, arg),
 						 XPU_TYPE_DATE);
-	return zone_node(ctx, f->opcode, f->restype, east, arg);
+	return cg_zone_node(ctx, f->opcode, f->restype, &zone, arg);
 }
 
 /*
@@ -247,24 +257,24 @@ cg_emit_zone_shift(CgContext *ctx, const CgFuncInfo *f, int arg)
 int
 cg_emit_as_timestamptz(CgContext *ctx, int arg)
 {
-	int32		east;
+	CgZone		zone;
 
 	if (arg < 0)
 		return -1;
 	if (ctx->nodes[arg].restype == XPU_TYPE_TIMESTAMPTZ)
 		return arg;
-	if (!session_zone_offset(ctx, &east))
+	if (!cg_session_zone(ctx, &zone))
 		return -1;
 	if (ctx->nodes[arg].restype == XPU_TYPE_DATE)
 		arg = cg_coerce(ctx, arg, XPU_TYPE_TIMESTAMP);
-	return zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, east, arg);
+	return cg_zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, &zone, arg);
 }
 
 /*
  * to_char(timestamp, format) and to_char(timestamptz, format) (and so of a
  * date, which PostgreSQL casts to timestamptz) with a constant format the
  * device prints (codegen_to_char.c); timestamptz in the session's zone,
- * which must have a fixed offset.
+ * as codegen_zone.c models it.
  */
 int
 cg_emit_to_char(CgContext *ctx, const CgFuncInfo *f, List *args)
@@ -273,7 +283,7 @@ cg_emit_to_char(CgContext *ctx, const CgFuncInfo *f, List *args)
 	Const	   *c;
 	StringInfoData tokens;
 	char	   *reason;
-	int32		east;
+	CgZone		zone;
 	int			argv[2];
 
 	if (!IsA(fmt, Const))
@@ -287,9 +297,9 @@ cg_emit_to_char(CgContext *ctx, const CgFuncInfo *f, List *args)
 	argv[0] = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, linitial(args)), f->arg1);
 	if (argv[0] >= 0 && f->arg1 == XPU_TYPE_TIMESTAMPTZ)
 	{
-		if (!session_zone_offset(ctx, &east))
+		if (!cg_session_zone(ctx, &zone))
 			return -1;
-		argv[0] = zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, east, argv[0]);
+		argv[0] = cg_zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, &zone, argv[0]);
 	}
 	if (argv[0] < 0)
 		return -1;
@@ -321,20 +331,20 @@ ts_pl_interval(CgContext *ctx, int ts, int32 months, int32 days, int64 usecs)
 
 /*
  * One step of timestamptz_pl_interval on a timestamptz node: in the
- * session's zone (east of UTC) when the step is on the calendar, as
+ * session's zone when the step is on the calendar, as
  * timestamp2tm and tm2timestamp take it there and back with their range
  * checks; in UTC for the microseconds (a shift by 0 only changes the
  * node's type).
  */
 static int
-zoned_step(CgContext *ctx, int tz, int32 east, int32 months, int32 days,
-		   int64 usecs)
+zoned_step(CgContext *ctx, int tz, const CgZone *zone, int32 months,
+		   int32 days, int64 usecs)
 {
-	int			idx = zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, east, tz);
+	int			idx = cg_zone_node(ctx, XPU_OP_TZ_LOCAL, XPU_TYPE_TIMESTAMP, zone, tz);
 
 	if (idx >= 0)
 		idx = ts_pl_interval(ctx, idx, months, days, usecs);
-	return zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, east, idx);
+	return cg_zone_node(ctx, XPU_OP_TZ_UTC, XPU_TYPE_TIMESTAMPTZ, zone, idx);
 }
 
 /*
@@ -343,7 +353,7 @@ zoned_step(CgContext *ctx, int tz, int32 east, int32 months, int32 days,
  * negated for minus as timestamp_mi_interval negates them.  A date is
  * added as a timestamp.  A timestamptz takes PostgreSQL's three steps
  * (months, days, then microseconds), each that is not zero, the first two
- * in the session's zone, which must have a fixed offset.  Not an infinite
+ * in the session's zone.  Not an infinite
  * interval, nor one so large that adding it overflows PostgreSQL's own
  * arithmetic.
  */
@@ -356,7 +366,8 @@ cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args)
 	int32		months;
 	int32		days;
 	int64		usecs;
-	int32		east;
+	CgZone		zone;
+	CgZone		utc = CG_ZONE_UTC;
 	int			idx;
 
 	if (!IsA(span, Const) || ((Const *) span)->consttype != INTERVALOID)
@@ -372,7 +383,7 @@ cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args)
 	months = (f->flags & FF_NEGATE) ? -iv->month : iv->month;
 	days = (f->flags & FF_NEGATE) ? -iv->day : iv->day;
 	usecs = (f->flags & FF_NEGATE) ? -iv->time : iv->time;
-	if (zoned && !session_zone_offset(ctx, &east))
+	if (zoned && !cg_session_zone(ctx, &zone))
 		return -1;
 
 	idx = cg_check_arg_type(ctx, f, cg_emit_expr(ctx, linitial(args)), f->arg1);
@@ -385,10 +396,10 @@ cg_emit_interval_shift(CgContext *ctx, const CgFuncInfo *f, List *args)
 		return idx < 0 ? -1 : ts_pl_interval(ctx, idx, months, days, usecs);
 	}
 	if (months != 0)
-		idx = zoned_step(ctx, idx, east, months, 0, 0);
+		idx = zoned_step(ctx, idx, &zone, months, 0, 0);
 	if (days != 0 && idx >= 0)
-		idx = zoned_step(ctx, idx, east, 0, days, 0);
+		idx = zoned_step(ctx, idx, &zone, 0, days, 0);
 	if (usecs != 0 && idx >= 0)
-		idx = zoned_step(ctx, idx, 0, 0, 0, usecs);
+		idx = zoned_step(ctx, idx, &utc, 0, 0, usecs);
 	return idx;
 }

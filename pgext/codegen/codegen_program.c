@@ -34,6 +34,7 @@ cg_init_context(CgContext *ctx, bool build, Index scanrelid,
 	ctx->attr_xtype = palloc0(sizeof(int16) * XPU_MAX_ATTRS);
 	ctx->max_attno = 0;
 	ctx->case_test_node = -1;
+	ctx->zone_rules_off = -1;
 	ctx->refused = NULL;
 }
 

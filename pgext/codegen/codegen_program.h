@@ -69,6 +69,14 @@ typedef struct CgContext
 	/* simple CASE: the node that CaseTestExpr stands for, or -1 */
 	int			case_test_node;
 
+	/*
+	 * the session zone's XpuZoneRules in the pool (codegen_zone.c), -1
+	 * until built; zone_unit: 3600, 60 or 1, the largest that divides
+	 * every offset of the rules
+	 */
+	int32		zone_rules_off;
+	int32		zone_unit;
+
 	/* why the expression was refused, when a walker returned -1 */
 	char	   *refused;
 } CgContext;

@@ -50,8 +50,8 @@ cg_coerce(CgContext *ctx, int idx, XpuType to)
  */
 
 /* appends a value at the next multiple of 16; returns its pool offset */
-static int32
-pool_append(CgContext *ctx, const void *data, int len)
+int32
+cg_pool_append(CgContext *ctx, const void *data, int len)
 {
 	StringInfo	pool = &ctx->consts;
 	int32		offset;
@@ -150,28 +150,28 @@ cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid, Datum value, bool isnull
 			{
 				uint8		b = DatumGetBool(value) ? 1 : 0;
 
-				offset = pool_append(ctx, &b, 1);
+				offset = cg_pool_append(ctx, &b, 1);
 				break;
 			}
 		case XPU_TYPE_INT2:
 			{
 				int16		v = DatumGetInt16(value);
 
-				offset = pool_append(ctx, &v, sizeof(v));
+				offset = cg_pool_append(ctx, &v, sizeof(v));
 				break;
 			}
 		case XPU_TYPE_INT4:
 			{
 				int32		v = DatumGetInt32(value);
 
-				offset = pool_append(ctx, &v, sizeof(v));
+				offset = cg_pool_append(ctx, &v, sizeof(v));
 				break;
 			}
 		case XPU_TYPE_DATE:
 			{
 				int32		v = DatumGetDateADT(value);
 
-				offset = pool_append(ctx, &v, sizeof(v));
+				offset = cg_pool_append(ctx, &v, sizeof(v));
 				break;
 			}
 		case XPU_TYPE_INT8:
@@ -180,21 +180,21 @@ cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid, Datum value, bool isnull
 			{
 				int64		v = DatumGetInt64(value);
 
-				offset = pool_append(ctx, &v, sizeof(v));
+				offset = cg_pool_append(ctx, &v, sizeof(v));
 				break;
 			}
 		case XPU_TYPE_FLOAT4:
 			{
 				float4		v = DatumGetFloat4(value);
 
-				offset = pool_append(ctx, &v, sizeof(v));
+				offset = cg_pool_append(ctx, &v, sizeof(v));
 				break;
 			}
 		case XPU_TYPE_FLOAT8:
 			{
 				float8		v = DatumGetFloat8(value);
 
-				offset = pool_append(ctx, &v, sizeof(v));
+				offset = cg_pool_append(ctx, &v, sizeof(v));
 				break;
 			}
 		case XPU_TYPE_NUMERIC:
@@ -224,7 +224,7 @@ cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid, Datum value, bool isnull
 					nc.hi = (int64) (v >> 64);
 					nc.scale = 0;
 				}
-				offset = pool_append(ctx, &nc, sizeof(nc));
+				offset = cg_pool_append(ctx, &nc, sizeof(nc));
 				break;
 			}
 		case XPU_TYPE_TEXT:
@@ -239,7 +239,7 @@ cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid, Datum value, bool isnull
 				if (tc.len > CODEGEN_MAX_TEXT_CONST && !ctx->build_param)
 					return cg_refuse(ctx, "text constant longer than %d bytes",
 									 CODEGEN_MAX_TEXT_CONST);
-				offset = pool_append(ctx, &tc, sizeof(tc));
+				offset = cg_pool_append(ctx, &tc, sizeof(tc));
 				appendBinaryStringInfo(&ctx->consts, VARDATA_ANY(t), tc.len);
 				if ((Pointer) t != DatumGetPointer(value))
 					pfree(t);

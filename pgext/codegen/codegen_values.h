@@ -15,6 +15,7 @@
 #include "codegen/codegen_program.h"
 
 extern int	cg_coerce(CgContext *ctx, int idx, XpuType to);
+extern int32 cg_pool_append(CgContext *ctx, const void *data, int len);
 extern int	cg_emit_const(CgContext *ctx, XpuType xtype, Oid typid,
 						  Datum value, bool isnull);
 extern int	cg_emit_param(CgContext *ctx, Param *param, XpuType xtype);

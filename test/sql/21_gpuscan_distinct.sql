@@ -17,5 +17,5 @@ SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE d IS NOT DISTINCT 
 SELECT * FROM check_gpuscan($$SELECT id FROM t_text WHERE c IS DISTINCT FROM 'c1'$$);
 EXPLAIN (COSTS OFF)
 SELECT id FROM t_int WHERE a IS DISTINCT FROM c AND nullif(b, 0) > 10;
--- an equality the device lacks (timestamp against timestamptz): on the CPU
+-- timestamp against timestamptz, the timestamp taken in the session's zone
 SELECT * FROM check_gpuscan($$SELECT id FROM t_datetime WHERE ts IS DISTINCT FROM tz$$);

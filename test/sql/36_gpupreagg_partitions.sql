@@ -50,7 +50,7 @@ SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n, max(price) AS p FROM pt 
 RESET enable_partitionwise_aggregate;
 
 -- a WHERE clause the device cannot run keeps the whole aggregate on the CPU
-SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n FROM pt WHERE to_char(d, ''YYYY'') = ''2024'' GROUP BY g', 'g');
+SELECT * FROM check_gpupreagg('SELECT g, count(*) AS n FROM pt WHERE md5(d::text) <> ''x'' GROUP BY g', 'g');
 
 -- run-time pruning of a generic plan: the Append removes subplans
 SET plan_cache_mode = force_generic_plan;

@@ -1,9 +1,9 @@
 --
 -- date_trunc and to_char of timestamp and timestamptz, and the casts
 -- between timestamptz and date or timestamp, as grouping keys, aggregate arguments
--- and WHERE clauses.  The timestamptz forms run on the device only while
--- the session's time zone has a fixed UTC offset; under a zone with
--- transitions the aggregate stays on the CPU.  Answers are compared with
+-- and WHERE clauses.  The timestamptz forms run on the device in the
+-- session's time zone, a fixed UTC offset or a zone with transitions
+-- (54_timezones tests those across them).  Answers are compared with
 -- pg_strom on and off (check_gpupreagg of 30_gpupreagg_setup).
 --
 SET pg_strom.regression_test_mode = on;
@@ -107,7 +107,7 @@ SELECT * FROM check_gpupreagg('SELECT count(*) AS n FROM dt WHERE tz + interval 
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''hour'', tz) AS k, count(*) AS n FROM dt WHERE tz::timestamp < ts GROUP BY 1', 'k');
 EXPLAIN (COSTS OFF)
 SELECT date_trunc('month', d), count(*), sum(v) FROM dt GROUP BY 1;
--- a zone with daylight saving time: the timestamptz forms stay on the CPU
+-- a zone with daylight saving time: the timestamptz forms run on the device
 SET TimeZone = 'America/New_York';
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''month'', d) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');
 SELECT * FROM check_gpupreagg('SELECT date_trunc(''day'', tz) AS k, count(*) AS n FROM dt GROUP BY 1', 'k');

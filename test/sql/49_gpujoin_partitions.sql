@@ -47,7 +47,7 @@ SELECT j.cat, c.region, count(*), sum(f.price)
  WHERE f.d >= '2024-06-01'
  GROUP BY j.cat, c.region;
 -- an outer qual the device cannot run: no fused GpuPreAgg, same answer
-SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n FROM jf f JOIN jdim j ON f.dk = j.dk WHERE to_char(f.d, ''MM'') = ''03'' GROUP BY j.cat', 'cat');
+SELECT * FROM check_gpupreagg('SELECT j.cat, count(*) AS n FROM jf f JOIN jdim j ON f.dk = j.dk WHERE md5(f.d::text) <> ''x'' GROUP BY j.cat', 'cat');
 
 -- parallel: each leaf's node run by one participant of a Parallel Append
 SET max_parallel_workers_per_gather = 3;
