@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include "datatype/timestamp.h"
 #include "pgtime.h"
 
 #include "codegen/codegen_expr.h"
