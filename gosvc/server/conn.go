@@ -66,6 +66,8 @@ type command struct {
 	charge int64           // bytes of budget the message holds
 	from   *budget         // the budget charged
 	alloc  int64           // bytes of BodyBytes the message accounts for
+
+	queuedAt time.Time // when it joined the queue
 }
 
 // serveConn registers a new client and starts its receiver and writer; a

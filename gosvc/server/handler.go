@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/pgstrom-go/pg_strom/gosvc/logpipe"
 	"github.com/pgstrom-go/pg_strom/gosvc/protocol"
@@ -37,8 +38,15 @@ func (s *Server) execute(cmd command) {
 			reply(protocol.EncodeError(cmd.header.RequestID, e), true)
 		}
 	}()
+	started := time.Now()
 	msg, keepOpen := s.handle(&cmd)
 	reply(msg, !keepOpen)
+	if logpipe.DebugEnabled() {
+		// where a node's waits go: the queue (workers busy) or the work
+		s.log.Debug().Stringer("tag", cmd.header.Tag).Uint32("request_id", cmd.header.RequestID).
+			Int64("queued_us", started.Sub(cmd.queuedAt).Microseconds()).
+			Int64("ran_us", time.Since(started).Microseconds()).Msg("command served")
+	}
 	if keepOpen {
 		s.served.Add(1)
 	}
