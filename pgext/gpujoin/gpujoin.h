@@ -396,6 +396,7 @@ typedef struct GpuJoinInnerTuples
 /* gpujoin_inner.c */
 extern void gpujoin_build_inner(GpuJoinState *gjs);
 extern void gpujoin_skip_if_empty(GpuJoinState *gjs, GpuTaskState *gts);
+extern bool gpujoin_keys_exclude_partition(GpuJoinState *gjs, Relation rel);
 extern void gpujoin_init_inner(GpuJoinState *gjs, int d);
 extern void gpujoin_start_tuples(GpuJoinInnerTuples *it);
 extern void gpujoin_collect_tuples(GpuJoinState *gjs, int d,

@@ -314,7 +314,8 @@ gpujoin_build_inner(GpuJoinState *gjs)
  * outer row, so the scan gts would run (the join's own, or the fused
  * GpuPreAgg's) is not run at all, as PostgreSQL's hash join skips its
  * outer side over an empty hash table.  Every participant of a parallel
- * plan has the same rows, so all of them skip.
+ * plan has the same rows, so all of them skip.  Likewise a partition whose
+ * rows no inner key can match (gpujoin_prune.c).
  */
 void
 gpujoin_skip_if_empty(GpuJoinState *gjs, GpuTaskState *gts)
@@ -333,6 +334,11 @@ gpujoin_skip_if_empty(GpuJoinState *gjs, GpuTaskState *gts)
 			gts->counters.nempty_inner++;
 			return;
 		}
+	}
+	if (gpujoin_keys_exclude_partition(gjs, gts->rel))
+	{
+		gts->empty_inner = true;
+		gts->counters.nkeys_pruned++;
 	}
 }
 

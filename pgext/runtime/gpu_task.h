@@ -92,6 +92,8 @@ typedef struct GpuTaskCounters
 								 * parameters pruned (task_prune.c) */
 	uint64		nempty_inner;	/* scans not run: a join depth that must
 								 * match has no inner rows */
+	uint64		nkeys_pruned;	/* scans of a partition not run: no row of
+								 * it can match a depth's inner keys */
 	uint64		node[GPU_TASK_NODE_COUNTERS];	/* the node's own, summed
 												 * like the others */
 } GpuTaskCounters;

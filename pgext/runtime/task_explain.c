@@ -90,6 +90,9 @@ gpu_task_explain_counters(GpuTaskState *gts, const GpuExplainCounter *items,
 	if (c->nempty_inner > 0)
 		ExplainPropertyUInteger("Scans Skipped for Empty Inner", NULL,
 								c->nempty_inner, es);
+	if (c->nkeys_pruned > 0)
+		ExplainPropertyUInteger("Partition Pruned by Join Keys", NULL,
+								c->nkeys_pruned, es);
 	if (gts->cpu_reason[0] != '\0')
 		ExplainPropertyText("CPU Path", gts->cpu_reason, es);
 	if (gts->copy_reason[0] != '\0')

@@ -165,6 +165,7 @@ counters_add(GpuTaskCounters *dst, const GpuTaskCounters *a,
 	dst->npages_cached += sign * (int64) (a->npages_cached - b->npages_cached);
 	dst->npruned += sign * (int64) (a->npruned - b->npruned);
 	dst->nempty_inner += sign * (int64) (a->nempty_inner - b->nempty_inner);
+	dst->nkeys_pruned += sign * (int64) (a->nkeys_pruned - b->nkeys_pruned);
 	for (i = 0; i < GPU_TASK_NODE_COUNTERS; i++)
 		dst->node[i] += sign * (int64) (a->node[i] - b->node[i]);
 }
