@@ -10,7 +10,9 @@
 # with PostgreSQL's joins off in the GPU mode; SSB_DMA_AB="0 8" times
 # SSB_DMA_QUERIES again with each PGSTROM_GATHER_DMA_MIN_PAGES;
 # SSB_BUILD_AB="NAME:FOLDER" times SSB_TABLES again on another staged build
-# of pg_strom over the same data.  Results to $OUT.
+# of pg_strom over the same data; SSB_TIMELINES="Q1.1 ..." runs those
+# queries once more with every participant's timeline and the GPU
+# service's queue waits.  Results to $OUT.
 # Needs: a GPU machine with 16 cores and about 64 GB of memory or more;
 # PGSTROM_STAGE staged by stage.sh (pg.tgz, pgstrom-bench) and the cluster
 # of cluster.sh (variables: env.sh); root to reserve huge pages.
@@ -102,4 +104,35 @@ for pair in ${SSB_BUILD_AB:-}; do
 		-json "$OUT/bench-ssb-$name.json" -plans "$OUT/plans-ssb-$name.txt" > "$OUT/bench-ssb-$name.txt"
 	echo "run ssb ($name): exit $?, $((SECONDS - t0)) s"
 	sed -n '/^summary/,$p' "$OUT/bench-ssb-$name.txt"
+done
+# SSB_TIMELINES="Q1.1 Q2.1": each query over each table of SSB_TABLES once
+# more in the GPU mode, with every participant's timeline (DEBUG1) into
+# tl-QUERY-TABLE.txt, its EXPLAIN ANALYZE into ea-QUERY-TABLE.txt, and the
+# GPU service's commands of that run (pg_strom.gpuserv_debug_output) summed
+# per kind: how many, their mean and largest wait in the queue, their mean
+# run time
+for q in ${SSB_TIMELINES:-}; do
+	for t in $(echo "${SSB_TABLES:-ssb}" | tr ',' ' '); do
+		sql=$("$B" sql -tables "$t" -queries "$q" | grep -v '^--')
+		f="$OUT/tl-$q-$t.txt"
+		psql -X -q -c "SET pg_strom.gpuserv_debug_output = on"
+		sleep 1
+		from=$(wc -l < "$log")
+		t0=$(date +%s%N)
+		psql -X -q -c "SET max_parallel_workers_per_gather = 16" -c "SET max_parallel_workers = 16" \
+			-c "SET parallel_setup_cost = 0" -c "SET client_min_messages = debug1" -c "$sql" > /dev/null 2> /tmp/tl.err
+		echo "$q on $t: $(( ($(date +%s%N) - t0) / 1000000 )) ms with debug output" > "$f"
+		grep -o "on \"[^\"]*\" timeline, .*" /tmp/tl.err | sed "s/ timeline,//" >> "$f"
+		grep -E "ERROR|FATAL" /tmp/tl.err | head -3 | tee -a "$f"
+		sleep 1
+		tail -n +"$((from + 1))" "$log" | grep "command served" |
+			sed -E 's/.*queued_us=([0-9]+).*ran_us=([0-9]+).*tag=([A-Za-z]+).*/\3 \1 \2/' |
+			awk '{n[$1]++; q[$1]+=$2; r[$1]+=$3; if ($2 > m[$1]) m[$1]=$2}
+				END {for (k in n) printf "  service %-12s %6d commands, queued mean %8.0f us, max %8d us; ran mean %8.0f us\n", k, n[k], q[k]/n[k], m[k], r[k]/n[k]}' |
+			sort >> "$f"
+		psql -X -q -c "SET pg_strom.gpuserv_debug_output = off"
+		psql -X -c "SET max_parallel_workers_per_gather = 16" -c "SET max_parallel_workers = 16" \
+			-c "SET parallel_setup_cost = 0" -c "EXPLAIN (ANALYZE, COSTS OFF) $sql" > "$OUT/ea-$q-$t.txt" 2>&1
+		head -1 "$f"; grep "service " "$f"
+	done
 done
