@@ -345,6 +345,8 @@ extern bool gpujoin_outer_is_appendrel(PlannerInfo *root, Index relid);
 
 /* gpujoin_partition.c: per-leaf copies of a path over a partitioned outer */
 extern List *gpujoin_template_items(const GpuJoinInfo *tinfo);
+extern Path *gpujoin_cheapest_partial_inner(RelOptInfo *innerrel);
+extern List *gpujoin_partial_inners(List *inner_paths, List **join_private);
 extern CustomPath *gpujoin_leaf_path(PlannerInfo *root,
 									 const CustomPath *template,
 									 RelOptInfo *outer, RelOptInfo *leaf,
@@ -399,7 +401,7 @@ extern void gpujoin_skip_if_empty(GpuJoinState *gjs, GpuTaskState *gts);
 extern bool gpujoin_keys_exclude_partition(GpuJoinState *gjs, Relation rel);
 extern void gpujoin_init_inner(GpuJoinState *gjs, int d);
 extern void gpujoin_start_tuples(GpuJoinInnerTuples *it);
-extern void gpujoin_collect_tuples(GpuJoinState *gjs, int d,
+extern void gpujoin_collect_tuples(GpuJoinState *gjs, int d, PlanState *ps,
 								   GpuJoinInnerTuples *it, uint32 *longest);
 extern void gpujoin_layout_slots(GpuJoinInner *inner, const uint32 *longest);
 extern Size gpujoin_block_size(GpuJoinInner *inner, int d, Size tuple_bytes);
@@ -413,6 +415,8 @@ extern const char *gpujoin_inner_cpu_reason(GpuJoinState *gjs);
 /* gpujoin_inner_group.c */
 extern int	gpujoin_next_inner_group(void);
 extern void gpujoin_group_initialize_dsm(GpuJoinState *gjs);
+extern void gpujoin_group_attach(GpuJoinState *gjs);
+extern PlanState *gpujoin_group_owner_inner(GpuJoinState *gjs, int d);
 extern GpuJoinShared *gpujoin_group_build_shared(GpuJoinState *gjs);
 extern bool gpujoin_group_borrow(GpuJoinState *gjs);
 extern void gpujoin_group_lend(GpuJoinState *gjs);

@@ -599,6 +599,7 @@ gpujoin_attach_shared(GpuJoinState *gjs, void *coordinate, shm_toc *toc,
 	gjs->jshared = js;
 	gjs->dsa = gjs->task->css.ss.ps.state->es_query_dsa;
 	gjs->toc = toc;
+	gpujoin_group_attach(gjs);
 	if (initialize)
 	{
 		memset(js, 0, sizeof(GpuJoinShared));

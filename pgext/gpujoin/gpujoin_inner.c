@@ -52,14 +52,14 @@ eval_inner_slots(GpuJoinState *gjs, int d, Datum *values, bool *isnull)
 }
 
 /*
- * Runs depth d's inner plan: its tuples, each key's longest text (or
+ * Runs depth d's inner plan ps (the node's own, or in an inner group the
+ * owner's copy of it): its tuples, each key's longest text (or
  * inner->cpu_reason).
  */
 void
-gpujoin_collect_tuples(GpuJoinState *gjs, int d, GpuJoinInnerTuples *it,
-					   uint32 *longest)
+gpujoin_collect_tuples(GpuJoinState *gjs, int d, PlanState *ps,
+					   GpuJoinInnerTuples *it, uint32 *longest)
 {
-	PlanState  *ps = gjs->inner_ps[d];
 	GpuJoinInner *inner = &gjs->inner[d];
 	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	Datum		values[GPUJOIN_MAX_SLOTS];
@@ -257,7 +257,7 @@ build_depth(GpuJoinState *gjs, int d)
 	gpujoin_start_tuples(&it);
 	memset(longest, 0, sizeof(longest));
 	gpujoin_init_inner(gjs, d);
-	gpujoin_collect_tuples(gjs, d, &it, longest);
+	gpujoin_collect_tuples(gjs, d, gjs->inner_ps[d], &it, longest);
 	inner->nrows = it.ntuples;
 	gpujoin_layout_slots(inner, longest);
 	blob = MemoryContextAllocHuge(gjs->inner_cxt,

@@ -21,9 +21,13 @@
  *					found in the parallel query's table of contents.  The
  *					build runs once, by whichever participants come to it,
  *					and its blocks in the query's DSA serve every leaf.
- *					Each depth is then run by one participant, from its own
- *					leaf's copy of the inner plan, which it alone runs:
- *					a partial inner plan returns all its rows then.
+ *					A partial depth (a leaf's copy under a Parallel Append
+ *					has partial inner plans where the inner relations
+ *					have them) is run by every participant that builds,
+ *					from the owner's copy of the plan, which every
+ *					participant initialized with the Append; any other
+ *					depth is run by one participant from its own leaf's
+ *					copy, which returns all its rows then.
  *
  * The group's rows have one key on the device (XpuJoinDesc.inner_key, a
  * random secret of the execution like a plan_id), so a leaf's session
@@ -52,6 +56,8 @@ typedef struct InnerGroup
 	int			group;
 	int			owner_node_id;	/* parallel: the leader's choice */
 	GpuJoinState *owner;		/* serial: the node whose rows are lent */
+	List	   *members;		/* parallel: the group's nodes in this
+								 * process (GpuJoinState *) */
 	uint64		inner_key;		/* serial: the rows' key on the device */
 	MemoryContextCallback forget;
 } InnerGroup;
@@ -109,6 +115,28 @@ find_group(GpuJoinState *gjs, bool create)
 	return g;
 }
 
+/*
+ * Does the inner plan take a parameter from outside?  In a parallel plan a
+ * partial inner plan depends on the Gather's rescan signal, a parameter
+ * without a type that no expression reads; it changes only when the Gather
+ * is rescanned, which builds the rows again anyway (gpujoin_reset_shared).
+ */
+static bool
+takes_outside_params(GpuJoinState *gjs, Plan *plan)
+{
+	List	   *types = gjs->task->css.ss.ps.state->es_plannedstmt->paramExecTypes;
+	int			x = -1;
+
+	if (gjs->jshared == NULL)
+		return !bms_is_empty(plan->extParam);
+	while ((x = bms_next_member(plan->extParam, x)) >= 0)
+	{
+		if (x >= list_length(types) || OidIsValid(list_nth_oid(types, x)))
+			return true;
+	}
+	return false;
+}
+
 /* the node's inner plans take no parameter a rescan could change */
 static bool
 shareable(GpuJoinState *gjs)
@@ -119,7 +147,7 @@ shareable(GpuJoinState *gjs)
 		return false;
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
-		if (!bms_is_empty(gjs->inner_ps[d]->plan->extParam))
+		if (takes_outside_params(gjs, gjs->inner_ps[d]->plan))
 			return false;
 	}
 	return true;
@@ -149,6 +177,53 @@ gpujoin_group_initialize_dsm(GpuJoinState *gjs)
 		gjs->jshared->group_inner_key = gpu_task_random_plan_id();
 	}
 	gjs->jshared->group_owner = g->owner_node_id;
+}
+
+/*
+ * A parallel plan, in every participant as the node attaches to its
+ * GpuJoinShared: the node is one of its group's in this process.
+ */
+void
+gpujoin_group_attach(GpuJoinState *gjs)
+{
+	InnerGroup *g;
+	MemoryContext oldcxt;
+
+	if (!shareable(gjs))
+		return;
+	g = find_group(gjs, true);
+	oldcxt = MemoryContextSwitchTo(gjs->task->css.ss.ps.state->es_query_cxt);
+	g->members = lappend(g->members, gjs);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The owner's copy of depth d's inner plan in this process, which a
+ * grouped build runs for a partial depth.
+ */
+PlanState *
+gpujoin_group_owner_inner(GpuJoinState *gjs, int d)
+{
+	int			owner_id = gjs->build_js->group_owner;
+	InnerGroup *g;
+	ListCell   *lc;
+
+	if (owner_id == node_id(gjs))
+		return gjs->inner_ps[d];
+	g = find_group(gjs, false);
+	if (g != NULL)
+	{
+		foreach(lc, g->members)
+		{
+			GpuJoinState *member = lfirst(lc);
+
+			if (node_id(member) == owner_id)
+				return member->inner_ps[d];
+		}
+	}
+	elog(ERROR, "GpuJoin: plan node %d, whose inner plans build this node's inner rows, is not set up in this process",
+		 owner_id);
+	return NULL;				/* keep compiler quiet */
 }
 
 /*

@@ -150,10 +150,12 @@ publish_share(GpuJoinState *gjs, int d, ParticipantShare *share,
 }
 
 /*
- * COLLECT: this participant's shares of every depth.  The build of an
- * inner group (gpujoin_inner_group.c) runs every depth as a serial one:
- * its participants come from different leaves' nodes, each with its own
- * copy of a partial inner plan.
+ * COLLECT: this participant's shares of every depth.  The participants of
+ * an inner group's build (gpujoin_inner_group.c) come from different
+ * leaves' nodes, each with its own copy of the inner plans: a partial
+ * depth is run from the owner's copy (which every participant has
+ * initialized, and whose parallel scan hands each its blocks), never from
+ * a participant's own, which would return every row again.
  */
 static void
 collect_shares(GpuJoinState *gjs, ParticipantShare *shares)
@@ -165,14 +167,19 @@ collect_shares(GpuJoinState *gjs, ParticipantShare *shares)
 	{
 		ParticipantShare *share = &shares[d];
 		uint32		longest[GPUJOIN_MAX_SLOTS];
+		PlanState  *source = gjs->inner_ps[d];
 
-		if ((!gjs->info->depths[d].inner_partial || grouped) &&
-			!claim_serial_depth(gjs->build_js, d))
-			continue;
+		if (!gjs->info->depths[d].inner_partial)
+		{
+			if (!claim_serial_depth(gjs->build_js, d))
+				continue;
+		}
+		else if (grouped)
+			source = gpujoin_group_owner_inner(gjs, d);
 		memset(longest, 0, sizeof(longest));
 		gpujoin_start_tuples(&share->it);
 		share->ran = true;
-		gpujoin_collect_tuples(gjs, d, &share->it, longest);
+		gpujoin_collect_tuples(gjs, d, source, &share->it, longest);
 		publish_share(gjs, d, share, longest);
 	}
 }

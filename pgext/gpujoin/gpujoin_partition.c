@@ -13,7 +13,9 @@
  * rows are built once per query (gpujoin_inner_group.c), so the first
  * leaf's cost counts the inner plans and each other leaf's only its setup
  * and the upload of the rows to the device, which each leaf's session does.
- * Under a Gather each leaf's node is run whole by one participant.
+ * Under a Gather each leaf's node is run whole by one participant, and
+ * its inner plans are partial where the inner relations have such paths:
+ * the participants build the rows together (gpujoin_partial_inners).
  * Partitions pruned at plan time are not there; the Append's parent is
  * the join relation, so it does no run-time pruning, and each leaf's node
  * prunes itself at execution (runtime/task_prune.c).
@@ -131,6 +133,41 @@ gpujoin_leaf_path(PlannerInfo *root, const CustomPath *template,
 	return path;
 }
 
+/*
+ * A leaf's inner paths for its copy under a Parallel Append: each depth's
+ * the inner relation's cheapest partial path where it has one, the depth
+ * then marked inner_partial in *join_private (a GpuJoinInfo list, replaced
+ * by a new one).  The participants of the leaves' inner group run the
+ * owner's copy of such a plan together, each for its share
+ * (gpujoin_inner_parallel.c), where a plan that one participant runs whole
+ * would keep all the others waiting.
+ */
+List *
+gpujoin_partial_inners(List *inner_paths, List **join_private)
+{
+	GpuJoinInfo *info = gpujoin_info_from_list(*join_private);
+	List	   *out = NIL;
+	ListCell   *lc;
+	int			d = 0;
+
+	Assert(list_length(inner_paths) == info->ndepths);
+	foreach(lc, inner_paths)
+	{
+		Path	   *inner = lfirst(lc);
+		Path	   *partial = gpujoin_cheapest_partial_inner(inner->parent);
+
+		if (partial != NULL)
+		{
+			inner = partial;
+			info->depths[d].inner_partial = true;
+		}
+		out = lappend(out, inner);
+		d++;
+	}
+	*join_private = gpujoin_info_to_list(info);
+	return out;
+}
+
 typedef struct JoinLeaves
 {
 	const CustomPath *template;
@@ -167,6 +204,8 @@ add_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 		/* run whole by one participant: see gpu_partitions.h */
 		safe->path.parallel_aware = true;
 		safe->flags |= GPU_PATH_WHOLE_LEAF;
+		safe->custom_paths = gpujoin_partial_inners(path->custom_paths,
+													&safe->custom_private);
 		jl->safe = lappend(jl->safe, safe);
 	}
 	return true;

@@ -563,8 +563,8 @@ inner_total_rows(Path *inner_path, bool partial)
  * list is kept in total cost order), which every participant runs for its
  * share; NULL if it has none.
  */
-static Path *
-cheapest_partial_inner(RelOptInfo *innerrel)
+Path *
+gpujoin_cheapest_partial_inner(RelOptInfo *innerrel)
 {
 	Path	   *path;
 
@@ -727,7 +727,7 @@ gpujoin_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	GpuJoinDepthInfo depth;
 	GpuJoinInfo base;
 	Path	   *inner_path = cheapest_inner(innerrel, false);
-	Path	   *safe_inner = cheapest_partial_inner(innerrel);
+	Path	   *safe_inner = gpujoin_cheapest_partial_inner(innerrel);
 	Path	   *template_inner;
 	bool		safe_partial = (safe_inner != NULL);
 

@@ -26,7 +26,9 @@
  * pruned at plan time are not there; the Append's parent is the join
  * relation, so it does no run-time pruning, and each leaf's node prunes
  * itself at execution (runtime/task_prune.c).  Under a Gather each leaf's
- * node is run whole by one participant of a Parallel Append.
+ * node is run whole by one participant of a Parallel Append, over partial
+ * inner plans where the inner relations have them
+ * (gpujoin_partial_inners).
  *
  *-------------------------------------------------------------------------
  */
@@ -144,12 +146,22 @@ add_join_leaf(PlannerInfo *root, RelOptInfo *leaf, List *items, void *arg,
 	if (jl->paths.consider_parallel)
 	{
 		CustomPath *safe = palloc(sizeof(CustomPath));
+		List	   *join_parts = lthird(fused->custom_private);
+		List	   *join_private = linitial(join_parts);
 
 		memcpy(safe, fused, sizeof(CustomPath));
 		safe->path.parallel_safe = true;
 		/* run whole by one participant: see gpu_partitions.h */
 		safe->path.parallel_aware = true;
 		safe->flags |= GPU_PATH_WHOLE_LEAF;
+		/* the participants build the inner rows together */
+		safe->custom_paths = gpujoin_partial_inners(fused->custom_paths,
+													&join_private);
+		safe->custom_private = list_make3(linitial(fused->custom_private),
+										  lsecond(fused->custom_private),
+										  list_make3(join_private,
+													 lsecond(join_parts),
+													 lthird(join_parts)));
 		jl->paths.nonpartial = lappend(jl->paths.nonpartial, safe);
 	}
 	jl->paths.ngroups += linfo->ngroups;

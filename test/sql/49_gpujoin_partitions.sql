@@ -63,6 +63,39 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
+-- parallel with a large inner table: the leaves' nodes build its rows once,
+-- the participants that come to the build each scanning a share of the
+-- owner's partial inner plan (a participant's own copy would return every
+-- row again)
+CREATE TABLE jp (id int, d date, bk int, v int) PARTITION BY RANGE (d);
+DO $$
+BEGIN
+	FOR m IN 1..7 LOOP
+		EXECUTE format('CREATE TABLE jp_%s PARTITION OF jp FOR VALUES FROM (%L) TO (%L)',
+					   m, make_date(2024, m, 1), make_date(2024, m + 1, 1));
+	END LOOP;
+END $$;
+INSERT INTO jp SELECT i, date '2024-01-01' + (i % 200), i % 500000, i % 100
+  FROM generate_series(1, 600000) i;
+CREATE TABLE jbig (k int, w int);
+INSERT INTO jbig SELECT i, i % 1000 FROM generate_series(1, 400000) i;
+VACUUM ANALYZE jp;
+VACUUM ANALYZE jbig;
+SET max_parallel_workers_per_gather = 3;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(b.w) FROM jp f JOIN jbig b ON f.bk = b.k;
+SELECT * FROM check_gpupreagg('SELECT count(*) AS n, sum(b.w) AS s, sum(f.v) AS t FROM jp f JOIN jbig b ON f.bk = b.k');
+SELECT * FROM check_gpupreagg('SELECT b.w % 7 AS g, count(*) AS n, sum(f.v) AS t FROM jp f JOIN jbig b ON f.bk = b.k WHERE f.v < 50 GROUP BY 1', 'g');
+SELECT * FROM check_gpujoin('SELECT f.id, b.w FROM jp f JOIN jbig b ON f.bk = b.k WHERE f.v = 7');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+DROP TABLE jp, jbig;
+
 -- a join without aggregation: one GpuJoin per partition under an Append
 -- (check_gpujoin of 40_gpujoin_setup counts the depths of all of them)
 SELECT * FROM check_gpujoin('SELECT f.id, j.name, c.region FROM jf f JOIN jdim j ON f.dk = j.dk JOIN jcust c ON f.ck = c.ck WHERE f.v < 20');
