@@ -100,9 +100,28 @@ new_entry(GpuPreAggState *pas, GpaGroups *g)
 void
 gpa_groups_init(GpuPreAggState *pas, GpaGroups *g, const char *name)
 {
+	EState	   *estate = pas->gts.css.ss.ps.state;
+
+	memset(g, 0, sizeof(GpaGroups));
+	g->cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuPreAgg groups",
+								   ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSetIdentifier(g->cxt, name);
+}
+
+/*
+ * The hash table, at the first group: these groups hold only what the CPU
+ * aggregates (RECHECK rows, CPU chunks), usually nothing, and a table made
+ * at the node's start cost each leaf's node of a partitioned table, in
+ * every participant, its comparison expressions and buckets before any
+ * scan began.
+ */
+static void
+build_table(GpuPreAggState *pas, GpaGroups *g)
+{
 	PlanState  *ps = &pas->gts.css.ss.ps;
 	EState	   *estate = ps->state;
 	TupleDesc	kdesc = pas->key_slot->tts_tupleDescriptor;
+	MemoryContext oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
 	AttrNumber *keycols;
 	Oid		   *eqops;
 	Oid		   *collations;
@@ -112,12 +131,6 @@ gpa_groups_init(GpuPreAggState *pas, GpaGroups *g, const char *name)
 	ListCell   *lc;
 	int			i = 0;
 
-	memset(g, 0, sizeof(GpaGroups));
-	g->cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuPreAgg groups",
-								   ALLOCSET_DEFAULT_SIZES);
-	MemoryContextSetIdentifier(g->cxt, name);
-	if (pas->nkeys == 0)
-		return;
 	keycols = palloc(sizeof(AttrNumber) * pas->nkeys);
 	eqops = palloc(sizeof(Oid) * pas->nkeys);
 	collations = palloc(sizeof(Oid) * pas->nkeys);
@@ -136,11 +149,10 @@ gpa_groups_init(GpuPreAggState *pas, GpaGroups *g, const char *name)
 	execTuplesHashPrepare(pas->nkeys, eqops, &eqfuncs, &hashfuncs);
 
 	/*
-	 * These groups hold only what the CPU aggregates (RECHECK rows, CPU
-	 * chunks), usually nothing: sized for the planner's groups, two tables
-	 * of up to a million buckets cost every participant 10-20 ms of zeroed
-	 * memory before its scan began (the H200's 16 workers started 20-30 ms
-	 * late, measured with the DEBUG1 timeline).  The table grows as needed.
+	 * Sized for the planner's groups up to a bound: two tables of up to a
+	 * million buckets cost every participant 10-20 ms of zeroed memory
+	 * (the H200's 16 workers started 20-30 ms late, measured with the
+	 * DEBUG1 timeline).  The table grows as needed.
 	 */
 	nbuckets = (long) Min(Max(pas->info->ngroups, 16.0), (double) GPA_CPU_GROUPS_INITIAL_BUCKETS);
 	g->hashtable = pgstrom_build_tuple_hash_table(ps, kdesc, pas->nkeys, keycols,
@@ -149,6 +161,7 @@ gpa_groups_init(GpuPreAggState *pas, GpaGroups *g, const char *name)
 												  estate->es_query_cxt,
 												  g->cxt,
 												  ps->ps_ExprContext->ecxt_per_tuple_memory);
+	MemoryContextSwitchTo(oldcxt);
 }
 
 /*
@@ -183,6 +196,8 @@ gpa_groups_add_row(GpuPreAggState *pas, GpaGroups *g)
 															 econtext,
 															 &kslot->tts_isnull[i]);
 		ExecStoreVirtualTuple(kslot);
+		if (g->hashtable == NULL)
+			build_table(pas, g);
 		he = LookupTupleHashEntry(g->hashtable, kslot, &isnew, NULL);
 		if (isnew)
 		{
@@ -236,7 +251,7 @@ gpa_groups_spill_if_full(GpuPreAggState *pas, GpaGroups *g)
 	TupleHashIterator iter;
 	TupleHashEntry he;
 
-	if (pas->nkeys == 0 ||
+	if (pas->nkeys == 0 || g->hashtable == NULL ||
 		MemoryContextMemAllocated(g->cxt, true) <= get_hash_memory_limit())
 		return false;
 	InitTupleHashIterator(g->hashtable, &iter);
@@ -324,6 +339,8 @@ gpa_groups_next(GpuPreAggState *pas, GpaGroups *g, TupleTableSlot *slot)
 		g->plain_used = false;
 		return gpa_form_tuple(pas, slot, g->plain_entry, NULL);
 	}
+	if (g->hashtable == NULL)
+		return NULL;
 	if (!g->iter_started)
 	{
 		InitTupleHashIterator(g->hashtable, &g->iter);

@@ -36,7 +36,7 @@
  */
 typedef struct GpaGroups
 {
-	TupleHashTable hashtable;	/* nkeys > 0 */
+	TupleHashTable hashtable;	/* nkeys > 0, from the first group on */
 	MemoryContext cxt;			/* keys and accumulators */
 	char	   *plain_entry;	/* nkeys == 0: the only group */
 	bool		plain_used;		/* a row reached it */
