@@ -261,6 +261,8 @@ typedef struct GpuJoinState
 
 	/* inner */
 	PlanState  *inner_ps[GPUJOIN_MAX_DEPTHS];
+	/* the group's node whose inner plans these are, NULL: the node's own */
+	struct GpuJoinState *inner_plans_host;
 	TupleTableSlot *inner_slot[GPUJOIN_MAX_DEPTHS];
 	ExprState  *inner_key_state[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
 	FmgrInfo	eq_fn[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
@@ -417,6 +419,9 @@ extern int	gpujoin_next_inner_group(void);
 extern void gpujoin_group_initialize_dsm(GpuJoinState *gjs);
 extern void gpujoin_group_attach(GpuJoinState *gjs);
 extern PlanState *gpujoin_group_owner_inner(GpuJoinState *gjs, int d);
+extern GpuJoinState *gpujoin_group_plans_host(GpuJoinState *gjs,
+											  List *inner_plans);
+extern void gpujoin_group_rewind_plans(GpuJoinState *gjs);
 extern GpuJoinShared *gpujoin_group_build_shared(GpuJoinState *gjs);
 extern bool gpujoin_group_borrow(GpuJoinState *gjs);
 extern void gpujoin_group_lend(GpuJoinState *gjs);

@@ -347,9 +347,13 @@ init_depth(GpuJoinState *gjs, int d, Plan *plan, EState *estate, int eflags)
 			   *lc4;
 	int			k = 0;
 
-	ps = ExecInitNode(plan, estate, eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+	ps = gjs->inner_plans_host ? gjs->inner_plans_host->inner_ps[d] : NULL;
+	if (ps == NULL)
+	{
+		ps = ExecInitNode(plan, estate, eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+		gjs->task->css.custom_ps = lappend(gjs->task->css.custom_ps, ps);
+	}
 	gjs->inner_ps[d] = ps;
-	gjs->task->css.custom_ps = lappend(gjs->task->css.custom_ps, ps);
 	gjs->inner_slot[d] = ExecInitExtraTupleSlot(estate, ExecGetResultType(ps),
 												&TTSOpsMinimalTuple);
 	forfour(lc1, dp->outer_keys, lc2, dp->inner_keys, lc3, dp->key_opnos,
@@ -407,6 +411,7 @@ gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info, List *inner_plans,
 	gjs->outer_slot = outer_slot;
 	pgstrom_scan_ops_push_heap(ps, outer_slot->tts_tupleDescriptor, &saved);
 	gjs->host_qual_state = ExecInitQual(info->host_quals, ps);
+	gjs->inner_plans_host = gpujoin_group_plans_host(gjs, inner_plans);
 	d = 0;
 	foreach(lc1, inner_plans)
 	{
@@ -516,7 +521,8 @@ gpujoin_end_join(GpuJoinState *gjs)
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
 		ExecClearTuple(gjs->inner_slot[d]);
-		ExecEndNode(gjs->inner_ps[d]);
+		if (gjs->inner_plans_host == NULL)
+			ExecEndNode(gjs->inner_ps[d]);
 	}
 }
 

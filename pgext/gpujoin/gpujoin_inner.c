@@ -289,6 +289,7 @@ gpujoin_build_inner(GpuJoinState *gjs)
 	}
 	else if (!gpujoin_group_borrow(gjs))
 	{
+		gpujoin_group_rewind_plans(gjs);
 		for (d = 0; d < gjs->info->ndepths; d++)
 			build_depth(gjs, d);
 		gpujoin_group_lend(gjs);

@@ -26,8 +26,13 @@
  *					have them) is run by every participant that builds,
  *					from the owner's copy of the plan, which every
  *					participant initialized with the Append; any other
- *					depth is run by one participant from its own leaf's
- *					copy, which returns all its rows then.
+ *					depth is run whole by one participant.
+ *
+ * In every process only the first node of a group to start (the first in
+ * the Append's order, the same in every participant) starts the inner
+ * plans; the group's other nodes run its planstates
+ * (gpujoin_group_plans_host), so a partial depth's copy is one plan node,
+ * whose parallel scan all participants share, whichever the owner.
  *
  * The group's rows have one key on the device (XpuJoinDesc.inner_key, a
  * random secret of the execution like a plan_id), so a leaf's session
@@ -59,6 +64,9 @@ typedef struct InnerGroup
 	List	   *members;		/* parallel: the group's nodes in this
 								 * process (GpuJoinState *) */
 	uint64		inner_key;		/* serial: the rows' key on the device */
+	GpuJoinState *plans_host;	/* the node whose inner planstates the
+								 * group's nodes in this process use */
+	bool		plans_ran;		/* serial: a build ran them */
 	MemoryContextCallback forget;
 } InnerGroup;
 
@@ -122,12 +130,12 @@ find_group(GpuJoinState *gjs, bool create)
  * is rescanned, which builds the rows again anyway (gpujoin_reset_shared).
  */
 static bool
-takes_outside_params(GpuJoinState *gjs, Plan *plan)
+takes_outside_params(GpuJoinState *gjs, Plan *plan, bool parallel)
 {
 	List	   *types = gjs->task->css.ss.ps.state->es_plannedstmt->paramExecTypes;
 	int			x = -1;
 
-	if (gjs->jshared == NULL)
+	if (!parallel)
 		return !bms_is_empty(plan->extParam);
 	while ((x = bms_next_member(plan->extParam, x)) >= 0)
 	{
@@ -147,10 +155,101 @@ shareable(GpuJoinState *gjs)
 		return false;
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
-		if (takes_outside_params(gjs, gjs->inner_ps[d]->plan))
+		if (takes_outside_params(gjs, gjs->inner_ps[d]->plan,
+								 gjs->jshared != NULL))
 			return false;
 	}
 	return true;
+}
+
+/*
+ * The plans are copies of the host's (the same paths made them): a node
+ * may run the host's planstates in its place.
+ */
+static bool
+same_plans(GpuJoinState *host, GpuJoinState *gjs, List *inner_plans)
+{
+	ListCell   *lc;
+	int			d = 0;
+
+	if (host->info->ndepths != list_length(inner_plans))
+		return false;
+	foreach(lc, inner_plans)
+	{
+		Plan	   *mine = lfirst(lc);
+		Plan	   *theirs;
+
+		if (host->inner_ps[d] == NULL)
+			return false;
+		theirs = host->inner_ps[d]->plan;
+		if (nodeTag(mine) != nodeTag(theirs) ||
+			mine->parallel_aware != theirs->parallel_aware ||
+			mine->plan_rows != theirs->plan_rows ||
+			list_length(mine->targetlist) != list_length(theirs->targetlist) ||
+			!bms_equal(mine->extParam, theirs->extParam) ||
+			gjs->info->depths[d].inner_partial != host->info->depths[d].inner_partial)
+			return false;
+		d++;
+	}
+	return true;
+}
+
+/*
+ * ExecInit, before the node starts its inner plans: the node of its group
+ * in this process whose inner planstates it uses, or NULL to start its
+ * own.  The first node of a group to start starts them; the others' plans
+ * are copies of the same paths and their group builds its rows once per
+ * query, so starting 84 copies of every inner plan in every participant
+ * (one per leaf of a table partitioned by month) would only cost time.
+ * Each node keeps its own key expressions and slots.
+ */
+GpuJoinState *
+gpujoin_group_plans_host(GpuJoinState *gjs, List *inner_plans)
+{
+	bool		parallel = gjs->task->css.ss.ps.plan->parallel_aware;
+	InnerGroup *g;
+	ListCell   *lc;
+
+	if (gjs->info->inner_group == 0)
+		return NULL;
+	foreach(lc, inner_plans)
+	{
+		if (takes_outside_params(gjs, lfirst(lc), parallel))
+			return NULL;
+	}
+	g = find_group(gjs, true);
+	if (g->plans_host == NULL)
+	{
+		g->plans_host = gjs;
+		return NULL;
+	}
+	if (g->plans_host == gjs || !same_plans(g->plans_host, gjs, inner_plans))
+		return NULL;
+	return g->plans_host;
+}
+
+/*
+ * A serial build is about to run the node's inner plans: when they are
+ * its group's shared planstates and another build ran them (a node that
+ * builds rows of its own), they start over.
+ */
+void
+gpujoin_group_rewind_plans(GpuJoinState *gjs)
+{
+	InnerGroup *g;
+	int			d;
+
+	if (gjs->info->inner_group == 0)
+		return;
+	g = find_group(gjs, false);
+	if (g == NULL || (g->plans_host != gjs && gjs->inner_plans_host == NULL))
+		return;
+	if (g->plans_ran)
+	{
+		for (d = 0; d < gjs->info->ndepths; d++)
+			ExecReScan(gjs->inner_ps[d]);
+	}
+	g->plans_ran = true;
 }
 
 static int

@@ -90,6 +90,18 @@ SELECT count(*), sum(b.w) FROM jp f JOIN jbig b ON f.bk = b.k;
 SELECT * FROM check_gpupreagg('SELECT count(*) AS n, sum(b.w) AS s, sum(f.v) AS t FROM jp f JOIN jbig b ON f.bk = b.k');
 SELECT * FROM check_gpupreagg('SELECT b.w % 7 AS g, count(*) AS n, sum(f.v) AS t FROM jp f JOIN jbig b ON f.bk = b.k WHERE f.v < 50 GROUP BY 1', 'g');
 SELECT * FROM check_gpujoin('SELECT f.id, b.w FROM jp f JOIN jbig b ON f.bk = b.k WHERE f.v = 7');
+-- rescans: the Gather over the leaves is the inner side of a nested loop
+-- (a temporary table's scan stays in the leader), so its participants are
+-- started again per outer row and build the inner rows again, through the
+-- inner plans of the one leaf that holds them in each process
+CREATE TEMP TABLE jp_g AS SELECT generate_series(1, 3) AS g;
+ANALYZE jp_g;
+SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT g.g, s.id FROM jp_g g
+  JOIN (SELECT f.id, f.v FROM jp f JOIN jbig b ON f.bk = b.k WHERE b.w = 3) s
+    ON s.v < g.g * 10;
+SELECT * FROM check_gpujoin('SELECT g.g, s.id FROM jp_g g JOIN (SELECT f.id, f.v FROM jp f JOIN jbig b ON f.bk = b.k WHERE b.w = 3) s ON s.v < g.g * 10');
+RESET enable_material;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
