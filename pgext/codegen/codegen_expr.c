@@ -28,6 +28,7 @@
 #include "codegen/codegen_datetime.h"
 #include "codegen/codegen_expr.h"
 #include "codegen/codegen_functable.h"
+#include "codegen/codegen_numeric_cmp.h"
 #include "codegen/codegen_program.h"
 #include "codegen/codegen_regex.h"
 #include "codegen/codegen_text.h"
@@ -746,9 +747,12 @@ cg_emit_expr(CgContext *ctx, Expr *expr)
 			{
 				OpExpr	   *op = (OpExpr *) expr;
 				Oid			funcid = OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno);
+				Expr	   *same;
 
 				if (op->opretset)
 					return cg_refuse(ctx, "set-returning operator");
+				if ((same = cg_numeric_special_compare(op)) != NULL)
+					return cg_emit_expr(ctx, same);
 				return emit_func(ctx, funcid, op->inputcollid,
 								 op->opresulttype, op->args);
 			}

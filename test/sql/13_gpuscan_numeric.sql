@@ -7,6 +7,15 @@ SET pg_strom.regression_test_mode = on;
 SET search_path = public;
 SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n > 100$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n = 'NaN' OR n = 'Infinity'$$);
+-- a comparison with a NaN or infinite constant runs on the device (every
+-- finite value is below NaN and Infinity, above -Infinity); rows whose
+-- value is NaN or infinite are evaluated on the CPU
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n <> 'NaN'$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n < 'Infinity' AND m > '-Infinity'$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE 'NaN'::numeric <= n OR '-Infinity'::numeric >= m$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE NOT (n > '-Infinity') OR n >= 'NaN'$$);
+SELECT * FROM check_gpuscan($$SELECT id, n < 'NaN' AS lt, m = '-Infinity' AS eq, n <> 'Infinity' AS ne FROM t_numeric WHERE id % 3 = 0$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE (n * 2 > '-Infinity') IS NULL$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE n > 1e30$$);
 SELECT * FROM check_gpuscan($$SELECT * FROM t_numeric WHERE m BETWEEN -1000.50 AND 1000.25$$);
 SELECT * FROM check_gpuscan($$SELECT id FROM t_numeric WHERE n + m > 0$$);
