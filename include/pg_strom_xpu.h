@@ -140,7 +140,8 @@ typedef enum XpuType
 	X(CEIL,       1, ARITH) \
 	X(RINT,       1, ARITH) \
 	X(TRUNC,      1, ARITH) \
-	X(SIGN,       1, ARITH)
+	X(SIGN,       1, ARITH) \
+	X(REVERSE,    1, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -289,6 +290,10 @@ typedef enum XpuOpcode
  *           collation whose ctype is C; no flag.
  * TEXTCAT   (TEXT, TEXT) -> TEXT: the two values' bytes one after the
  *           other, as textcat (text || text); no flag.
+ * REVERSE   (TEXT) -> TEXT, as reverse(): the characters in reverse
+ *           order (flags XPU_NODE_LIKE_UTF8: a UTF-8 sequence's bytes kept
+ *           in order); a sequence whose lead byte promises more bytes
+ *           than are left gives RECHECK.
  * TO_CHAR   (TIMESTAMP, CONST TEXT format) -> TEXT, as to_char(timestamp,
  *           text): the format is the code generator's parse of the SQL
  *           format, pairs of bytes (XpuCharKey, flags): XPU_CHAR_LITERAL

@@ -540,6 +540,11 @@ xpu_validate_node(const xpu_program *prog, int i)
 			return na == 3 && n->flags == 0 && xpu_type_is_varlena_text(t0) &&
 				xpu_type_is_varlena_text(t1) && rt == XPU_TYPE_TEXT &&
 				prog->nodes[xpu_prog_arg(prog, n, 2)].restype == XPU_TYPE_INT4;
+		case XPU_OP_REVERSE:
+			if (na != 1 || (n->flags & ~XPU_NODE_LIKE_UTF8) != 0 ||
+				!xpu_type_is_varlena_text(t0) || rt != XPU_TYPE_TEXT)
+				return false;
+			return xpu_scratch_region_ok(prog, n);
 		case XPU_OP_LOWER:
 		case XPU_OP_UPPER:
 		case XPU_OP_TEXTCAT:
@@ -1408,6 +1413,11 @@ xpu_eval_text_make(const xpu_program *prog, const XpuNode *n,
 			xpu_text_copy(a->v.s.ptr, a->v.s.len, dst);
 			xpu_text_copy(b->v.s.ptr, b->v.s.len, dst + a->v.s.len);
 			break;
+		case XPU_OP_REVERSE:
+			if (!xpu_text_reverse(a->v.s.ptr, a->v.s.len,
+								  (n->flags & XPU_NODE_LIKE_UTF8) != 0, dst))
+				return false;
+			break;
 		default:
 			return false;
 	}
@@ -1730,6 +1740,7 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 			case XPU_OP_TEXTCAT:
 			case XPU_OP_TO_TEXT:
 			case XPU_OP_TO_CHAR:
+			case XPU_OP_REVERSE:
 				ok = xpu_eval_text_make(prog, n, slots, r);
 				break;
 

@@ -49,6 +49,40 @@ xpu_text_ascii_case(const char *s, int32_t len, bool upper, char *dst)
 	}
 }
 
+/*
+ * reverse(): the characters of s, last first, into dst; a UTF-8 sequence
+ * is as long as its lead byte says (pg_utf_mblen).  False when one runs
+ * past the end, which valid text never does.
+ */
+XPU_FUNC bool
+xpu_text_reverse(const char *s, int32_t len, bool utf8, char *dst)
+{
+	int32_t		i = 0;
+
+	while (i < len)
+	{
+		uint8_t		c = (uint8_t) s[i];
+		int32_t		sz = 1;
+		int32_t		k;
+
+		if (utf8)
+		{
+			if ((c & 0xE0) == 0xC0)
+				sz = 2;
+			else if ((c & 0xF0) == 0xE0)
+				sz = 3;
+			else if ((c & 0xF8) == 0xF0)
+				sz = 4;
+		}
+		if (sz > len - i)
+			return false;
+		for (k = 0; k < sz; k++)
+			dst[len - i - sz + k] = s[i + k];
+		i += sz;
+	}
+	return true;
+}
+
 XPU_FUNC void
 xpu_text_copy(const char *s, int32_t len, char *dst)
 {

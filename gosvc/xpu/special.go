@@ -33,7 +33,7 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkNumericScale(p, nd)
 	case OpSubstr, OpCharLength, OpOctetLength, OpStrpos, OpStartsWith, OpLeft, OpRight, OpTrimSpaces:
 		return checkTextFunc(p, nd)
-	case OpLower, OpUpper, OpTextcat, OpToText, OpToChar:
+	case OpLower, OpUpper, OpTextcat, OpToText, OpToChar, OpReverse:
 		return checkTextMake(p, nd)
 	case OpSplitPart:
 		return checkSignature(p, nd, TypeText, TypeText, TypeText, TypeInt4)
@@ -252,7 +252,11 @@ func checkToCharArg(p *Program, nd *Node, k int, at Type) error {
 // of printable), TO_CHAR (TIMESTAMP, CONST TEXT), no flags, aux the node's
 // scratch region past the program's slots.
 func checkTextMake(p *Program, nd *Node) error {
-	if err := requireZero(nd, 0, true); err != nil {
+	var flags uint16
+	if nd.Opcode == OpReverse {
+		flags = FlagLikeUTF8 // counts characters
+	}
+	if err := requireZero(nd, flags, true); err != nil {
 		return err
 	}
 	if err := requireRestype(nd, TypeText); err != nil {

@@ -134,6 +134,7 @@ const (
 	OpSplitPart    = Opcode(C.XPU_OP_SPLIT_PART)
 	OpToChar       = Opcode(C.XPU_OP_TO_CHAR)
 	OpTsPlInterval = Opcode(C.XPU_OP_TS_PL_INTERVAL)
+	OpReverse      = Opcode(C.XPU_OP_REVERSE)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

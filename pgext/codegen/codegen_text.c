@@ -10,12 +10,13 @@
  * (trailing spaces removed), as PostgreSQL's bpchar length does and its
  * implicit cast to text gives the text functions.
  *
- * lower, upper, text || text and the casts to text make new bytes, which
+ * lower, upper, reverse, text || text and the casts to text make new bytes, which
  * the device writes into scratch space of the evaluating thread
  * (cg_assign_scratch gives each such node its region when the message is
  * assembled).  lower and upper run there only under a collation whose
  * ctype is C, where PostgreSQL maps the ASCII letters alone, byte by byte,
- * in every server encoding.  A cast to text prints as the type's output
+ * in every server encoding; reverse counts characters as the functions
+ * above do.  A cast to text prints as the type's output
  * function (or, for bool, booltext) does; dates and timestamps only under
  * DateStyle ISO, the default, read when the program is built.
  */
@@ -42,7 +43,7 @@ counts_characters(int opcode)
 {
 	return opcode == XPU_OP_SUBSTR || opcode == XPU_OP_CHAR_LENGTH ||
 		opcode == XPU_OP_STRPOS || opcode == XPU_OP_LEFT ||
-		opcode == XPU_OP_RIGHT;
+		opcode == XPU_OP_RIGHT || opcode == XPU_OP_REVERSE;
 }
 
 int

@@ -67,6 +67,11 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE split_part(t || 'xx' ||
 SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE split_part(v, '', 2) <> '' OR split_part('', t, 1) <> '' OR split_part(t, 'k', -3) = '1'$$);
 -- field 0: PostgreSQL's error, raised on the CPU
 SELECT count(*) FROM t_text WHERE split_part(t, 'x', id - id) = 'k';
+-- reverse: characters (UTF-8 sequences kept whole) last first
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE reverse(t) LIKE 'x%' OR reverse(v) = '字漢ä' OR reverse(c) = 'b a'$$);
+SELECT * FROM check_gpuscan($$SELECT id, reverse(t) AS rt, reverse(v || c) AS rvc FROM t_text WHERE reverse(reverse(t)) = t AND id % 5 = 0$$);
+SELECT * FROM check_gpuscan($$SELECT id, reverse(v) AS rv FROM t_text WHERE id < 0 AND reverse(v) IS NOT DISTINCT FROM reverse(v)$$);
+SELECT id, reverse(t) AS rt, reverse(v) AS rv, reverse(c) AS rc FROM t_text WHERE id < -1 AND reverse(v) <> v ORDER BY id;
 -- casts to text print as the type's output function does (a bool as
 -- 'true'/'false'); dates and timestamps only under DateStyle ISO (pg_regress
 -- sets Postgres)
