@@ -141,7 +141,8 @@ typedef enum XpuType
 	X(RINT,       1, ARITH) \
 	X(TRUNC,      1, ARITH) \
 	X(SIGN,       1, ARITH) \
-	X(REVERSE,    1, SPECIAL)
+	X(REVERSE,    1, SPECIAL) \
+	X(REPLACE,    3, SPECIAL)
 
 typedef enum XpuOpcode
 {
@@ -294,6 +295,12 @@ typedef enum XpuOpcode
  *           order (flags XPU_NODE_LIKE_UTF8: a UTF-8 sequence's bytes kept
  *           in order); a sequence whose lead byte promises more bytes
  *           than are left gives RECHECK.
+ * REPLACE   (TEXT, TEXT from, TEXT to) -> TEXT, as replace(): every
+ *           occurrence of from, left to right and not overlapping,
+ *           replaced by to; bytewise (deterministic collation, UTF8 or a
+ *           single-byte encoding, where a match of valid text begins a
+ *           character); an empty from or value is returned as it is; no
+ *           flag.
  * TO_CHAR   (TIMESTAMP, CONST TEXT format) -> TEXT, as to_char(timestamp,
  *           text): the format is the code generator's parse of the SQL
  *           format, pairs of bytes (XpuCharKey, flags): XPU_CHAR_LITERAL

@@ -540,6 +540,12 @@ xpu_validate_node(const xpu_program *prog, int i)
 			return na == 3 && n->flags == 0 && xpu_type_is_varlena_text(t0) &&
 				xpu_type_is_varlena_text(t1) && rt == XPU_TYPE_TEXT &&
 				prog->nodes[xpu_prog_arg(prog, n, 2)].restype == XPU_TYPE_INT4;
+		case XPU_OP_REPLACE:
+			if (na != 3 || n->flags != 0 || !xpu_type_is_varlena_text(t0) ||
+				!xpu_type_is_varlena_text(t1) || rt != XPU_TYPE_TEXT ||
+				!xpu_type_is_varlena_text(prog->nodes[xpu_prog_arg(prog, n, 2)].restype))
+				return false;
+			return xpu_scratch_region_ok(prog, n);
 		case XPU_OP_REVERSE:
 			if (na != 1 || (n->flags & ~XPU_NODE_LIKE_UTF8) != 0 ||
 				!xpu_type_is_varlena_text(t0) || rt != XPU_TYPE_TEXT)
@@ -1365,13 +1371,24 @@ xpu_eval_text_make(const xpu_program *prog, const XpuNode *n,
 {
 	const xpu_datum *a = &slots[xpu_prog_arg(prog, n, 0)];
 	const xpu_datum *b = n->nargs >= 2 ? &slots[xpu_prog_arg(prog, n, 1)] : NULL;
+	const xpu_datum *c = n->nargs >= 3 ? &slots[xpu_prog_arg(prog, n, 2)] : NULL;
 	char	   *dst = (char *) (slots + prog->nnodes) + XPU_SCRATCH_OFFSET(n->aux);
 	int32_t		cap = XPU_SCRATCH_CAPACITY(n->aux);
 	int32_t		len;
 
-	if (a->isnull || (b && b->isnull))
+	if (a->isnull || (b && b->isnull) || (c && c->isnull))
 	{
 		r->isnull = 1;
+		return true;
+	}
+	if (n->opcode == XPU_OP_REPLACE)
+	{
+		len = xpu_text_replace(a->v.s.ptr, a->v.s.len, b->v.s.ptr, b->v.s.len,
+							   c->v.s.ptr, c->v.s.len, dst, cap);
+		if (len < 0)
+			return false;
+		r->v.s.ptr = dst;
+		r->v.s.len = len;
 		return true;
 	}
 	if (n->opcode == XPU_OP_TO_CHAR)
@@ -1741,6 +1758,7 @@ xpu_eval_range(const xpu_program *prog, xpu_datum *slots, int first, int last)
 			case XPU_OP_TO_TEXT:
 			case XPU_OP_TO_CHAR:
 			case XPU_OP_REVERSE:
+			case XPU_OP_REPLACE:
 				ok = xpu_eval_text_make(prog, n, slots, r);
 				break;
 

@@ -83,6 +83,37 @@ xpu_text_reverse(const char *s, int32_t len, bool utf8, char *dst)
 	return true;
 }
 
+/*
+ * replace(): s with every occurrence of from (left to right, not
+ * overlapping) replaced by to, into dst of cap bytes; its length, or -1
+ * when it does not fit.
+ */
+XPU_FUNC int32_t
+xpu_text_replace(const char *s, int32_t len, const char *from, int32_t flen,
+				 const char *to, int32_t tlen, char *dst, int32_t cap)
+{
+	int32_t		i = 0;
+	int32_t		out = 0;
+	int32_t		k;
+
+	while (i < len)
+	{
+		if (flen > 0 && flen <= len - i && xpu_text_eq(s + i, flen, from, flen))
+		{
+			if (tlen > cap - out)
+				return -1;
+			for (k = 0; k < tlen; k++)
+				dst[out++] = to[k];
+			i += flen;
+			continue;
+		}
+		if (out >= cap)
+			return -1;
+		dst[out++] = s[i++];
+	}
+	return out;
+}
+
 XPU_FUNC void
 xpu_text_copy(const char *s, int32_t len, char *dst)
 {

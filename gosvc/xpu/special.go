@@ -33,7 +33,7 @@ func checkSpecial(p *Program, nd *Node) error {
 		return checkNumericScale(p, nd)
 	case OpSubstr, OpCharLength, OpOctetLength, OpStrpos, OpStartsWith, OpLeft, OpRight, OpTrimSpaces:
 		return checkTextFunc(p, nd)
-	case OpLower, OpUpper, OpTextcat, OpToText, OpToChar, OpReverse:
+	case OpLower, OpUpper, OpTextcat, OpToText, OpToChar, OpReverse, OpReplace:
 		return checkTextMake(p, nd)
 	case OpSplitPart:
 		return checkSignature(p, nd, TypeText, TypeText, TypeText, TypeInt4)

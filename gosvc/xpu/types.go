@@ -135,6 +135,7 @@ const (
 	OpToChar       = Opcode(C.XPU_OP_TO_CHAR)
 	OpTsPlInterval = Opcode(C.XPU_OP_TS_PL_INTERVAL)
 	OpReverse      = Opcode(C.XPU_OP_REVERSE)
+	OpReplace      = Opcode(C.XPU_OP_REPLACE)
 )
 
 // Signature is the signature column of XPU_OPCODE_LIST.

@@ -14,7 +14,8 @@ cg_opcode_makes_text(int opcode)
 {
 	return opcode == XPU_OP_LOWER || opcode == XPU_OP_UPPER ||
 		opcode == XPU_OP_TEXTCAT || opcode == XPU_OP_TO_TEXT ||
-		opcode == XPU_OP_TO_CHAR || opcode == XPU_OP_REVERSE;
+		opcode == XPU_OP_TO_CHAR || opcode == XPU_OP_REVERSE ||
+		opcode == XPU_OP_REPLACE;
 }
 
 void
@@ -51,7 +52,7 @@ cg_free_context(CgContext *ctx)
 
 /*
  * Gives each node that makes new text bytes (LOWER, UPPER, TEXTCAT,
- * TO_TEXT, TO_CHAR, REVERSE) its
+ * TO_TEXT, TO_CHAR, REVERSE, REPLACE) its
  * region of the evaluating thread's scratch bytes, the slots past the
  * program's nodes: equal shares, so that every such value of up to a
  * share's length is made on the device and a longer one is RECHECK.

@@ -10,13 +10,14 @@
  * (trailing spaces removed), as PostgreSQL's bpchar length does and its
  * implicit cast to text gives the text functions.
  *
- * lower, upper, reverse, text || text and the casts to text make new bytes, which
+ * lower, upper, reverse, replace, text || text and the casts to text make
+ * new bytes, which
  * the device writes into scratch space of the evaluating thread
  * (cg_assign_scratch gives each such node its region when the message is
  * assembled).  lower and upper run there only under a collation whose
  * ctype is C, where PostgreSQL maps the ASCII letters alone, byte by byte,
  * in every server encoding; reverse counts characters as the functions
- * above do.  A cast to text prints as the type's output
+ * above do, and replace compares bytes as position does.  A cast to text prints as the type's output
  * function (or, for bool, booltext) does; dates and timestamps only under
  * DateStyle ISO, the default, read when the program is built.
  */
@@ -57,11 +58,12 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 	int			i;
 
 	/* substring(text, int4, int4) is SUBSTR's optional three-argument form */
-	if (f->opcode == XPU_OP_SPLIT_PART)
+	if (f->opcode == XPU_OP_SPLIT_PART || f->opcode == XPU_OP_REPLACE)
 		want = 3;
 	if (nargs != want && !(f->opcode == XPU_OP_SUBSTR && nargs == 3))
 		return cg_refuse(ctx, "unexpected signature of function %s", cg_func_name(f));
-	if (f->opcode == XPU_OP_SPLIT_PART && cg_text_encoding_flags() < 0)
+	if ((f->opcode == XPU_OP_SPLIT_PART || f->opcode == XPU_OP_REPLACE) &&
+		cg_text_encoding_flags() < 0)
 		return cg_refuse(ctx, "%s is not supported on the device in encoding \"%s\"",
 						 cg_func_name(f), GetDatabaseEncodingName());
 	if (counts_characters(f->opcode))
@@ -74,7 +76,7 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 		flags = (uint16) enc;
 	}
 	if ((f->opcode == XPU_OP_STRPOS || f->opcode == XPU_OP_STARTS_WITH ||
-		 f->opcode == XPU_OP_SPLIT_PART) &&
+		 f->opcode == XPU_OP_SPLIT_PART || f->opcode == XPU_OP_REPLACE) &&
 		!cg_collation_is_deterministic(inputcollid))
 		return cg_refuse(ctx, "%s under a non-deterministic collation", cg_func_name(f));
 	if ((f->opcode == XPU_OP_LOWER || f->opcode == XPU_OP_UPPER) &&
@@ -86,7 +88,8 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 
 	for (i = 0; i < nargs; i++)
 	{
-		int			declared = (i == 0) ? f->arg1 : (i == 1) ? f->arg2 : XPU_TYPE_INT4;
+		int			declared = (i == 0) ? f->arg1 : (i == 1) ? f->arg2 :
+			(f->opcode == XPU_OP_REPLACE) ? XPU_TYPE_TEXT : XPU_TYPE_INT4;
 		XpuType		to = (declared == XPU_TYPE_INT4) ? XPU_TYPE_INT4 : XPU_TYPE_TEXT;
 		int			a = cg_emit_expr(ctx, (Expr *) list_nth(args, i));
 

@@ -72,6 +72,14 @@ SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE reverse(t) LIKE 'x%' OR
 SELECT * FROM check_gpuscan($$SELECT id, reverse(t) AS rt, reverse(v || c) AS rvc FROM t_text WHERE reverse(reverse(t)) = t AND id % 5 = 0$$);
 SELECT * FROM check_gpuscan($$SELECT id, reverse(v) AS rv FROM t_text WHERE id < 0 AND reverse(v) IS NOT DISTINCT FROM reverse(v)$$);
 SELECT id, reverse(t) AS rt, reverse(v) AS rv, reverse(c) AS rc FROM t_text WHERE id < -1 AND reverse(v) <> v ORDER BY id;
+-- replace: every occurrence, left to right, not overlapping (bytewise); an
+-- empty pattern or value is returned as it is; a result longer than the
+-- node's scratch share is evaluated on the CPU
+SELECT * FROM check_gpuscan($$SELECT * FROM t_text WHERE replace(t, 'x', '') = 'k12' OR replace(v, '漢', 'kanji') LIKE '%kanji%' OR replace(c, ' ', '_') = 'a_b'$$);
+SELECT * FROM check_gpuscan($$SELECT id, replace(t, 'xx', 'y') AS r1, replace(v, '', 'z') AS r2, replace(t || v, '1', repeat('long', 300)) AS r3 FROM t_text WHERE replace(t, 'k', 'K') <> upper(t) OR t IS NULL$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_text WHERE octet_length(replace(t, 'xx', 'yyy')) = octet_length(t) + 1 OR octet_length(replace(v, '漢', 'K')) = octet_length(v) - 2$$);
+SELECT * FROM check_gpuscan($$SELECT id FROM t_text WHERE replace(t || t, t, 'ab') = 'abab' OR replace('aaaa', 'aa', v) = v || v$$);
+SELECT id, replace(t, 'xx', 'y') AS r1, replace(v, '漢', '') AS r2, replace('aaa', 'aa', t) AS r3 FROM t_text WHERE id < -1 ORDER BY id;
 -- casts to text print as the type's output function does (a bool as
 -- 'true'/'false'); dates and timestamps only under DateStyle ISO (pg_regress
 -- sets Postgres)
