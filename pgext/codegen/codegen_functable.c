@@ -12,6 +12,7 @@
 #include "utils/lsyscache.h"
 
 #include "codegen/codegen_functable.h"
+#include "compat/pg_compat.h"
 
 /*
  * NA stands for INVALID in the table: "INVALID" is also a macro of
@@ -224,7 +225,7 @@ static const CgFuncInfo cg_func_table[] = {
 	TXT(F_UPPER_TEXT, 0, UPPER, TEXT, NA, TEXT),
 	TXT(F_TEXTCAT, 0, TEXTCAT, TEXT, TEXT, TEXT),
 	TXT(F_SPLIT_PART, 0, SPLIT_PART, TEXT, TEXT, TEXT),
-	TXT(F_REVERSE, 0, REVERSE, TEXT, NA, TEXT),
+	TXT(PgStromReverseTextOid, 0, REVERSE, TEXT, NA, TEXT),
 	TXT(F_REPLACE, 0, REPLACE, TEXT, TEXT, TEXT),
 	F(F_TEXT_BOOL, FK_TO_TEXT, 0, TO_TEXT, BOOL, NA, BOOL, TEXT),
 	F(F_TIMESTAMP_PL_INTERVAL, FK_INTERVAL, 0, TS_PL_INTERVAL, TIMESTAMP, NA, TIMESTAMP, TIMESTAMP),

@@ -116,6 +116,13 @@
 #define PgStromExplainRtableSize(es)	list_length((es)->rtable)
 #endif
 
+/* 18: reverse(bytea) was added, and reverse(text)'s OID symbol renamed */
+#if PG_VERSION_NUM >= 180000
+#define PgStromReverseTextOid	F_REVERSE_TEXT
+#else
+#define PgStromReverseTextOid	F_REVERSE
+#endif
+
 /*
  * 18: a tuple hash table entry lost its "additional" pointer; the space
  * asked of BuildTupleHashTable comes with each entry instead.  Tables
