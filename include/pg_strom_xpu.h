@@ -293,8 +293,7 @@ typedef enum XpuOpcode
  *           other, as textcat (text || text); no flag.
  * REVERSE   (TEXT) -> TEXT, as reverse(): the characters in reverse
  *           order (flags XPU_NODE_LIKE_UTF8: a UTF-8 sequence's bytes kept
- *           in order); a sequence whose lead byte promises more bytes
- *           than are left gives RECHECK.
+ *           in order).
  * REPLACE   (TEXT, TEXT from, TEXT to) -> TEXT, as replace(): every
  *           occurrence of from, left to right and not overlapping,
  *           replaced by to; bytewise (deterministic collation, UTF8 or a

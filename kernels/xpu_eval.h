@@ -1431,9 +1431,8 @@ xpu_eval_text_make(const xpu_program *prog, const XpuNode *n,
 			xpu_text_copy(b->v.s.ptr, b->v.s.len, dst + a->v.s.len);
 			break;
 		case XPU_OP_REVERSE:
-			if (!xpu_text_reverse(a->v.s.ptr, a->v.s.len,
-								  (n->flags & XPU_NODE_LIKE_UTF8) != 0, dst))
-				return false;
+			xpu_text_reverse(a->v.s.ptr, a->v.s.len,
+							 (n->flags & XPU_NODE_LIKE_UTF8) != 0, dst);
 			break;
 		default:
 			return false;

@@ -33,6 +33,15 @@ xpu_text_eq(const char *a, int32_t alen, const char *b, int32_t blen)
 	return true;
 }
 
+XPU_FUNC void
+xpu_text_copy(const char *s, int32_t len, char *dst)
+{
+	int32_t		i;
+
+	for (i = 0; i < len; i++)
+		dst[i] = s[i];
+}
+
 /* lower()/upper() under a ctype of C: pg_ascii_tolower/toupper per byte */
 XPU_FUNC void
 xpu_text_ascii_case(const char *s, int32_t len, bool upper, char *dst)
@@ -49,38 +58,36 @@ xpu_text_ascii_case(const char *s, int32_t len, bool upper, char *dst)
 	}
 }
 
+/* advance over one character: one byte, or one UTF-8 sequence */
+XPU_FUNC int32_t
+xpu_like_nextchar(const char *t, int32_t i, int32_t tlen, bool utf8)
+{
+	i++;
+	if (utf8)
+	{
+		while (i < tlen && (((uint8_t) t[i]) & 0xC0) == 0x80)
+			i++;
+	}
+	return i;
+}
+
 /*
- * reverse(): the characters of s, last first, into dst; a UTF-8 sequence
- * is as long as its lead byte says (pg_utf_mblen).  False when one runs
- * past the end, which valid text never does.
+ * reverse(): the characters of s, last first, into dst.  A UTF-8 sequence
+ * is its lead byte and the continuation bytes after it, which for valid
+ * text is the length pg_mblen gives.
  */
-XPU_FUNC bool
+XPU_FUNC void
 xpu_text_reverse(const char *s, int32_t len, bool utf8, char *dst)
 {
 	int32_t		i = 0;
 
 	while (i < len)
 	{
-		uint8_t		c = (uint8_t) s[i];
-		int32_t		sz = 1;
-		int32_t		k;
+		int32_t		next = xpu_like_nextchar(s, i, len, utf8);
 
-		if (utf8)
-		{
-			if ((c & 0xE0) == 0xC0)
-				sz = 2;
-			else if ((c & 0xF0) == 0xE0)
-				sz = 3;
-			else if ((c & 0xF8) == 0xF0)
-				sz = 4;
-		}
-		if (sz > len - i)
-			return false;
-		for (k = 0; k < sz; k++)
-			dst[len - i - sz + k] = s[i + k];
-		i += sz;
+		xpu_text_copy(s + i, next - i, dst + len - next);
+		i = next;
 	}
-	return true;
 }
 
 /*
@@ -94,7 +101,6 @@ xpu_text_replace(const char *s, int32_t len, const char *from, int32_t flen,
 {
 	int32_t		i = 0;
 	int32_t		out = 0;
-	int32_t		k;
 
 	while (i < len)
 	{
@@ -102,8 +108,8 @@ xpu_text_replace(const char *s, int32_t len, const char *from, int32_t flen,
 		{
 			if (tlen > cap - out)
 				return -1;
-			for (k = 0; k < tlen; k++)
-				dst[out++] = to[k];
+			xpu_text_copy(to, tlen, dst + out);
+			out += tlen;
 			i += flen;
 			continue;
 		}
@@ -112,15 +118,6 @@ xpu_text_replace(const char *s, int32_t len, const char *from, int32_t flen,
 		dst[out++] = s[i++];
 	}
 	return out;
-}
-
-XPU_FUNC void
-xpu_text_copy(const char *s, int32_t len, char *dst)
-{
-	int32_t		i;
-
-	for (i = 0; i < len; i++)
-		dst[i] = s[i];
 }
 
 /* varstr_cmp in the C collation: memcmp, then the shorter first */
@@ -165,19 +162,6 @@ xpu_like_check_pattern(const char *p, int32_t plen)
 			i++;
 	}
 	return true;
-}
-
-/* advance over one character: one byte, or one UTF-8 sequence */
-XPU_FUNC int32_t
-xpu_like_nextchar(const char *t, int32_t i, int32_t tlen, bool utf8)
-{
-	i++;
-	if (utf8)
-	{
-		while (i < tlen && (((uint8_t) t[i]) & 0xC0) == 0x80)
-			i++;
-	}
-	return i;
 }
 
 /* an ASCII letter in lower case, as pg_ascii_tolower; with icase only */

@@ -11,15 +11,15 @@
  * implicit cast to text gives the text functions.
  *
  * lower, upper, reverse, replace, text || text and the casts to text make
- * new bytes, which
- * the device writes into scratch space of the evaluating thread
- * (cg_assign_scratch gives each such node its region when the message is
- * assembled).  lower and upper run there only under a collation whose
- * ctype is C, where PostgreSQL maps the ASCII letters alone, byte by byte,
- * in every server encoding; reverse counts characters as the functions
- * above do, and replace compares bytes as position does.  A cast to text prints as the type's output
- * function (or, for bool, booltext) does; dates and timestamps only under
- * DateStyle ISO, the default, read when the program is built.
+ * new bytes, which the device writes into scratch space of the evaluating
+ * thread (cg_assign_scratch gives each such node its region when the
+ * message is assembled).  lower and upper run there only under a collation
+ * whose ctype is C, where PostgreSQL maps the ASCII letters alone, byte by
+ * byte, in every server encoding; reverse counts characters as the
+ * functions above do, and replace compares bytes as position does.  A cast
+ * to text prints as the type's output function (or, for bool, booltext)
+ * does; dates and timestamps only under DateStyle ISO, the default, read
+ * when the program is built.
  */
 #include "postgres.h"
 
@@ -47,6 +47,17 @@ counts_characters(int opcode)
 		opcode == XPU_OP_RIGHT || opcode == XPU_OP_REVERSE;
 }
 
+/*
+ * split_part and replace: three arguments, and a pattern found by its bytes
+ * anywhere in the text, which is where a character begins only in UTF8 and
+ * the single-byte encodings
+ */
+static bool
+finds_pattern_bytes(int opcode)
+{
+	return opcode == XPU_OP_SPLIT_PART || opcode == XPU_OP_REPLACE;
+}
+
 int
 cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *args)
 {
@@ -58,12 +69,11 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 	int			i;
 
 	/* substring(text, int4, int4) is SUBSTR's optional three-argument form */
-	if (f->opcode == XPU_OP_SPLIT_PART || f->opcode == XPU_OP_REPLACE)
+	if (finds_pattern_bytes(f->opcode))
 		want = 3;
 	if (nargs != want && !(f->opcode == XPU_OP_SUBSTR && nargs == 3))
 		return cg_refuse(ctx, "unexpected signature of function %s", cg_func_name(f));
-	if ((f->opcode == XPU_OP_SPLIT_PART || f->opcode == XPU_OP_REPLACE) &&
-		cg_text_encoding_flags() < 0)
+	if (finds_pattern_bytes(f->opcode) && cg_text_encoding_flags() < 0)
 		return cg_refuse(ctx, "%s is not supported on the device in encoding \"%s\"",
 						 cg_func_name(f), GetDatabaseEncodingName());
 	if (counts_characters(f->opcode))
@@ -76,7 +86,7 @@ cg_emit_text_func(CgContext *ctx, const CgFuncInfo *f, Oid inputcollid, List *ar
 		flags = (uint16) enc;
 	}
 	if ((f->opcode == XPU_OP_STRPOS || f->opcode == XPU_OP_STARTS_WITH ||
-		 f->opcode == XPU_OP_SPLIT_PART || f->opcode == XPU_OP_REPLACE) &&
+		 finds_pattern_bytes(f->opcode)) &&
 		!cg_collation_is_deterministic(inputcollid))
 		return cg_refuse(ctx, "%s under a non-deterministic collation", cg_func_name(f));
 	if ((f->opcode == XPU_OP_LOWER || f->opcode == XPU_OP_UPPER) &&

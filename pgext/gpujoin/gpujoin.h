@@ -261,6 +261,7 @@ typedef struct GpuJoinState
 
 	/* inner */
 	PlanState  *inner_ps[GPUJOIN_MAX_DEPTHS];
+	List	   *inner_plans;	/* the node's own plans, one per depth */
 	/* the group's node whose inner plans these are, NULL: the node's own */
 	struct GpuJoinState *inner_plans_host;
 	TupleTableSlot *inner_slot[GPUJOIN_MAX_DEPTHS];
@@ -419,8 +420,7 @@ extern int	gpujoin_next_inner_group(void);
 extern void gpujoin_group_initialize_dsm(GpuJoinState *gjs);
 extern void gpujoin_group_attach(GpuJoinState *gjs);
 extern PlanState *gpujoin_group_owner_inner(GpuJoinState *gjs, int d);
-extern GpuJoinState *gpujoin_group_plans_host(GpuJoinState *gjs,
-											  List *inner_plans);
+extern GpuJoinState *gpujoin_group_plans_host(GpuJoinState *gjs);
 extern void gpujoin_group_rewind_plans(GpuJoinState *gjs);
 extern GpuJoinShared *gpujoin_group_build_shared(GpuJoinState *gjs);
 extern bool gpujoin_group_borrow(GpuJoinState *gjs);

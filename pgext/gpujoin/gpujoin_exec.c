@@ -411,7 +411,8 @@ gpujoin_init_join(GpuJoinState *gjs, GpuJoinInfo *info, List *inner_plans,
 	gjs->outer_slot = outer_slot;
 	pgstrom_scan_ops_push_heap(ps, outer_slot->tts_tupleDescriptor, &saved);
 	gjs->host_qual_state = ExecInitQual(info->host_quals, ps);
-	gjs->inner_plans_host = gpujoin_group_plans_host(gjs, inner_plans);
+	gjs->inner_plans = inner_plans;
+	gjs->inner_plans_host = gpujoin_group_plans_host(gjs);
 	d = 0;
 	foreach(lc1, inner_plans)
 	{

@@ -145,21 +145,25 @@ takes_outside_params(GpuJoinState *gjs, Plan *plan, bool parallel)
 	return false;
 }
 
-/* the node's inner plans take no parameter a rescan could change */
+/* one of the node's inner plans takes a parameter a rescan could change */
+static bool
+plans_take_outside_params(GpuJoinState *gjs, bool parallel)
+{
+	ListCell   *lc;
+
+	foreach(lc, gjs->inner_plans)
+	{
+		if (takes_outside_params(gjs, lfirst(lc), parallel))
+			return true;
+	}
+	return false;
+}
+
 static bool
 shareable(GpuJoinState *gjs)
 {
-	int			d;
-
-	if (gjs->info->inner_group == 0)
-		return false;
-	for (d = 0; d < gjs->info->ndepths; d++)
-	{
-		if (takes_outside_params(gjs, gjs->inner_ps[d]->plan,
-								 gjs->jshared != NULL))
-			return false;
-	}
-	return true;
+	return gjs->info->inner_group != 0 &&
+		!plans_take_outside_params(gjs, gjs->jshared != NULL);
 }
 
 /*
@@ -167,14 +171,14 @@ shareable(GpuJoinState *gjs)
  * may run the host's planstates in its place.
  */
 static bool
-same_plans(GpuJoinState *host, GpuJoinState *gjs, List *inner_plans)
+same_plans(GpuJoinState *host, GpuJoinState *gjs)
 {
 	ListCell   *lc;
 	int			d = 0;
 
-	if (host->info->ndepths != list_length(inner_plans))
+	if (host->info->ndepths != list_length(gjs->inner_plans))
 		return false;
-	foreach(lc, inner_plans)
+	foreach(lc, gjs->inner_plans)
 	{
 		Plan	   *mine = lfirst(lc);
 		Plan	   *theirs;
@@ -204,26 +208,20 @@ same_plans(GpuJoinState *host, GpuJoinState *gjs, List *inner_plans)
  * Each node keeps its own key expressions and slots.
  */
 GpuJoinState *
-gpujoin_group_plans_host(GpuJoinState *gjs, List *inner_plans)
+gpujoin_group_plans_host(GpuJoinState *gjs)
 {
-	bool		parallel = gjs->task->css.ss.ps.plan->parallel_aware;
 	InnerGroup *g;
-	ListCell   *lc;
 
-	if (gjs->info->inner_group == 0)
+	if (gjs->info->inner_group == 0 ||
+		plans_take_outside_params(gjs, gjs->task->css.ss.ps.plan->parallel_aware))
 		return NULL;
-	foreach(lc, inner_plans)
-	{
-		if (takes_outside_params(gjs, lfirst(lc), parallel))
-			return NULL;
-	}
 	g = find_group(gjs, true);
 	if (g->plans_host == NULL)
 	{
 		g->plans_host = gjs;
 		return NULL;
 	}
-	if (g->plans_host == gjs || !same_plans(g->plans_host, gjs, inner_plans))
+	if (g->plans_host == gjs || !same_plans(g->plans_host, gjs))
 		return NULL;
 	return g->plans_host;
 }
