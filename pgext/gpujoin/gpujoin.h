@@ -426,6 +426,17 @@ extern GpuJoinShared *gpujoin_group_build_shared(GpuJoinState *gjs);
 extern bool gpujoin_group_borrow(GpuJoinState *gjs);
 extern void gpujoin_group_lend(GpuJoinState *gjs);
 extern uint64 gpujoin_group_inner_key(GpuJoinState *gjs);
+
+/* the smallest and largest non-null inner key of one depth (gpujoin_prune.c) */
+typedef struct GpuJoinKeyRange
+{
+	Node	   *inner_key;		/* the key's expression; NULL: not known */
+	Oid			opno;			/* its equality operator */
+	bool		found;			/* false: every key is null */
+	Datum		min;
+	Datum		max;
+} GpuJoinKeyRange;
+extern GpuJoinKeyRange *gpujoin_group_key_range(GpuJoinState *gjs, int d, int k);
 extern void gpujoin_group_reset(GpuJoinState *gjs);
 
 /* gpujoin_inner_parallel.c */

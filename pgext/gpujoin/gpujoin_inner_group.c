@@ -43,6 +43,10 @@
  * rescan never needs to rebuild them; a node whose layout differs from the
  * owner's (which the planner does not make) builds its own.
  *
+ * The range of each inner key, by which every leaf decides whether its
+ * partition can join at all (gpujoin_prune.c), is taken once per build of
+ * the group's rows in each process, not once per leaf.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -67,6 +71,8 @@ typedef struct InnerGroup
 	GpuJoinState *plans_host;	/* the node whose inner planstates the
 								 * group's nodes in this process use */
 	bool		plans_ran;		/* serial: a build ran them */
+	uint64		ranges_key;		/* the inner key of the rows ranged */
+	GpuJoinKeyRange ranges[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
 	MemoryContextCallback forget;
 } InnerGroup;
 
@@ -447,4 +453,26 @@ gpujoin_group_inner_key(GpuJoinState *gjs)
 		gjs->inner[0].tuple_offsets != g->owner->inner[0].tuple_offsets)
 		return 0;
 	return g->inner_key;
+}
+
+/*
+ * The group's record of depth d's key k over the rows the node uses, to be
+ * filled (inner_key NULL) or read; NULL when the node's rows are not its
+ * group's.  The key of the rows on the device names one build of them, so
+ * a rebuild (a rescan) starts a new record.
+ */
+GpuJoinKeyRange *
+gpujoin_group_key_range(GpuJoinState *gjs, int d, int k)
+{
+	InnerGroup *g;
+
+	if (gjs->inner_key == 0 || gjs->info->inner_group == 0)
+		return NULL;
+	g = find_group(gjs, true);
+	if (g->ranges_key != gjs->inner_key)
+	{
+		memset(g->ranges, 0, sizeof(g->ranges));
+		g->ranges_key = gjs->inner_key;
+	}
+	return &g->ranges[d][k];
 }

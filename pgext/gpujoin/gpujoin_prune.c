@@ -19,7 +19,9 @@
  * types uncollated, are used: min and max are taken in the family's
  * order, the one its <= and >= operators, proven against the constraint,
  * follow.  Every participant of a parallel plan has the same inner rows,
- * so all of them decide alike.
+ * so all of them decide alike.  The leaves of one Append share their
+ * rows, so each process takes a key's range once for all of them
+ * (gpujoin_group_key_range).
  *
  *-------------------------------------------------------------------------
  */
@@ -112,12 +114,23 @@ inner_key_range(GpuJoinState *gjs, int d, int k, KeyOrder *order,
 {
 	ExprContext *econtext = gjs->task->css.ss.ps.ps_ExprContext;
 	ExprState  *state = gjs->inner_key_state[d][k];
+	GpuJoinDepthInfo *depth = &gjs->info->depths[d];
+	Node	   *key = list_nth(depth->inner_keys, k);
+	Oid			opno = list_nth_oid(depth->key_opnos, k);
+	GpuJoinKeyRange *known = gpujoin_group_key_range(gjs, d, k);
 	int16		typlen;
 	bool		typbyval;
 	bool		found = false;
 	uint32		row;
 
 	get_typlenbyval(order->inner_type, &typlen, &typbyval);
+	if (known != NULL && known->inner_key != NULL &&
+		known->opno == opno && equal(known->inner_key, key))
+	{
+		*min = known->min;
+		*max = known->max;
+		return known->found;
+	}
 	for (row = 0; row < gjs->inner[d].nrows; row++)
 	{
 		Datum		value;
@@ -136,6 +149,17 @@ inner_key_range(GpuJoinState *gjs, int d, int k, KeyOrder *order,
 		found = true;
 	}
 	ResetExprContext(econtext);
+	if (known != NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(gjs->task->css.ss.ps.state->es_query_cxt);
+
+		known->inner_key = copyObject(key);
+		known->opno = opno;
+		known->found = found;
+		known->min = found ? datumCopy(*min, typbyval, typlen) : (Datum) 0;
+		known->max = found ? datumCopy(*max, typbyval, typlen) : (Datum) 0;
+		MemoryContextSwitchTo(oldcxt);
+	}
 	return found;
 }
 

@@ -71,65 +71,100 @@ build_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
 }
 
 /*
- * Sends one piece and reads its reply: the state, or -1 when the node went
- * to the CPU.
+ * Sends one piece: its request id, or 0 (request ids start at 1) when the
+ * node went to the CPU.
  */
-static int
+static uint32
 send_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
 {
 	GpuTaskState *gts = gjs->task;
 	char		errbuf[GPU_TASK_REASON_LEN];
 	PgStromMsgHeader *msg = build_piece(gjs, d, first_row, piece_rows);
+	uint32		request_id = gts->next_request_id++;
+	bool		sent;
+
+	msg->request_id = request_id;
+	sent = pgstrom_gpu_send(gts->conn, msg, msg->length, errbuf, sizeof(errbuf));
+	pfree(msg);
+	if (!sent)
+	{
+		gpu_task_transport_failed(gts, errbuf, "JoinInner");
+		return 0;
+	}
+	return request_id;
+}
+
+/*
+ * Reads the reply to one of the pieces sent as request_id[0..n-1], for
+ * depths depth[0..n-1]: the state, or -1 when the node went to the CPU;
+ * *which is its index.  Replies to pieces of different depths may come in
+ * any order.
+ */
+static int
+read_piece_reply(GpuJoinState *gjs, const uint32 *request_id,
+				 const int *depth, int n, int *which)
+{
+	GpuTaskState *gts = gjs->task;
 	PgStromMsgJoinInnerReply reply;
 	PgStromMsgHeader *res;
+	int			i;
 
-	msg->request_id = gts->next_request_id++;
-	if (!pgstrom_gpu_send(gts->conn, msg, msg->length, errbuf, sizeof(errbuf)))
-	{
-		pfree(msg);
-		gpu_task_transport_failed(gts, errbuf, "JoinInner");
-		return -1;
-	}
 	res = gpu_task_recv(gts, "JoinInner");
 	if (res == NULL)
-	{
-		pfree(msg);
 		return -1;
+	for (i = 0; i < n; i++)
+	{
+		if (request_id[i] != 0 && res->request_id == request_id[i])
+			break;
 	}
-	if (res->tag != PGSTROM_MSG_SUCCESS || res->request_id != msg->request_id ||
+	if (i == n || res->tag != PGSTROM_MSG_SUCCESS ||
 		res->length < sizeof(PgStromMsgHeader) + sizeof(reply))
 	{
 		pfree(res);
 		gpu_task_protocol_violation(gts, "not a Success reply to JoinInner");
 	}
-	pfree(msg);
 	memcpy(&reply, (char *) res + sizeof(PgStromMsgHeader), sizeof(reply));
 	pfree(res);
 	if (reply.state == PGSTROM_JOIN_INNER_LOADED)
 	{
-		gjs->build_ns[d] = reply.build_ns;
-		gjs->device_bytes[d] = reply.bytes;
+		gjs->build_ns[depth[i]] = reply.build_ns;
+		gjs->device_bytes[depth[i]] = reply.bytes;
 	}
+	*which = i;
 	return (int) reply.state;
 }
 
-/* depth d; false when the node went to the CPU */
-static bool
-upload_depth(GpuJoinState *gjs, int d)
+/* the rows of depth d's first piece */
+static uint32
+first_piece_rows(GpuJoinState *gjs, int d)
 {
 	GpuJoinInner *inner = &gjs->inner[d];
 	uint32		max_rows = Max(1, PGSTROM_JOIN_INNER_MAX_PIECE / inner->row_size);
-	uint32		first_rows = Max(1, Min(max_rows, GPUJOIN_FIRST_PIECE_BYTES / inner->row_size));
+
+	return Min(inner->nrows,
+			   Max(1, Min(max_rows, GPUJOIN_FIRST_PIECE_BYTES / inner->row_size)));
+}
+
+/*
+ * Depth d, whose first piece was answered with state: loads the rest when
+ * this session is the loader (MORE), or asks again while another one loads
+ * it (BUSY).  False when the node went to the CPU.
+ */
+static bool
+finish_depth(GpuJoinState *gjs, int d, int state)
+{
+	GpuJoinInner *inner = &gjs->inner[d];
+	uint32		max_rows = Max(1, PGSTROM_JOIN_INNER_MAX_PIECE / inner->row_size);
 	uint32		first_row = 0;
+	uint32		piece_rows = first_piece_rows(gjs, d);
 	instr_time	start,
 				now;
 
 	INSTR_TIME_SET_CURRENT(start);
 	for (;;)
 	{
-		uint32		piece_rows = Min(inner->nrows - first_row,
-									 first_row == 0 ? first_rows : max_rows);
-		int			state = send_piece(gjs, d, first_row, piece_rows);
+		uint32		request_id;
+		int			which;
 
 		switch (state)
 		{
@@ -141,6 +176,7 @@ upload_depth(GpuJoinState *gjs, int d)
 				first_row += piece_rows;
 				if (piece_rows == 0 || first_row >= inner->nrows)
 					gpu_task_protocol_violation(gjs->task, "JoinInner asked for rows past the depth's last");
+				piece_rows = Min(inner->nrows - first_row, max_rows);
 				break;
 			case PGSTROM_JOIN_INNER_BUSY:
 				if (first_row != 0)
@@ -162,6 +198,10 @@ upload_depth(GpuJoinState *gjs, int d)
 			default:
 				gpu_task_protocol_violation(gjs->task, "unknown JoinInner state");
 		}
+		request_id = send_piece(gjs, d, first_row, piece_rows);
+		if (request_id == 0)
+			return false;
+		state = read_piece_reply(gjs, &request_id, &d, 1, &which);
 	}
 }
 
@@ -175,11 +215,39 @@ gpujoin_upload_inner(GpuTaskState *gts)
 void
 gpujoin_upload_depths(GpuJoinState *gjs)
 {
+	uint32		request_id[GPUJOIN_MAX_DEPTHS];
+	int			depths[GPUJOIN_MAX_DEPTHS];
+	int			state[GPUJOIN_MAX_DEPTHS];
 	int			d;
 
+	/*
+	 * Every depth's first piece goes out before any reply is read: the
+	 * service answers them one after another without waiting for us, and
+	 * a session whose depths are loaded already (every leaf of a
+	 * partitioned outer side but the first) needs one round trip, not one
+	 * a depth.  The service keeps each depth's load apart, so this session
+	 * may be the loader of several.
+	 */
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
-		if (!upload_depth(gjs, d))
+		depths[d] = d;
+		request_id[d] = send_piece(gjs, d, 0, first_piece_rows(gjs, d));
+		if (request_id[d] == 0)
+			return;
+	}
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		int			which;
+		int			st = read_piece_reply(gjs, request_id, depths, gjs->info->ndepths, &which);
+
+		if (st < 0)
+			return;
+		state[which] = st;
+		request_id[which] = 0;	/* answered */
+	}
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		if (!finish_depth(gjs, d, state[d]))
 			return;
 	}
 	/* the participants' figures meet in the DSM for EXPLAIN */
