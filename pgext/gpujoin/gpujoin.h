@@ -272,6 +272,10 @@ typedef struct GpuJoinState
 	Oid			collid[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
 	bool		inner_built;
 	GpuJoinInner inner[GPUJOIN_MAX_DEPTHS];
+	/* each depth's first piece: its request id until answered, its state */
+	bool		first_pieces_sent;
+	uint32		first_piece_id[GPUJOIN_MAX_DEPTHS];
+	int			first_piece_state[GPUJOIN_MAX_DEPTHS];
 	GpuJoinCpuHash cpu_hash[GPUJOIN_MAX_DEPTHS];
 	MemoryContext inner_cxt;	/* serial: the rows; always: CPU hashes */
 	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */
@@ -510,6 +514,10 @@ extern bool gpujoin_plan_device_quals(GpuJoinState *gjs, TupleDesc desc,
 									  Index scanrelid);
 
 /* gpujoin_upload.c */
+extern void gpujoin_send_first_pieces(GpuJoinState *gjs);
+extern bool gpujoin_first_piece_early(GpuJoinState *gjs, PgStromMsgHeader *msg);
+extern void gpujoin_send_inner_first(GpuTaskState *gts);
+extern bool gpujoin_inner_early_reply(GpuTaskState *gts, PgStromMsgHeader *msg);
 extern void gpujoin_upload_inner(GpuTaskState *gts);
 extern void gpujoin_upload_depths(GpuJoinState *gjs);
 

@@ -310,6 +310,8 @@ gpujoin_session(GpuTaskState *gts, const char **cpu_reason)
 
 static const GpuTaskOps gpujoin_ops_template = {
 	.build_session = gpujoin_session,
+	.session_sent = gpujoin_send_inner_first,
+	.early_reply = gpujoin_inner_early_reply,
 	.session_opened = gpujoin_upload_inner,
 	.item_size = 0,				/* (1 + ndepths) uint32 per record */
 	.max_items_per_tuple = 0,	/* an outer row may match any number */

@@ -95,43 +95,68 @@ send_piece(GpuJoinState *gjs, int d, uint32 first_row, uint32 piece_rows)
 }
 
 /*
- * Reads the reply to one of the pieces sent as request_id[0..n-1], for
- * depths depth[0..n-1]: the state, or -1 when the node went to the CPU;
- * *which is its index.  Replies to pieces of different depths may come in
- * any order.
+ * The state a Success reply to a piece of depth d gives (taking the
+ * depth's figures when it is loaded); res is freed.
  */
 static int
-read_piece_reply(GpuJoinState *gjs, const uint32 *request_id,
-				 const int *depth, int n, int *which)
+piece_state(GpuJoinState *gjs, int d, PgStromMsgHeader *res)
 {
-	GpuTaskState *gts = gjs->task;
 	PgStromMsgJoinInnerReply reply;
-	PgStromMsgHeader *res;
-	int			i;
 
-	res = gpu_task_recv(gts, "JoinInner");
-	if (res == NULL)
-		return -1;
-	for (i = 0; i < n; i++)
-	{
-		if (request_id[i] != 0 && res->request_id == request_id[i])
-			break;
-	}
-	if (i == n || res->tag != PGSTROM_MSG_SUCCESS ||
+	if (res->tag != PGSTROM_MSG_SUCCESS ||
 		res->length < sizeof(PgStromMsgHeader) + sizeof(reply))
 	{
 		pfree(res);
-		gpu_task_protocol_violation(gts, "not a Success reply to JoinInner");
+		gpu_task_protocol_violation(gjs->task, "not a Success reply to JoinInner");
 	}
 	memcpy(&reply, (char *) res + sizeof(PgStromMsgHeader), sizeof(reply));
 	pfree(res);
 	if (reply.state == PGSTROM_JOIN_INNER_LOADED)
 	{
-		gjs->build_ns[depth[i]] = reply.build_ns;
-		gjs->device_bytes[depth[i]] = reply.bytes;
+		gjs->build_ns[d] = reply.build_ns;
+		gjs->device_bytes[d] = reply.bytes;
 	}
-	*which = i;
 	return (int) reply.state;
+}
+
+/*
+ * Reads the reply to the piece of depth d sent as request_id: the state,
+ * or -1 when the node went to the CPU.
+ */
+static int
+read_piece_reply(GpuJoinState *gjs, int d, uint32 request_id)
+{
+	PgStromMsgHeader *res = gpu_task_recv(gjs->task, "JoinInner");
+
+	if (res == NULL)
+		return -1;
+	if (res->request_id != request_id)
+	{
+		pfree(res);
+		gpu_task_protocol_violation(gjs->task, "not a Success reply to JoinInner");
+	}
+	return piece_state(gjs, d, res);
+}
+
+/*
+ * A reply to one of the first pieces: its state is noted and res freed
+ * (true), or it answers none of them (false, res kept).
+ */
+static bool
+take_first_piece_reply(GpuJoinState *gjs, PgStromMsgHeader *res)
+{
+	int			d;
+
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		if (gjs->first_piece_id[d] != 0 && res->request_id == gjs->first_piece_id[d])
+		{
+			gjs->first_piece_state[d] = piece_state(gjs, d, res);
+			gjs->first_piece_id[d] = 0;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* the rows of depth d's first piece */
@@ -164,7 +189,6 @@ finish_depth(GpuJoinState *gjs, int d, int state)
 	for (;;)
 	{
 		uint32		request_id;
-		int			which;
 
 		switch (state)
 		{
@@ -201,8 +225,51 @@ finish_depth(GpuJoinState *gjs, int d, int state)
 		request_id = send_piece(gjs, d, first_row, piece_rows);
 		if (request_id == 0)
 			return false;
-		state = read_piece_reply(gjs, &request_id, &d, 1, &which);
+		state = read_piece_reply(gjs, d, request_id);
 	}
+}
+
+/*
+ * Every depth's first piece, sent before any reply is read, right behind
+ * OpenSession (the runtime's session_sent op): the service answers them
+ * once the session is prepared, one after another, without waiting for
+ * us.  A session whose depths are loaded already (every leaf of a
+ * partitioned outer side but the first) so needs one round trip to start,
+ * not one for OpenSession and one a depth.  The service keeps each depth's
+ * load apart, so this session may be the loader of several.
+ */
+void
+gpujoin_send_first_pieces(GpuJoinState *gjs)
+{
+	int			d;
+
+	gjs->first_pieces_sent = false;
+	for (d = 0; d < gjs->info->ndepths; d++)
+	{
+		gjs->first_piece_id[d] = send_piece(gjs, d, 0, first_piece_rows(gjs, d));
+		if (gjs->first_piece_id[d] == 0)
+			return;
+	}
+	gjs->first_pieces_sent = true;
+}
+
+/* a reply before OpenSession's (the runtime's early_reply op) */
+bool
+gpujoin_first_piece_early(GpuJoinState *gjs, PgStromMsgHeader *msg)
+{
+	return gjs->first_pieces_sent && take_first_piece_reply(gjs, msg);
+}
+
+void
+gpujoin_send_inner_first(GpuTaskState *gts)
+{
+	gpujoin_send_first_pieces((GpuJoinState *) gts);
+}
+
+bool
+gpujoin_inner_early_reply(GpuTaskState *gts, PgStromMsgHeader *msg)
+{
+	return gpujoin_first_piece_early((GpuJoinState *) gts, msg);
 }
 
 void
@@ -215,39 +282,34 @@ gpujoin_upload_inner(GpuTaskState *gts)
 void
 gpujoin_upload_depths(GpuJoinState *gjs)
 {
-	uint32		request_id[GPUJOIN_MAX_DEPTHS];
-	int			depths[GPUJOIN_MAX_DEPTHS];
-	int			state[GPUJOIN_MAX_DEPTHS];
 	int			d;
 
-	/*
-	 * Every depth's first piece goes out before any reply is read: the
-	 * service answers them one after another without waiting for us, and
-	 * a session whose depths are loaded already (every leaf of a
-	 * partitioned outer side but the first) needs one round trip, not one
-	 * a depth.  The service keeps each depth's load apart, so this session
-	 * may be the loader of several.
-	 */
-	for (d = 0; d < gjs->info->ndepths; d++)
+	if (!gjs->first_pieces_sent)
 	{
-		depths[d] = d;
-		request_id[d] = send_piece(gjs, d, 0, first_piece_rows(gjs, d));
-		if (request_id[d] == 0)
+		gpujoin_send_first_pieces(gjs);
+		if (!gjs->first_pieces_sent)
 			return;
 	}
+	gjs->first_pieces_sent = false;
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
-		int			which;
-		int			st = read_piece_reply(gjs, request_id, depths, gjs->info->ndepths, &which);
+		PgStromMsgHeader *res;
 
-		if (st < 0)
-			return;
-		state[which] = st;
-		request_id[which] = 0;	/* answered */
+		while (gjs->first_piece_id[d] != 0)
+		{
+			res = gpu_task_recv(gjs->task, "JoinInner");
+			if (res == NULL)
+				return;
+			if (!take_first_piece_reply(gjs, res))
+			{
+				pfree(res);
+				gpu_task_protocol_violation(gjs->task, "not a Success reply to JoinInner");
+			}
+		}
 	}
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
-		if (!finish_depth(gjs, d, state[d]))
+		if (!finish_depth(gjs, d, gjs->first_piece_state[d]))
 			return;
 	}
 	/* the participants' figures meet in the DSM for EXPLAIN */

@@ -79,6 +79,18 @@ fused_build_session(GpuTaskState *gts, const char **cpu_reason)
 }
 
 static void
+fused_session_sent(GpuTaskState *gts)
+{
+	gpujoin_send_first_pieces(((GpuPreAggState *) gts)->join);
+}
+
+static bool
+fused_early_reply(GpuTaskState *gts, PgStromMsgHeader *msg)
+{
+	return gpujoin_first_piece_early(((GpuPreAggState *) gts)->join, msg);
+}
+
+static void
 fused_session_opened(GpuTaskState *gts)
 {
 	gpujoin_upload_depths(((GpuPreAggState *) gts)->join);
@@ -119,6 +131,8 @@ void
 gpa_join_ops(GpuTaskOps *ops)
 {
 	ops->build_session = fused_build_session;
+	ops->session_sent = fused_session_sent;
+	ops->early_reply = fused_early_reply;
 	ops->session_opened = fused_session_opened;
 }
 

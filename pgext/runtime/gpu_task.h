@@ -224,6 +224,20 @@ typedef struct GpuTaskOps
 	StringInfo	(*build_session) (GpuTaskState *gts, const char **cpu_reason);
 
 	/*
+	 * NULL, or requests the node sends right behind OpenSession, before its
+	 * reply (the service runs them once the session is prepared): GpuJoin's
+	 * first inner pieces.  It may send the node to the CPU.
+	 */
+	void		(*session_sent) (GpuTaskState *gts);
+
+	/*
+	 * A reply to one of session_sent's requests that came before
+	 * OpenSession's (replies may come in any order): the node takes it and
+	 * frees it (true), or it is a protocol violation.
+	 */
+	bool		(*early_reply) (GpuTaskState *gts, PgStromMsgHeader *msg);
+
+	/*
 	 * NULL, or what the node sends after OpenSession succeeded and before
 	 * the first chunk (GpuJoin's inner rows).  It may send the node to the
 	 * CPU (gpu_task_use_cpu or the runtime's reply helpers).

@@ -4,8 +4,9 @@
  *		Start of a GPU node: GPU or CPU.
  *
  * At the first row the node connects to the GPU service of the first
- * device, sends the OpenSession message its ops build and waits for its
- * Success.  It also notes whether the device registered PostgreSQL's
+ * device, sends the OpenSession message its ops build (and, without
+ * waiting, what the node sends with it: GpuJoin's first inner pieces) and
+ * waits for its Success.  It also notes whether the device registered PostgreSQL's
  * shared buffers, which the data path depends on (task_source.c).
  * Anything that keeps the service from being used sends the node to the
  * CPU (task_fallback.c).
@@ -56,12 +57,28 @@ open_session(GpuTaskState *gts, int device)
 	}
 	pfree(session->data);
 	pfree(session);
+	if (gts->ops->session_sent)
+	{
+		gts->ops->session_sent(gts);
+		if (gts->mode == GPU_TASK_MODE_CPU)
+			return false;
+	}
 
-	reply = gpu_task_recv(gts, "OpenSession");
-	if (reply == NULL)
-		return false;
-	if (reply->tag != PGSTROM_MSG_SUCCESS ||
-		reply->request_id != PGSTROM_SESSION_REQUEST_ID)
+	for (;;)
+	{
+		reply = gpu_task_recv(gts, "OpenSession");
+		if (reply == NULL)
+			return false;
+		if (reply->request_id == PGSTROM_SESSION_REQUEST_ID)
+			break;
+		/* a reply the node takes is its own to free */
+		if (gts->ops->early_reply == NULL || !gts->ops->early_reply(gts, reply))
+		{
+			pfree(reply);
+			gpu_task_protocol_violation(gts, "a reply to an unknown request before OpenSession's");
+		}
+	}
+	if (reply->tag != PGSTROM_MSG_SUCCESS)
 	{
 		pfree(reply);
 		gpu_task_protocol_violation(gts, "not a Success reply to OpenSession");
