@@ -272,10 +272,14 @@ typedef struct GpuJoinState
 	Oid			collid[GPUJOIN_MAX_DEPTHS][GPUJOIN_MAX_KEYS];
 	bool		inner_built;
 	GpuJoinInner inner[GPUJOIN_MAX_DEPTHS];
-	/* each depth's first piece: its request id until answered, its state */
+	/*
+	 * Each depth's first piece: its request id until answered, its state,
+	 * and the first Error that answered one before OpenSession's reply.
+	 */
 	bool		first_pieces_sent;
 	uint32		first_piece_id[GPUJOIN_MAX_DEPTHS];
 	int			first_piece_state[GPUJOIN_MAX_DEPTHS];
+	PgStromMsgHeader *first_piece_error;
 	GpuJoinCpuHash cpu_hash[GPUJOIN_MAX_DEPTHS];
 	MemoryContext inner_cxt;	/* serial: the rows; always: CPU hashes */
 	uint64		build_ns[GPUJOIN_MAX_DEPTHS];	/* from the service */

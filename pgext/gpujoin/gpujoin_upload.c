@@ -139,8 +139,9 @@ read_piece_reply(GpuJoinState *gjs, int d, uint32 request_id)
 }
 
 /*
- * A reply to one of the first pieces: its state is noted and res freed
- * (true), or it answers none of them (false, res kept).
+ * A reply to one of the first pieces: its state is noted and res freed, or
+ * an Error kept for after OpenSession's reply (true); or it answers none of
+ * them (false, res kept).
  */
 static bool
 take_first_piece_reply(GpuJoinState *gjs, PgStromMsgHeader *res)
@@ -151,8 +152,17 @@ take_first_piece_reply(GpuJoinState *gjs, PgStromMsgHeader *res)
 	{
 		if (gjs->first_piece_id[d] != 0 && res->request_id == gjs->first_piece_id[d])
 		{
-			gjs->first_piece_state[d] = piece_state(gjs, d, res);
 			gjs->first_piece_id[d] = 0;
+			if (res->tag == PGSTROM_MSG_ERROR)
+			{
+				if (gjs->first_piece_error == NULL)
+					gjs->first_piece_error = res;
+				else
+					pfree(res);
+				gjs->first_piece_state[d] = -1;
+			}
+			else
+				gjs->first_piece_state[d] = piece_state(gjs, d, res);
 			return true;
 		}
 	}
@@ -244,6 +254,9 @@ gpujoin_send_first_pieces(GpuJoinState *gjs)
 	int			d;
 
 	gjs->first_pieces_sent = false;
+	if (gjs->first_piece_error)
+		pfree(gjs->first_piece_error);
+	gjs->first_piece_error = NULL;
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
 		gjs->first_piece_id[d] = send_piece(gjs, d, 0, first_piece_rows(gjs, d));
@@ -291,6 +304,14 @@ gpujoin_upload_depths(GpuJoinState *gjs)
 			return;
 	}
 	gjs->first_pieces_sent = false;
+	if (gjs->first_piece_error)
+	{
+		PgStromMsgHeader *err = gjs->first_piece_error;
+
+		gjs->first_piece_error = NULL;
+		gpu_task_error_reply(gjs->task, err, "JoinInner");
+		return;
+	}
 	for (d = 0; d < gjs->info->ndepths; d++)
 	{
 		PgStromMsgHeader *res;

@@ -232,8 +232,9 @@ typedef struct GpuTaskOps
 
 	/*
 	 * A reply to one of session_sent's requests that came before
-	 * OpenSession's (replies may come in any order): the node takes it and
-	 * frees it (true), or it is a protocol violation.
+	 * OpenSession's (replies may come in any order), an Error included,
+	 * which the node acts on only once OpenSession succeeded: the node
+	 * takes it and frees it (true), or it is a protocol violation.
 	 */
 	bool		(*early_reply) (GpuTaskState *gts, PgStromMsgHeader *msg);
 

@@ -64,11 +64,19 @@ open_session(GpuTaskState *gts, int device)
 			return false;
 	}
 
+	/*
+	 * Replies to what the node sent with OpenSession, an Error included,
+	 * go to the node: OpenSession's own reply is acted on first, as when
+	 * the node sent nothing before it came.
+	 */
 	for (;;)
 	{
-		reply = gpu_task_recv(gts, "OpenSession");
+		reply = pgstrom_gpu_recv(gts->conn, errbuf, sizeof(errbuf));
 		if (reply == NULL)
+		{
+			gpu_task_use_cpu(gts, errbuf);
 			return false;
+		}
 		if (reply->request_id == PGSTROM_SESSION_REQUEST_ID)
 			break;
 		/* a reply the node takes is its own to free */
@@ -77,6 +85,11 @@ open_session(GpuTaskState *gts, int device)
 			pfree(reply);
 			gpu_task_protocol_violation(gts, "a reply to an unknown request before OpenSession's");
 		}
+	}
+	if (reply->tag == PGSTROM_MSG_ERROR)
+	{
+		gpu_task_error_reply(gts, reply, "OpenSession");
+		return false;
 	}
 	if (reply->tag != PGSTROM_MSG_SUCCESS)
 	{
