@@ -28,8 +28,10 @@ const (
 	DefaultMaxConnections = 1024
 	// DefaultMaxInflight bounds one connection's commands queued,
 	// running or with a reply not yet written; a backend keeps at most
-	// GPU_TASK_MAX_INFLIGHT (3) chunks and one TaskFinal in flight.  At
-	// the bound the receiver stops reading that connection.
+	// GPU_TASK_MAX_INFLIGHT (3) chunks and one TaskFinal in flight, or at
+	// its start OpenSession and a first JoinInner piece per depth (at most
+	// XPU_JOIN_MAX_DEPTHS, 4).  At the bound the receiver stops reading
+	// that connection.
 	DefaultMaxInflight = 16
 	// DefaultMessageTimeout is how long a partial message may go without
 	// a byte (and, plus MinBodyRate, how long it may take in all).
