@@ -80,11 +80,13 @@ open_session(GpuTaskState *gts, int device)
 		if (reply->request_id == PGSTROM_SESSION_REQUEST_ID)
 			break;
 		/* a reply the node takes is its own to free */
-		if (gts->ops->early_reply == NULL || !gts->ops->early_reply(gts, reply))
-		{
-			pfree(reply);
-			gpu_task_protocol_violation(gts, "a reply to an unknown request before OpenSession's");
-		}
+		if (gts->ops->early_reply != NULL && gts->ops->early_reply(gts, reply))
+			continue;
+		/* an Error of the connection's (a refused connection, say) */
+		if (reply->tag == PGSTROM_MSG_ERROR)
+			break;
+		pfree(reply);
+		gpu_task_protocol_violation(gts, "a reply to an unknown request before OpenSession's");
 	}
 	if (reply->tag == PGSTROM_MSG_ERROR)
 	{
