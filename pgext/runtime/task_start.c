@@ -6,8 +6,9 @@
  * At the first row the node connects to the GPU service of the first
  * device, sends the OpenSession message its ops build (and, without
  * waiting, what the node sends with it: GpuJoin's first inner pieces) and
- * waits for its Success.  It also notes whether the device registered PostgreSQL's
- * shared buffers, which the data path depends on (task_source.c).
+ * waits for its Success.  It also notes whether the device registered
+ * PostgreSQL's shared buffers, which the data path depends on
+ * (task_source.c).
  * Anything that keeps the service from being used sends the node to the
  * CPU (task_fallback.c).
  *
